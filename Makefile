@@ -1,0 +1,56 @@
+# gpusort: GPU sorting and XML tree reduction for PostgreSQL (PGXS build).
+#
+#   make && make install            build and install (needs pg_config on PATH)
+#   make installcheck               pg_regress suite against a running server
+#   test/run-all                    every test, on a throwaway cluster
+#
+# The CUDA kernels in kernels/ are built by nvcc when it is found (on PATH or
+# in $(CUDA_HOME)) and linked against the static CUDA runtime, so the module
+# still loads on a machine without a GPU or driver; there the CPU engines run.
+# Without nvcc the module is built CPU-only.
+
+MODULE_big = gpusort
+EXTENSION  = gpusort
+DATA       = gpusort--1.0.sql
+PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
+
+C_SRCS  := $(sort $(wildcard src/*.c))
+CU_SRCS := $(sort $(wildcard kernels/*.cu))
+OBJS     = $(C_SRCS:.c=.o)
+
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
+
+PG_CPPFLAGS += -I$(srcdir)/src -I$(srcdir)/kernels
+SHLIB_LINK  += -lpthread
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
+# Compute capability to build for (90 = H100/H200); PTX is embedded too, so
+# newer GPUs JIT-compile it.
+CUDA_ARCH ?= 90
+
+ifneq ($(strip $(NVCC)),)
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+OBJS      += $(CU_SRCS:.cu=.o)
+SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
+	-gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
+	-I$(srcdir)/kernels
+else
+PG_CPPFLAGS += -DGPUSORT_NO_CUDA
+$(info gpusort: nvcc not found, building without the GPU engines (CPU only))
+endif
+
+# Debian's PostgreSQL asks for LLVM bitcode of every object; nvcc makes none.
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(C_SRCS:.c=.o): $(wildcard src/*.h kernels/*.h)

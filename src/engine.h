@@ -1,0 +1,79 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine.h
+ *	  "Sort these (key, row) pairs": the one interface between the GpuSort
+ *	  node and the engines that sort.
+ *
+ * A pair is a fixed-width key of nwords 64-bit words (nwords = 1, 2 or 4,
+ * i.e. 8, 16 or 32 bytes) and a 32-bit row number.  Keys compare as
+ * unsigned integers word by word, word 0 most significant; sortkey.c's
+ * encoders produce words with that property.  Pairs are ordered by
+ * (key, row), so every engine returns the same permutation for the same
+ * input: the sort is stable and deterministic, whichever engine ran.
+ *
+ * Keys are pushed in row order: the i-th key pushed belongs to row i (the
+ * engine does not need a row array from the caller; the GPU engine builds
+ * it on the device).  The engine owns the key buffer, so it can put it in
+ * pinned memory and start copying full chunks to the device while later
+ * keys are still being built.
+ *
+ *	   GsSorter *s = gs_sorter_begin(nwords, expected_rows, flags);
+ *	   for each row:  uint64 *k = gs_sorter_push(s);  write k[0 .. nwords-1]
+ *	   gs_sorter_sort(s);
+ *	   for rank in 0 .. n-1:  row = gs_sorter_rows(s)[rank]
+ *	   gs_sorter_end(s);
+ *
+ * gs_sorter_begin picks the engine from gpusort.device.  A GPU failure of
+ * any kind (no device, out of memory, a kernel error) makes that sort run on
+ * the CPU engine over the same host buffer, with one WARNING when the GPU
+ * was asked for explicitly; the result is identical.  All memory lives in
+ * CurrentMemoryContext at gs_sorter_begin (or in GPU resources released by
+ * a callback on that context), so an ERROR or a cancel frees everything.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_ENGINE_H
+#define GPUSORT_ENGINE_H
+
+#define GS_MAX_KEY_WORDS	4
+
+/* gs_sorter_begin flags */
+#define GS_SORTER_NEED_KEYS		0x01	/* caller reads sorted keys after the
+										 * sort (to find runs of equal keys) */
+
+/* What EXPLAIN ANALYZE shows about one sort */
+typedef struct GsSortStats
+{
+	const char *engine;			/* "cpu radix", "gpu partition-merge" */
+	char		fallback[128];	/* why the GPU was not used, or "" */
+	uint64		npairs;
+	int			key_bytes;
+	int			nbuckets;		/* GPU: buckets of the partition step */
+	uint64		bytes_h2d;
+	uint64		bytes_d2h;
+	double		ms_h2d;			/* copies not hidden behind key building */
+	double		ms_sort;
+	double		ms_d2h;
+	Size		host_bytes;		/* host memory for keys and rows */
+} GsSortStats;
+
+typedef struct GsSorter GsSorter;
+
+extern GsSorter *gs_sorter_begin(int nwords, uint64 expected_rows, int flags);
+extern uint64 *gs_sorter_push(GsSorter *s);
+extern void gs_sorter_sort(GsSorter *s);
+extern uint64 gs_sorter_count(const GsSorter *s);
+extern const uint32 *gs_sorter_rows(const GsSorter *s);
+/* key at sorted position rank; needs GS_SORTER_NEED_KEYS */
+extern const uint64 *gs_sorter_key(const GsSorter *s, uint64 rank);
+extern const GsSortStats *gs_sorter_stats(const GsSorter *s);
+extern void gs_sorter_end(GsSorter *s);
+
+/*
+ * The CPU engine's sort, also the GPU engine's fallback: sorts the pairs
+ * (keys[i * nwords ...], rows[i]) by (key, row) in place.  Works in
+ * CurrentMemoryContext and checks for interrupts.
+ */
+extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords);
+
+#endif							/* GPUSORT_ENGINE_H */

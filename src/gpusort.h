@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpusort.h
+ *	  Settings and entry points shared by gpusort's parts.
+ *
+ * gpusort has two halves: the GpuSort plan node (planner.c, sortnode.c,
+ * sortkey.c, engine*.c) and the tree_reduce aggregate (tree_reduce.c and the
+ * pure-C algorithm files it calls).  Both pick an engine through
+ * gpusort.device; everything that touches CUDA sits behind
+ * kernels/gpusort_kernels.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_H
+#define GPUSORT_H
+
+/* gpusort.device */
+typedef enum GsDevice
+{
+	GS_DEVICE_AUTO,				/* the GPU when one can be used, else the CPU */
+	GS_DEVICE_GPU,				/* the GPU; if it fails, the CPU with a WARNING */
+	GS_DEVICE_CPU				/* the CPU engines only */
+} GsDevice;
+
+/* GUC variables, defined in gpusort.c */
+extern bool gpusort_enabled;
+extern int	gpusort_device;
+extern int	gpusort_min_rows;
+extern int	gpusort_max_memory;	/* kB */
+extern int	gpusort_max_gpu_sessions;
+
+/* planner.c: installs the planner hook and registers the CustomScan methods */
+extern void gpusort_planner_init(void);
+
+#endif							/* GPUSORT_H */

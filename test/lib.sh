@@ -1,0 +1,115 @@
+# Shell helpers shared by test/run-all, the benchmarks and the demo.
+# Source it from bash:  . "$(dirname "$0")/../test/lib.sh"
+#
+#   gs_install_packages   apt packages needed to build and test (Debian 12)
+#   gs_build_install      make && make install of this tree
+#   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
+#   gs_cluster_stop       stops and removes it (also run on exit)
+#   gs_as_pg CMD...       runs CMD as the cluster's owner
+#
+# initdb and pg_ctl refuse root, so under root the cluster belongs to the
+# user postgres (created by the postgresql package).
+
+GS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GS_PGVER=${GS_PGVER:-15}
+export PATH=/usr/lib/postgresql/$GS_PGVER/bin:$PATH
+
+# GS_PRIVATE_PG=DIR: use (and install into) a private copy of the server in
+# DIR instead of the system's, so that several builds can be tested side by
+# side without root.  PostgreSQL finds its share and lib directories
+# relative to its binaries, so a copy of both trees works as it is.
+if [ -n "${GS_PRIVATE_PG:-}" ]; then
+	if [ ! -x "$GS_PRIVATE_PG/usr/lib/postgresql/$GS_PGVER/bin/postgres" ]; then
+		mkdir -p "$GS_PRIVATE_PG/usr/lib/postgresql" "$GS_PRIVATE_PG/usr/share/postgresql" "$GS_PRIVATE_PG/usr/include"
+		cp -a /usr/lib/postgresql/$GS_PGVER "$GS_PRIVATE_PG/usr/lib/postgresql/"
+		cp -a /usr/share/postgresql/$GS_PGVER "$GS_PRIVATE_PG/usr/share/postgresql/"
+		cp -a /usr/include/postgresql "$GS_PRIVATE_PG/usr/include/"
+		chmod -R a+rX "$GS_PRIVATE_PG"
+	fi
+	export PATH=$GS_PRIVATE_PG/usr/lib/postgresql/$GS_PGVER/bin:$PATH
+fi
+
+gs_sudo() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+gs_install_packages() {
+	local pkgs="postgresql-$GS_PGVER postgresql-server-dev-$GS_PGVER libxml2-dev libxml2-utils build-essential python3 ${GS_EXTRA_PACKAGES:-}"
+	local missing="" p
+	for p in $pkgs; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "installing:$missing"
+		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	fi
+}
+
+gs_build_install() {
+	local pgc
+	pgc=$(command -v pg_config)
+	make -C "$GS_ROOT" -s -j"$(nproc)" PG_CONFIG="$pgc" || return 1
+	if [ -n "${GS_PRIVATE_PG:-}" ]; then
+		make -C "$GS_ROOT" -s install PG_CONFIG="$pgc"
+	else
+		gs_sudo make -C "$GS_ROOT" -s install PG_CONFIG="$pgc"
+	fi
+}
+
+gs_as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@"
+	else
+		"$@"
+	fi
+}
+
+# gs_cluster_start [extra postgresql.conf lines...]
+gs_cluster_start() {
+	GS_CLUSTER=$(mktemp -d /tmp/gpusort-cluster.XXXXXX)
+	chmod 755 "$GS_CLUSTER"
+	[ "$(id -u)" = 0 ] && chown postgres "$GS_CLUSTER"
+	gs_as_pg initdb -D "$GS_CLUSTER/data" -A trust -U postgres --no-sync -E UTF8 --locale=C.UTF-8 >"$GS_CLUSTER/initdb.log" 2>&1 ||
+		{ cat "$GS_CLUSTER/initdb.log"; return 1; }
+	# a free port: the first one in 55432.. that nobody listens on
+	local port=55432
+	while [ -e "/tmp/.s.PGSQL.$port" ] || [ -e "$GS_CLUSTER/.s.PGSQL.$port" ] ||
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+		port=$((port + 1))
+	done
+	{
+		echo "port = $port"
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$GS_CLUSTER'"
+		echo "fsync = off"
+		echo "max_worker_processes = 16"
+		echo "max_parallel_workers = 8"
+		local line
+		for line in "$@"; do echo "$line"; done
+	} >>"$GS_CLUSTER/data/postgresql.conf"
+	gs_as_pg pg_ctl -D "$GS_CLUSTER/data" -l "$GS_CLUSTER/server.log" -w -t 60 start >/dev/null ||
+		{ cat "$GS_CLUSTER/server.log"; return 1; }
+	export PGHOST=$GS_CLUSTER PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	trap gs_cluster_stop EXIT
+}
+
+gs_cluster_stop() {
+	[ -n "${GS_CLUSTER:-}" ] || return 0
+	gs_as_pg pg_ctl -D "$GS_CLUSTER/data" -m immediate -w stop >/dev/null 2>&1
+	rm -rf "$GS_CLUSTER"
+	GS_CLUSTER=
+}
+
+# gs_regress OUTDIR [pg_regress options...] -- runs the sql/ suite
+gs_regress() {
+	local out=$1; shift
+	mkdir -p "$out"
+	[ "$(id -u)" = 0 ] && chown postgres "$out"
+	local tests
+	tests=$(cd "$GS_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
+	gs_as_pg "$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
+		--inputdir="$GS_ROOT" --outputdir="$out" \
+		--host="$PGHOST" --port="$PGPORT" --user=postgres \
+		--dbname=contrib_regression "$@" $tests
+}
