@@ -30,7 +30,7 @@ NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/b
 # newer GPUs JIT-compile it.
 CUDA_ARCH ?= 90
 
-ifneq ($(strip $(NVCC)),)
+ifneq ($(and $(strip $(NVCC)),$(CU_SRCS)),)
 CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
 OBJS      += $(CU_SRCS:.cu=.o)
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
@@ -40,7 +40,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-I$(srcdir)/kernels
 else
 PG_CPPFLAGS += -DGPUSORT_NO_CUDA
-$(info gpusort: nvcc not found, building without the GPU engines (CPU only))
+$(info gpusort: nvcc not found (or no kernels), building without the GPU engines)
 endif
 
 # Debian's PostgreSQL asks for LLVM bitcode of every object; nvcc makes none.
