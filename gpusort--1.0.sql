@@ -6,7 +6,118 @@
 -- the planner hook.  The objects below are the SQL surface of the rest.
 
 -- ---- GPU sort engine -------------------------------------------------------
--- (section owned by the sort engine work)
+-- What this backend knows about the GPU.  start => true starts CUDA here if
+-- it was not yet (first_use_ms is then the cost of that first use).
+CREATE FUNCTION gpusort_gpu_info(start boolean DEFAULT false,
+    OUT built_with_cuda boolean,
+    OUT context_held boolean,
+    OUT session_slot integer,
+    OUT device text,
+    OUT compute_capability text,
+    OUT sm_count integer,
+    OUT total_memory_mb bigint,
+    OUT free_memory_mb bigint,
+    OUT first_use_ms float8,
+    OUT status text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpusort_gpu_info'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 -- ---- tree_reduce -----------------------------------------------------------
--- (section owned by the tree_reduce work)
+-- Tree reductions over the element trees of XML documents (README:
+-- tree_reduce).  The text forms take serialized XML, so trees deeper than
+-- the xml type's input accepts can be reduced too.
+
+CREATE FUNCTION tree_reduce_doc(doc xml, op text, weight_attr text DEFAULT 'w')
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tree_reduce_doc'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_doc(doc text, op text, weight_attr text DEFAULT 'w')
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tree_reduce_doc'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_trans(internal, xml, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_trans(internal, xml, text, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_trans(internal, text, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_trans(internal, text, text, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_final(internal)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tree_reduce_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'tree_reduce_serialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION tree_reduce_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tree_reduce_deserialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE tree_reduce(doc xml, op text) (
+	SFUNC = tree_reduce_trans, STYPE = internal,
+	FINALFUNC = tree_reduce_final,
+	COMBINEFUNC = tree_reduce_combine,
+	SERIALFUNC = tree_reduce_serialize, DESERIALFUNC = tree_reduce_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE tree_reduce(doc xml, op text, weight_attr text) (
+	SFUNC = tree_reduce_trans, STYPE = internal,
+	FINALFUNC = tree_reduce_final,
+	COMBINEFUNC = tree_reduce_combine,
+	SERIALFUNC = tree_reduce_serialize, DESERIALFUNC = tree_reduce_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE tree_reduce(doc text, op text) (
+	SFUNC = tree_reduce_trans, STYPE = internal,
+	FINALFUNC = tree_reduce_final,
+	COMBINEFUNC = tree_reduce_combine,
+	SERIALFUNC = tree_reduce_serialize, DESERIALFUNC = tree_reduce_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE tree_reduce(doc text, op text, weight_attr text) (
+	SFUNC = tree_reduce_trans, STYPE = internal,
+	FINALFUNC = tree_reduce_final,
+	COMBINEFUNC = tree_reduce_combine,
+	SERIALFUNC = tree_reduce_serialize, DESERIALFUNC = tree_reduce_deserialize,
+	PARALLEL = SAFE
+);
+
+-- ---- GpuSort node ------------------------------------------------------------
+-- Loading the library installs the planner hook that puts GpuSort in place of
+-- Sort.  Calling gpusort_load() loads it into the calling session (any user
+-- may, unlike LOAD); this script calls it, so the session that runs CREATE
+-- EXTENSION sorts with GpuSort at once.  For every session, preload the
+-- library (README: shared_preload_libraries or session_preload_libraries).
+CREATE FUNCTION gpusort_load() RETURNS boolean
+	AS 'MODULE_PATHNAME', 'gpusort_load' LANGUAGE C PARALLEL SAFE;
+COMMENT ON FUNCTION gpusort_load() IS
+	'loads gpusort, and with it the GpuSort planner hook, into this session; returns gpusort.enabled';
+SELECT gpusort_load();

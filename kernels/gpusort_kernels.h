@@ -112,6 +112,105 @@ extern int	gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwor
 /* ---- tree contraction (kernels/tree_contract.cu, kernels/xml_scan.cu) --- */
 /* (declared by the tree_reduce GPU work, below this line) */
 
+/*
+ * Pseudo-tree contraction of a token array (src/treerep.h) on the device,
+ * steps 1 and 3 of paper 004's four steps; the caller runs steps 2 and 4
+ * on the host with contract.c (gs_match_parentheses, gs_contract_global):
+ *
+ *	   gsk_tree_plan(op, n, &plan);  allocate plan.temp_bytes on the device
+ *	   gsk_tree_local(...)           async; then wait for the stream
+ *	   gs_match_parentheses(...)     over k pieces {na, nc} (host)
+ *	   gsk_tree_intervals(...)       async; then wait for the stream
+ *	   gs_contract_global(...)       with piece i's C[NC-1] = ctop[i]
+ *
+ * Piece i covers tokens [i * piece_len, (i + 1) * piece_len).
+ */
+#define GSK_TREE_MAX_PIECES		4096
+
+struct GsInterval;				/* src/contract.h */
+
+typedef struct GskTreePlan
+{
+	int			op;				/* GsTreeOp */
+	int			k;				/* pieces, one warp each */
+	size_t		ntok;
+	size_t		piece_len;		/* tokens per piece, a multiple of 1024 */
+	size_t		cap;			/* entries per piece of A, B, C */
+	size_t		temp_bytes;		/* device scratch for the calls below */
+} GskTreePlan;
+
+/* Choose k and the piece length for this device (needs gsk_init) */
+extern int	gsk_tree_plan(int op, size_t ntok, GskTreePlan *plan);
+
+/*
+ * Step 1 (async): contract each piece of d_tok[0..ntok) to its 5-tuple in
+ * d_temp, and copy NA, NC and C[NC-1] (m, s) of piece i to h_na[i],
+ * h_nc[i] and h_ctop[2i], h_ctop[2i+1] (host arrays of plan->k entries;
+ * pinned for the copy to be asynchronous).
+ */
+extern int	gsk_tree_local(const GskTreePlan *plan, const double *d_tok,
+						   void *d_temp, size_t temp_bytes, uint64_t *h_na,
+						   uint64_t *h_nc, double *h_ctop, void *stream);
+
+/*
+ * Step 3 (async): fill iv[j].f for the niv <= 2k intervals that
+ * gs_match_parentheses found, from the 5-tuples that gsk_tree_local left
+ * in d_temp.  iv is host memory (pinned for the copies to be asynchronous).
+ */
+extern int	gsk_tree_intervals(const GskTreePlan *plan, void *d_temp,
+							   size_t temp_bytes, struct GsInterval *iv,
+							   long niv, void *stream);
+
+/*
+ * XML tokenization (kernels/xml_scan.cu): the bytes of one document, or of a
+ * batch of documents back to back, to the token array xmltok.c would make.
+ * Conservative: the result is exact when no flag is raised; with a flag the
+ * caller tokenizes on the CPU (which reports the error, if there is one).
+ *
+ *	   gsk_xml_scan_count(...)   async; wait; give up if flags, if the final
+ *	                             state is not TEXT or if 2 * nelements != ntok
+ *	   gsk_xml_scan_emit(...)    async: writes ntok tokens to d_tok; the
+ *	                             result stands if *h_flags is 0 afterwards
+ *
+ * d_temp holds gsk_xml_scan_temp_bytes(nbytes) bytes and must be passed
+ * unchanged from the count pass to the emit pass; d_emit holds
+ * gsk_xml_emit_temp_bytes(ntok) bytes and is free again when the emit
+ * pass's work is done.
+ */
+#define GSK_XML_ATTR_MAX	64
+
+#define GSK_XML_SYNTAX		0x01	/* something xmltok.c may reject */
+#define GSK_XML_DOCTYPE		0x02	/* a DOCTYPE: left to xmltok.c */
+#define GSK_XML_WEIGHT		0x04	/* a weight outside the fast path */
+
+typedef struct GskXmlScan
+{
+	const char *d_text;			/* device copy of the bytes */
+	size_t		nbytes;
+	const uint64_t *d_doc_start;	/* device: ndocs start offsets, first 0 */
+	int			ndocs;
+	char		attr[GSK_XML_ATTR_MAX];	/* weight attribute name */
+	int			attr_len;
+	int			read_weight;	/* 0: every start tag gets missing_weight */
+	double		missing_weight;
+} GskXmlScan;
+
+typedef struct GskXmlCount
+{
+	uint64_t	ntok;
+	uint64_t	nelements;
+	uint64_t	final_map;		/* low nibble 0: the input ends in text */
+	uint32_t	flags;
+} GskXmlCount;
+
+extern size_t gsk_xml_scan_temp_bytes(size_t nbytes);
+extern size_t gsk_xml_emit_temp_bytes(size_t ntok);
+extern int	gsk_xml_scan_count(const GskXmlScan *s, void *d_temp, size_t temp_bytes,
+							   GskXmlCount *h_out, void *stream);
+extern int	gsk_xml_scan_emit(const GskXmlScan *s, void *d_temp, size_t temp_bytes,
+							  void *d_emit, size_t emit_bytes, double *d_tok,
+							  size_t ntok, uint32_t *h_flags, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,356 @@
-/* placeholder until the planner hook lands (replaced by the GpuSort work) */
+/*-------------------------------------------------------------------------
+ *
+ * planner.c
+ *	  The planner hook that puts GpuSort in place of the executor's Sorts.
+ *
+ * The hook lets the planner finish, then walks the finished plan: the main
+ * tree, every subplan (which includes initPlans and CTEs) and, below each
+ * node, every child (lefttree/righttree, Append and MergeAppend children,
+ * SubqueryScan subplans, CustomScan children).  Each Sort it meets becomes
+ * a GpuSort CustomScan (sortnode.h) that keeps the Sort's Plan header, so
+ * costs, initPlans and the param sets that drive rescans stay as the
+ * planner made them.  That covers ORDER BY and the Sorts under MergeJoin,
+ * GroupAggregate, WindowAgg, Unique, sorted SetOp and MergeAppend.
+ *
+ * Left alone: IncrementalSort (its input is already partly sorted, which a
+ * full sort would waste) and the Sorts in Agg.chain, which are not plan
+ * nodes that run but descriptions of grouping-set phases that the Agg node
+ * performs with its own tuplesorts.
+ *
+ * What the planner assumed of a Sort holds for GpuSort: it supports
+ * backward scan and mark/restore (flags), rewinds cheaply, and copies the
+ * Sort's allParam/extParam so a rescan with changed parameters re-sorts.
+ * A Limit above a Sort made the Sort bounded at run time through
+ * ExecSetTupleBound, which does not know CustomScans; so the walk passes
+ * each Limit's offset and count expressions down the same path that
+ * ExecSetTupleBound would take (through Append, MergeAppend, Result and
+ * qual-free SubqueryScan) and the GpuSort evaluates them itself.  Volatile
+ * expressions are not passed down: evaluating them twice could disagree.
+ *
+ * Gather Merge over a per-worker Sort becomes one GpuSort over a Gather:
+ * the workers still scan, filter and aggregate in parallel, and the leader
+ * sorts all rows at once.  A GPU wants one large sort rather than one small
+ * sort per worker (each of which would start its own CUDA context, capped
+ * by gpusort.max_gpu_sessions), and the CPU engine's radix sort of all rows
+ * costs about what the workers' sorts plus the merge cost.
+ *
+ * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
+ * replaced (0 replaces all).  gpusort.enabled = off leaves plans alone.
+ *
+ *-------------------------------------------------------------------------
+ */
 #include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+
 #include "gpusort.h"
-void gpusort_planner_init(void) {}
+#include "sortnode.h"
+
+/* the Limit that bounds the Sorts below, on the path being walked */
+typedef struct GsLimit
+{
+	Node	   *offset;			/* never NULL */
+	Node	   *count;
+} GsLimit;
+
+static planner_hook_type prev_planner_hook = NULL;
+
+static Plan *walk_plan(Plan *plan, const GsLimit *limit);
+
+static bool
+eligible(Plan *sort)
+{
+	return gpusort_min_rows == 0 || sort->plan_rows >= (double) gpusort_min_rows;
+}
+
+/*
+ * A targetlist that returns child's columns as they are: OUTER_VAR
+ * references, or the child's Consts themselves, as setrefs.c does for a
+ * Sort.
+ */
+static List *
+passthrough_tlist(List *child_tlist)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, child_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *newtle = flatCopyTargetEntry(tle);
+
+		if (!IsA(tle->expr, Const))
+			newtle->expr = (Expr *) makeVar(OUTER_VAR, tle->resno,
+											exprType((Node *) tle->expr),
+											exprTypmod((Node *) tle->expr),
+											exprCollation((Node *) tle->expr),
+											0);
+		result = lappend(result, newtle);
+	}
+	return result;
+}
+
+/*
+ * Builds a GpuSort over child.  header supplies the Plan fields (the Sort's
+ * or Gather Merge's); scan_tlist is the pass-through of child's columns.
+ */
+static Plan *
+make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
+			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
+			 bool *nullsFirst, const GsLimit *limit)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+	List	   *cols = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	List	   *nfs = NIL;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	int			i;
+
+	memcpy(plan, header, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->qual = NIL;
+	plan->lefttree = child;
+	plan->righttree = NULL;
+
+	/* return the scan tuple (the input row) unchanged */
+	foreach(lc, scan_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *newtle = flatCopyTargetEntry(tle);
+
+		newtle->expr = (Expr *) makeVar(INDEX_VAR, tle->resno,
+										exprType((Node *) tle->expr),
+										exprTypmod((Node *) tle->expr),
+										exprCollation((Node *) tle->expr),
+										0);
+		tlist = lappend(tlist, newtle);
+	}
+	plan->targetlist = tlist;
+
+	for (i = 0; i < numCols; i++)
+	{
+		cols = lappend_int(cols, sortColIdx[i]);
+		ops = lappend_oid(ops, sortOperators[i]);
+		colls = lappend_oid(colls, collations[i]);
+		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
+	}
+
+	cscan->scan.scanrelid = 0;
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_plans = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make4(cols, ops, colls, nfs);
+	cscan->custom_exprs = limit ?
+		list_make2(copyObject(limit->offset), copyObject(limit->count)) : NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpusort_plan_methods;
+	return (Plan *) cscan;
+}
+
+static Plan *
+replace_sort(Sort *sort, const GsLimit *limit)
+{
+	Plan	   *child = walk_plan(sort->plan.lefttree, NULL);
+
+	sort->plan.lefttree = child;
+	if (!eligible(&sort->plan))
+		return (Plan *) sort;
+
+	/* a Sort's targetlist is already the pass-through of its input */
+	return make_gpusort(&sort->plan, child, sort->plan.targetlist,
+						sort->numCols, sort->sortColIdx, sort->sortOperators,
+						sort->collations, sort->nullsFirst, limit);
+}
+
+/* Gather Merge over Sort -> GpuSort over Gather (see the header comment) */
+static Plan *
+replace_gather_merge(GatherMerge *gm, const GsLimit *limit)
+{
+	Sort	   *sort = (Sort *) gm->plan.lefttree;
+	Gather	   *gather;
+
+	if (!eligible(&gm->plan))
+	{
+		gm->plan.lefttree = walk_plan(gm->plan.lefttree, NULL);
+		return (Plan *) gm;
+	}
+
+	/*
+	 * The Gather Merge's targetlist refers to the Sort's columns, which are
+	 * the Sort input's columns in the same places, so it reads the same on
+	 * a Gather over that input.  initPlans stay at the Gather, whose
+	 * initParam names those it passes to the workers.
+	 */
+	gather = makeNode(Gather);
+	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
+	gather->plan.type = T_Gather;
+	gather->plan.lefttree = walk_plan(sort->plan.lefttree, NULL);
+	gather->num_workers = gm->num_workers;
+	gather->rescan_param = gm->rescan_param;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = gm->initParam;
+
+	{
+		Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
+										   passthrough_tlist(gather->plan.targetlist),
+										   gm->numCols, gm->sortColIdx,
+										   gm->sortOperators, gm->collations,
+										   gm->nullsFirst, limit);
+
+		gpusort->initPlan = NIL;
+		gpusort->parallel_aware = false;
+		return gpusort;
+	}
+}
+
+static void
+walk_list(List *plans, const GsLimit *limit)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = walk_plan((Plan *) lfirst(lc), limit);
+}
+
+/*
+ * Replaces the Sorts in the tree under plan; returns what should stand
+ * where plan stood.  limit is the Limit whose bound reaches plan.
+ */
+static Plan *
+walk_plan(Plan *plan, const GsLimit *limit)
+{
+	if (plan == NULL)
+		return NULL;
+	check_stack_depth();
+
+	switch (nodeTag(plan))
+	{
+		case T_Sort:
+			return replace_sort((Sort *) plan, limit);
+
+		case T_GatherMerge:
+			if (plan->lefttree && IsA(plan->lefttree, Sort))
+				return replace_gather_merge((GatherMerge *) plan, limit);
+			plan->lefttree = walk_plan(plan->lefttree, NULL);
+			return plan;
+
+		case T_Limit:
+			{
+				Limit	   *l = (Limit *) plan;
+				GsLimit		newlimit;
+				const GsLimit *pass = NULL;
+
+				if (l->limitCount && l->limitOption == LIMIT_OPTION_COUNT &&
+					!contain_volatile_functions(l->limitCount) &&
+					!contain_volatile_functions(l->limitOffset))
+				{
+					newlimit.count = l->limitCount;
+					newlimit.offset = l->limitOffset ? l->limitOffset :
+						(Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+										   Int64GetDatum(0), false, FLOAT8PASSBYVAL);
+					pass = &newlimit;
+				}
+				plan->lefttree = walk_plan(plan->lefttree, pass);
+				return plan;
+			}
+
+		case T_Append:
+			walk_list(((Append *) plan)->appendplans, limit);
+			return plan;
+
+		case T_MergeAppend:
+			walk_list(((MergeAppend *) plan)->mergeplans, limit);
+			return plan;
+
+		case T_Result:
+			plan->lefttree = walk_plan(plan->lefttree,
+									   plan->qual == NIL ? limit : NULL);
+			return plan;
+
+		case T_SubqueryScan:
+			{
+				SubqueryScan *sq = (SubqueryScan *) plan;
+
+				sq->subplan = walk_plan(sq->subplan,
+										plan->qual == NIL ? limit : NULL);
+				return plan;
+			}
+
+		case T_CustomScan:
+			walk_list(((CustomScan *) plan)->custom_plans, NULL);
+			break;
+
+		case T_BitmapAnd:
+			walk_list(((BitmapAnd *) plan)->bitmapplans, NULL);
+			break;
+
+		case T_BitmapOr:
+			walk_list(((BitmapOr *) plan)->bitmapplans, NULL);
+			break;
+
+		default:
+			/*
+			 * An Agg's chain is not walked (see above); an IncrementalSort
+			 * stays, but the plan below it is walked like any other.
+			 */
+			break;
+	}
+	plan->lefttree = walk_plan(plan->lefttree, NULL);
+	plan->righttree = walk_plan(plan->righttree, NULL);
+	return plan;
+}
+
+static PlannedStmt *
+gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!gpusort_enabled)
+		return stmt;
+
+	stmt->planTree = walk_plan(stmt->planTree, NULL);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = walk_plan((Plan *) lfirst(lc), NULL);
+	return stmt;
+}
+
+/*
+ * gpusort_load(): calling it loads the library, and with it the planner
+ * hook, into the calling session.  CREATE EXTENSION calls it, so the
+ * creating session sorts with GpuSort at once; any user may call it, while
+ * LOAD of a library outside $libdir/plugins needs a superuser.  Returns
+ * gpusort.enabled.
+ */
+PG_FUNCTION_INFO_V1(gpusort_load);
+
+Datum
+gpusort_load(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(gpusort_enabled);
+}
+
+void
+gpusort_planner_init(void)
+{
+	RegisterCustomScanMethods(&gpusort_plan_methods);
+	prev_planner_hook = planner_hook;
+	planner_hook = gpusort_planner;
+}

@@ -1,0 +1,1430 @@
+/*-------------------------------------------------------------------------
+ *
+ * partition_sort.cu
+ *	  The partition-merge sort of Kozawa, Amagasa and Kitagawa ("An
+ *	  efficient sorting algorithm on GPUs via data partitioning and
+ *	  cooperative merge", shared/seeds/002) for (key, row) pairs.
+ *
+ * Pairs are ordered by (key, row): key words compare as unsigned integers,
+ * word 0 first, then the row.  Because the callers' rows are distinct, that
+ * order is total and the output is one fixed permutation whatever the
+ * launch plan was.  It is also what makes the partition robust: splitters
+ * are (key, row) pairs too, so an input whose keys are all equal still
+ * splits into even buckets (by row), and no bucket can grow because of
+ * duplicate keys.  (Duplicate (key, row) pairs, which callers never make,
+ * would still sort correctly, only into less even buckets.)
+ *
+ * Large inputs (n >= Policy::PARTITION_MIN):
+ *
+ *	 1. sample: one block draws S pairs (one at a random place in each of S
+ *		equal strides), S as large as the block's shared memory allows, and
+ *		sorts them there (bitonic); every S/k-th becomes a splitter.  The k-1 splitters are
+ *		stored as an implicit binary search tree (node j has children 2j and
+ *		2j+1), so classifying a pair is log2(k) steps without branches.
+ *	 2. histogram: each chunk of C pairs counts its pairs per bucket; the
+ *		counts form a k x nchunks matrix, bucket-major.
+ *	 3. scan: an exclusive prefix sum over that matrix gives, for every
+ *		(bucket, chunk), where the chunk's pairs of that bucket go.
+ *	 4. bucket layout: bucket b starts at a multiple of GSK_ALIGN pairs in
+ *		the temp buffer A (its keys at a 256-byte, its rows at a 128-byte
+ *		boundary), so every later read and write of a bucket is coalesced;
+ *		the matrix is transposed on the way so that each chunk then reads
+ *		its row of k offsets contiguously.
+ *	 5. scatter: each chunk classifies its pairs again (cheaper than
+ *		storing the bucket of every pair), groups them by bucket in shared
+ *		memory and writes each bucket's run contiguously.
+ *	 6. tile sort: every bucket is cut into tiles of T pairs starting at
+ *		the bucket's start; one block sorts one tile (CUB's BlockMergeSort
+ *		with our comparator); no tile crosses a bucket boundary.
+ *	 7. merge passes: pass p merges neighbouring sorted runs of T << p
+ *		pairs inside every bucket that still needs it, all buckets in one
+ *		launch.  Each block writes T outputs; its share of the two input
+ *		runs is found by a merge-path search (one thread per block, in a
+ *		small kernel before the merge), then each thread's share by another
+ *		in shared memory.
+ *
+ * Every bucket ends in the caller's buffer D at its unaligned start (the
+ * exclusive sum of bucket sizes).  A bucket of size s needs
+ * m = ceil(log2(ceil(s / T))) merge passes; the tile sort writes it to D
+ * when m is even and to A when m is odd, and each pass flips it, so it
+ * lands in D after its own last pass and is never copied again while
+ * larger buckets keep merging.  Uneven buckets therefore cost only the
+ * passes they need.  The number of passes of the largest bucket is known
+ * only on the device, so the host launches the passes that the largest
+ * possible bucket would need, on a fixed grid that loops over the tiles;
+ * passes past the device's maximum return at once (a few microseconds
+ * each).
+ *
+ * Writes into D start at unaligned bucket offsets; every store loop starts
+ * its threads at the 128-byte boundary below the first output, so all warps
+ * but the first write whole aligned segments (the paper's Figure 5).
+ *
+ * Small inputs skip steps 1-5: the same tile sort and merge passes run
+ * over the single "bucket" [0, n) directly in D and A (a plain merge sort).
+ *
+ * All work is enqueued on the caller's stream; nothing here synchronizes,
+ * allocates or copies to the host.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "gpusort_kernels.h"
+#include "gsk_internal.cuh"
+
+#define GSK_EXPORT __attribute__((visibility("default")))
+
+/* bucket starts in A are multiples of this many pairs (128 bytes of rows) */
+#define GSK_ALIGN		32
+
+/*
+ * Tuning for each key width.  TILE_THREADS * TILE_ITEMS pairs form a tile
+ * (the unit of the tile sort and the output of one merge block), and
+ * TILE_MIN_BLOCKS of them must fit on a multiprocessor (it caps registers);
+ * the scatter stages PART_THREADS * PART_ITEMS pairs at a time in shared
+ * memory; the sample is SAMPLE pairs (a power of two), the most that fit in
+ * the 227 kB of shared memory a Hopper block may opt into.  The partition
+ * aims at BUCKET_TILES tiles per bucket, with at most KMAX buckets.
+ */
+template <int NW>
+struct Policy;
+
+template <>
+struct Policy<1>
+{
+	static constexpr int TILE_THREADS = 256;
+	static constexpr int TILE_ITEMS = 8;
+	static constexpr int TILE_MIN_BLOCKS = 3;
+	static constexpr int PART_THREADS = 512;
+	static constexpr int PART_ITEMS = 8;
+	static constexpr int SAMPLE = 16384;
+	static constexpr int KMAX = 2048;
+	static constexpr int BUCKET_TILES = 8;
+	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
+};
+
+template <>
+struct Policy<2>
+{
+	static constexpr int TILE_THREADS = 256;
+	static constexpr int TILE_ITEMS = 8;
+	static constexpr int TILE_MIN_BLOCKS = 2;
+	static constexpr int PART_THREADS = 512;
+	static constexpr int PART_ITEMS = 4;
+	static constexpr int SAMPLE = 8192;
+	static constexpr int KMAX = 2048;
+	static constexpr int BUCKET_TILES = 8;
+	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
+};
+
+template <>
+struct Policy<4>
+{
+	static constexpr int TILE_THREADS = 256;
+	static constexpr int TILE_ITEMS = 4;
+	static constexpr int TILE_MIN_BLOCKS = 2;
+	static constexpr int PART_THREADS = 512;
+	static constexpr int PART_ITEMS = 4;
+	static constexpr int SAMPLE = 4096;
+	static constexpr int KMAX = 1024;
+	static constexpr int BUCKET_TILES = 8;
+	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
+};
+
+/*
+ * Bucket count override for the benchmark's tuning runs (0: the policy's
+ * choice); not part of the C interface.
+ */
+int			gsk_tune_nbuckets = 0;
+
+/*
+ * When the benchmark sets this, each sort records an event after every
+ * phase, waits for the GPU at the end and adds each phase's milliseconds to
+ * gsk_tune_phase_ms[] (sample, histogram, scan+layout, scatter, tile sort,
+ * merge passes).  Off in the product: the sort never waits there.
+ */
+int			gsk_tune_profile = 0;
+double		gsk_tune_phase_ms[6];
+
+/* Everything below but the exported calls is private to this file */
+namespace
+{
+
+/* ---- pairs -------------------------------------------------------------- */
+
+template <int NW>
+struct Pair
+{
+	unsigned long long k[NW];
+	unsigned int r;
+};
+
+template <int NW>
+__device__ __forceinline__ bool
+pair_less(const Pair<NW> &a, const Pair<NW> &b)
+{
+#pragma unroll
+	for (int w = 0; w < NW - 1; w++)
+	{
+		if (a.k[w] != b.k[w])
+			return a.k[w] < b.k[w];
+	}
+	return a.k[NW - 1] < b.k[NW - 1] ||
+		(a.k[NW - 1] == b.k[NW - 1] && a.r < b.r);
+}
+
+template <int NW>
+struct PairLess
+{
+	__device__ __forceinline__ bool operator()(const Pair<NW> &a,
+											   const Pair<NW> &b) const
+	{
+		return pair_less<NW>(a, b);
+	}
+};
+
+/* Larger than or equal to every pair: pads partial tiles */
+template <int NW>
+__device__ __forceinline__ Pair<NW>
+pair_max()
+{
+	Pair<NW>	p;
+
+#pragma unroll
+	for (int w = 0; w < NW; w++)
+		p.k[w] = ~0ULL;
+	p.r = ~0U;
+	return p;
+}
+
+/* Keys of two or more words move as 16-byte vectors (keys 16-byte aligned) */
+template <int NW>
+__device__ __forceinline__ Pair<NW>
+load_pair(const uint64_t *keys, const uint32_t *rows, long long i)
+{
+	Pair<NW>	p;
+
+	if constexpr (NW == 1)
+		p.k[0] = keys[i];
+	else
+	{
+		const ulonglong2 *v = reinterpret_cast<const ulonglong2 *>(keys + i * NW);
+
+#pragma unroll
+		for (int w = 0; w < NW / 2; w++)
+		{
+			ulonglong2	x = v[w];
+
+			p.k[2 * w] = x.x;
+			p.k[2 * w + 1] = x.y;
+		}
+	}
+	p.r = rows[i];
+	return p;
+}
+
+template <int NW>
+__device__ __forceinline__ void
+store_pair(uint64_t *keys, uint32_t *rows, long long i, const Pair<NW> &p)
+{
+	if constexpr (NW == 1)
+		keys[i] = p.k[0];
+	else
+	{
+		ulonglong2 *v = reinterpret_cast<ulonglong2 *>(keys + i * NW);
+
+#pragma unroll
+		for (int w = 0; w < NW / 2; w++)
+			v[w] = make_ulonglong2(p.k[2 * w], p.k[2 * w + 1]);
+	}
+	rows[i] = p.r;
+}
+
+/*
+ * Store sm[0 .. count) to (keys, rows) at base .. base + count, threads
+ * starting at the aligned boundary below base so that every warp after the
+ * first writes whole aligned segments (Figure 5 of the paper).
+ */
+template <int NW, int THREADS>
+__device__ __forceinline__ void
+store_run(uint64_t *keys, uint32_t *rows, long long base,
+		  const Pair<NW> *sm, int count)
+{
+	int			lead = (int) (base & (GSK_ALIGN - 1));
+
+	for (int i = (int) threadIdx.x - lead; i < count; i += THREADS)
+	{
+		if (i >= 0)
+			store_pair<NW>(keys, rows, base + i, sm[i]);
+	}
+}
+
+/* ---- bucket bookkeeping, in device memory ------------------------------ */
+
+/* Merge passes a bucket of size pairs needs after the tile sort */
+__device__ __forceinline__ int
+bucket_passes(long long size, int tile)
+{
+	long long	tiles = (size + tile - 1) / tile;
+
+	if (tiles <= 1)
+		return 0;
+	return 64 - __clzll(tiles - 1);
+}
+
+struct Buckets
+{
+	long long  *size;			/* [k] pairs in the bucket */
+	long long  *astart;			/* [k] start in A (aligned when partitioned) */
+	long long  *dstart;			/* [k] start in D (sum of earlier sizes) */
+	int		   *tprefix;		/* [k + 1] tiles of earlier buckets */
+	int		   *map;			/* [G] bucket of tile-block g, -1 past the end */
+	int		   *part;			/* [G] merge-path split of block g */
+	int		   *maxm;			/* [1] passes of the largest bucket */
+};
+
+/* A buffer of pairs: keys (nwords words each) and rows */
+struct Buf
+{
+	uint64_t   *keys;
+	uint32_t   *rows;
+};
+
+/*
+ * Plain merge sort: one bucket covering [0, n) in both D and A.
+ */
+template <int TILE>
+__global__ void
+single_bucket_kernel(Buckets bk, long long n)
+{
+	bk.size[0] = n;
+	bk.astart[0] = 0;
+	bk.dstart[0] = 0;
+	bk.tprefix[0] = 0;
+	bk.tprefix[1] = (int) ((n + TILE - 1) / TILE);
+	*bk.maxm = bucket_passes(n, TILE);
+}
+
+/* map[g] = the bucket whose tiles include tile-block g */
+__global__ void
+map_kernel(Buckets bk, int k, long long G)
+{
+	long long	g = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+	int			lo = 0,
+				hi = k;
+
+	if (g >= G)
+		return;
+	if (g >= bk.tprefix[k])
+	{
+		bk.map[g] = -1;
+		return;
+	}
+	/* largest b with tprefix[b] <= g: empty buckets are skipped over */
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (bk.tprefix[mid] <= g)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	bk.map[g] = lo;
+}
+
+/* ---- 1. sample and splitter tree ---------------------------------------- */
+
+__device__ __forceinline__ unsigned int
+hash32(unsigned int x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+#define GSK_SAMPLE_THREADS	1024
+
+/*
+ * Draw the sample into shared memory, structure-of-arrays (word w of
+ * sample i at sk[w * S + i]), and sort it there with a bitonic network: no
+ * per-thread arrays, so nothing spills however large the sample.  Then pick
+ * the splitters, every (S/k)-th sample, into the tree: node j at depth d,
+ * position q in its level, holds splitter (2q + 1) << (logk - 1 - d), so an
+ * in-order walk of the tree visits the splitters in order.  The tree is
+ * structure-of-arrays too (word w of node j at tk[w * k + j]).
+ */
+template <int NW>
+__device__ __forceinline__ Pair<NW>
+get_soa(const uint64_t *sk, const uint32_t *sr, int stride, int i)
+{
+	Pair<NW>	p;
+
+#pragma unroll
+	for (int w = 0; w < NW; w++)
+		p.k[w] = sk[w * stride + i];
+	p.r = sr[i];
+	return p;
+}
+
+template <int NW>
+__device__ __forceinline__ void
+put_soa(uint64_t *sk, uint32_t *sr, int stride, int i, const Pair<NW> &p)
+{
+#pragma unroll
+	for (int w = 0; w < NW; w++)
+		sk[w * stride + i] = p.k[w];
+	sr[i] = p.r;
+}
+
+template <int NW>
+__global__ void
+__launch_bounds__(GSK_SAMPLE_THREADS)
+sample_kernel(const uint64_t *keys, const uint32_t *rows, long long n,
+			  int k, int logk, uint64_t *tk, uint32_t *tr)
+{
+	constexpr int S = Policy<NW>::SAMPLE;
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint64_t   *sk = reinterpret_cast<uint64_t *>(smem);
+	uint32_t   *sr = reinterpret_cast<uint32_t *>(sk + NW * S);
+	long long	stride = n / S;
+
+	for (int s = threadIdx.x; s < S; s += GSK_SAMPLE_THREADS)
+	{
+		long long	pos = (long long) s * stride +
+			(long long) (hash32((unsigned int) s * 2654435761U + 12345U) %
+						 (unsigned int) stride);
+
+		put_soa<NW>(sk, sr, S, s, load_pair<NW>(keys, rows, pos));
+	}
+	__syncthreads();
+
+	for (int size = 2; size <= S; size <<= 1)
+	{
+		for (int half = size / 2; half > 0; half >>= 1)
+		{
+			for (int t = threadIdx.x; t < S / 2; t += GSK_SAMPLE_THREADS)
+			{
+				int			i = 2 * t - (t & (half - 1));
+				int			j = i + half;
+				bool		up = (i & size) == 0;
+				Pair<NW>	x = get_soa<NW>(sk, sr, S, i);
+				Pair<NW>	y = get_soa<NW>(sk, sr, S, j);
+
+				if (pair_less<NW>(y, x) == up)
+				{
+					put_soa<NW>(sk, sr, S, i, y);
+					put_soa<NW>(sk, sr, S, j, x);
+				}
+			}
+			__syncthreads();
+		}
+	}
+
+	for (int j = threadIdx.x + 1; j < k; j += GSK_SAMPLE_THREADS)
+	{
+		int			d = 31 - __clz(j);
+		int			q = j - (1 << d);
+		int			rank = (2 * q + 1) << (logk - 1 - d);
+		Pair<NW>	sp = get_soa<NW>(sk, sr, S, (int) ((long long) rank * S / k));
+
+		put_soa<NW>(tk, tr, k, j, sp);
+	}
+}
+
+template <int NW>
+__device__ __forceinline__ void
+load_tree(uint64_t *stk, uint32_t *str, const uint64_t *tk, const uint32_t *tr,
+		  int k)
+{
+	for (int j = threadIdx.x; j < k; j += blockDim.x)
+	{
+#pragma unroll
+		for (int w = 0; w < NW; w++)
+			stk[w * k + j] = (j == 0) ? 0 : tk[w * k + j];
+		str[j] = (j == 0) ? 0 : tr[j];
+	}
+}
+
+/* Bucket of x: pairs s_{b-1} <= x < s_b, walking the tree from the root */
+template <int NW>
+__device__ __forceinline__ int
+classify(const Pair<NW> &x, const uint64_t *stk, const uint32_t *str,
+		 int k, int logk)
+{
+	int			j = 1;
+
+	for (int l = 0; l < logk; l++)
+	{
+		Pair<NW>	s;
+
+#pragma unroll
+		for (int w = 0; w < NW; w++)
+			s.k[w] = stk[w * k + j];
+		s.r = str[j];
+		j = 2 * j + (pair_less<NW>(x, s) ? 0 : 1);
+	}
+	return j - k;
+}
+
+/* ---- 2. histogram -------------------------------------------------------- */
+
+template <int NW>
+__global__ void
+__launch_bounds__(Policy<NW>::PART_THREADS)
+hist_kernel(const uint64_t *keys, const uint32_t *rows, long long n,
+			long long chunk, int k, int logk, const uint64_t *tk,
+			const uint32_t *tr, unsigned int *hist, int nchunks)
+{
+	constexpr int THREADS = Policy<NW>::PART_THREADS;
+	constexpr int ITEMS = Policy<NW>::PART_ITEMS;
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint64_t   *stk = reinterpret_cast<uint64_t *>(smem);
+	uint32_t   *str = reinterpret_cast<uint32_t *>(stk + NW * k);
+	unsigned int *cnt = str + k;
+	long long	start = (long long) blockIdx.x * chunk;
+	long long	end = min(start + chunk, n);
+
+	load_tree<NW>(stk, str, tk, tr, k);
+	for (int b = threadIdx.x; b < k; b += THREADS)
+		cnt[b] = 0;
+	__syncthreads();
+
+	for (long long base = start; base < end; base += THREADS * ITEMS)
+	{
+		Pair<NW>	x[ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			long long	idx = base + i * THREADS + threadIdx.x;
+
+			if (idx < end)
+				x[i] = load_pair<NW>(keys, rows, idx);
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			long long	idx = base + i * THREADS + threadIdx.x;
+
+			if (idx < end)
+				atomicAdd(&cnt[classify<NW>(x[i], stk, str, k, logk)], 1U);
+		}
+	}
+	__syncthreads();
+	for (int b = threadIdx.x; b < k; b += THREADS)
+		hist[(long long) b * nchunks + blockIdx.x] = cnt[b];
+}
+
+/* ---- 4. bucket layout ---------------------------------------------------- */
+
+#define GSK_LAYOUT_THREADS	1024
+
+/*
+ * One block: bucket sizes from the scanned matrix, aligned starts in A,
+ * starts in D, tiles per bucket, and the largest bucket's pass count.
+ */
+template <int TILE, int KMAX>
+__global__ void
+__launch_bounds__(GSK_LAYOUT_THREADS)
+layout_kernel(const unsigned int *scan, long long n, int k, int nchunks,
+			  Buckets bk)
+{
+	constexpr int PER = (KMAX + GSK_LAYOUT_THREADS - 1) / GSK_LAYOUT_THREADS;
+	typedef cub::BlockScan<long long, GSK_LAYOUT_THREADS> Scan;
+	typedef cub::BlockReduce<int, GSK_LAYOUT_THREADS> Reduce;
+	__shared__ union
+	{
+		typename Scan::TempStorage scan;
+		typename Reduce::TempStorage reduce;
+	}			ts;
+	long long	size[PER],
+				aligned[PER],
+				tiles[PER],
+				astart[PER],
+				tstart[PER],
+				total_tiles;
+	int			m = 0;
+
+#pragma unroll
+	for (int i = 0; i < PER; i++)
+	{
+		int			b = threadIdx.x * PER + i;
+
+		size[i] = 0;
+		if (b < k)
+		{
+			long long	first = scan[(long long) b * nchunks];
+			long long	next = (b + 1 < k) ? scan[(long long) (b + 1) * nchunks] : n;
+
+			size[i] = next - first;
+			bk.dstart[b] = first;
+			bk.size[b] = size[i];
+		}
+		aligned[i] = (size[i] + GSK_ALIGN - 1) / GSK_ALIGN * GSK_ALIGN;
+		tiles[i] = (size[i] + TILE - 1) / TILE;
+		m = max(m, bucket_passes(size[i], TILE));
+	}
+	Scan(ts.scan).ExclusiveSum(aligned, astart);
+	__syncthreads();
+	Scan(ts.scan).ExclusiveSum(tiles, tstart, total_tiles);
+	__syncthreads();
+	m = Reduce(ts.reduce).Reduce(m, cuda::maximum<int>());
+
+#pragma unroll
+	for (int i = 0; i < PER; i++)
+	{
+		int			b = threadIdx.x * PER + i;
+
+		if (b < k)
+		{
+			bk.astart[b] = astart[i];
+			bk.tprefix[b] = (int) tstart[i];
+		}
+	}
+	if (threadIdx.x == 0)
+	{
+		bk.tprefix[k] = (int) total_tiles;
+		*bk.maxm = m;
+	}
+}
+
+/*
+ * offT[j * k + b] = where chunk j's pairs of bucket b start in A: the
+ * scanned (bucket-major) matrix plus the bucket's alignment padding,
+ * transposed through shared memory so both sides stay coalesced.
+ */
+__global__ void
+transpose_kernel(const unsigned int *scan, Buckets bk, int k, int nchunks,
+				 unsigned int *offT)
+{
+	__shared__ unsigned int tile[32][33];
+	int			j0 = blockIdx.x * 32;
+	int			b0 = blockIdx.y * 32;
+
+	for (int y = threadIdx.y; y < 32; y += blockDim.y)
+	{
+		int			b = b0 + y;
+		int			j = j0 + threadIdx.x;
+
+		if (b < k && j < nchunks)
+			tile[y][threadIdx.x] = scan[(long long) b * nchunks + j] +
+				(unsigned int) (bk.astart[b] - bk.dstart[b]);
+	}
+	__syncthreads();
+	for (int y = threadIdx.y; y < 32; y += blockDim.y)
+	{
+		int			j = j0 + y;
+		int			b = b0 + threadIdx.x;
+
+		if (b < k && j < nchunks)
+			offT[(long long) j * k + b] = tile[threadIdx.x][y];
+	}
+}
+
+/* ---- 5. scatter ---------------------------------------------------------- */
+
+template <int NW>
+static size_t
+scatter_smem(int k)
+{
+	constexpr int SUB = Policy<NW>::PART_THREADS * Policy<NW>::PART_ITEMS;
+
+	return (size_t) SUB * sizeof(Pair<NW>)	/* staged pairs */
+		+ (size_t) k * (NW * 8 + 4)	/* tree */
+		+ (size_t) k * 4 * 3			/* cursors, counts, starts */
+		+ (size_t) SUB * 2;			/* staged pairs' buckets */
+}
+
+template <int NW>
+__global__ void
+__launch_bounds__(Policy<NW>::PART_THREADS)
+scatter_kernel(Buf D, Buf A, long long n, long long chunk, int k, int logk,
+			   const uint64_t *tk, const uint32_t *tr, const unsigned int *offT)
+{
+	constexpr int THREADS = Policy<NW>::PART_THREADS;
+	constexpr int ITEMS = Policy<NW>::PART_ITEMS;
+	constexpr int SUB = THREADS * ITEMS;
+	constexpr int KPT = Policy<NW>::KMAX / THREADS;
+	typedef cub::BlockScan<int, THREADS> Scan;
+	__shared__ typename Scan::TempStorage scan_ts;
+	extern __shared__ __align__(16) unsigned char smem[];
+	Pair<NW>   *stage = reinterpret_cast<Pair<NW> *>(smem);
+	uint64_t   *stk = reinterpret_cast<uint64_t *>(stage + SUB);
+	uint32_t   *str = reinterpret_cast<uint32_t *>(stk + NW * k);
+	unsigned int *cursor = str + k;
+	int		   *lcount = reinterpret_cast<int *>(cursor + k);
+	int		   *lstart = lcount + k;
+	unsigned short *sbucket = reinterpret_cast<unsigned short *>(lstart + k);
+	long long	start = (long long) blockIdx.x * chunk;
+	long long	end = min(start + chunk, n);
+
+	load_tree<NW>(stk, str, tk, tr, k);
+	for (int b = threadIdx.x; b < k; b += THREADS)
+		cursor[b] = offT[(long long) blockIdx.x * k + b];
+
+	for (long long base = start; base < end; base += SUB)
+	{
+		Pair<NW>	x[ITEMS];
+		int			bucket[ITEMS];
+		int			rank[ITEMS];
+		int			cnt[KPT];
+		int			cnt_start[KPT];
+		int			count = (int) min((long long) SUB, end - base);
+
+		for (int b = threadIdx.x; b < k; b += THREADS)
+			lcount[b] = 0;
+		__syncthreads();
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			int			idx = i * THREADS + threadIdx.x;
+
+			if (idx < count)
+				x[i] = load_pair<NW>(D.keys, D.rows, base + idx);
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			int			idx = i * THREADS + threadIdx.x;
+
+			if (idx < count)
+			{
+				bucket[i] = classify<NW>(x[i], stk, str, k, logk);
+				rank[i] = atomicAdd(&lcount[bucket[i]], 1);
+			}
+		}
+		__syncthreads();
+
+		/* where each bucket's pairs of this sub-tile start in the stage */
+#pragma unroll
+		for (int i = 0; i < KPT; i++)
+		{
+			int			b = threadIdx.x * KPT + i;
+
+			cnt[i] = (b < k) ? lcount[b] : 0;
+		}
+		Scan(scan_ts).ExclusiveSum(cnt, cnt_start);
+#pragma unroll
+		for (int i = 0; i < KPT; i++)
+		{
+			int			b = threadIdx.x * KPT + i;
+
+			if (b < k)
+				lstart[b] = cnt_start[i];
+		}
+		__syncthreads();
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			int			idx = i * THREADS + threadIdx.x;
+
+			if (idx < count)
+			{
+				int			pos = lstart[bucket[i]] + rank[i];
+
+				stage[pos] = x[i];
+				sbucket[pos] = (unsigned short) bucket[i];
+			}
+		}
+		__syncthreads();
+
+		/* consecutive threads write consecutive places of one bucket */
+		for (int pos = threadIdx.x; pos < count; pos += THREADS)
+		{
+			int			b = sbucket[pos];
+
+			store_pair<NW>(A.keys, A.rows,
+						   (long long) cursor[b] + (pos - lstart[b]),
+						   stage[pos]);
+		}
+		__syncthreads();
+		for (int b = threadIdx.x; b < k; b += THREADS)
+			cursor[b] += lcount[b];
+		/* the next round's first barrier orders these with its resets */
+	}
+}
+
+/* ---- 6. tile sort -------------------------------------------------------- */
+
+template <int NW>
+static size_t
+tile_smem()
+{
+	constexpr int THREADS = Policy<NW>::TILE_THREADS;
+	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
+	typedef cub::BlockMergeSort<Pair<NW>, THREADS, ITEMS> BlockSort;
+	size_t		a = sizeof(typename BlockSort::TempStorage);
+	size_t		b = (size_t) THREADS * ITEMS * sizeof(Pair<NW>);
+
+	return a > b ? a : b;
+}
+
+/*
+ * Sort tile t of bucket b: from src (at src_start[b]) to D when the bucket
+ * needs an even number of merge passes, to A otherwise.  Sorting in place
+ * is safe: the tile is in registers before anything is written.
+ */
+template <int NW>
+__global__ void
+__launch_bounds__(Policy<NW>::TILE_THREADS, Policy<NW>::TILE_MIN_BLOCKS)
+tile_sort_kernel(Buf src, const long long *src_start, Buf D, Buf A,
+				 Buckets bk)
+{
+	constexpr int THREADS = Policy<NW>::TILE_THREADS;
+	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
+	constexpr int TILE = THREADS * ITEMS;
+	typedef cub::BlockMergeSort<Pair<NW>, THREADS, ITEMS> BlockSort;
+	extern __shared__ __align__(16) unsigned char smem[];
+	typename BlockSort::TempStorage &ts =
+		*reinterpret_cast<typename BlockSort::TempStorage *>(smem);
+	Pair<NW>   *sm = reinterpret_cast<Pair<NW> *>(smem);
+	Pair<NW>	x[ITEMS];
+	int			b = bk.map[blockIdx.x];
+	long long	size,
+				o0,
+				sbase,
+				dbase;
+	int			count;
+	bool		to_a;
+
+	if (b < 0)
+		return;
+	size = bk.size[b];
+	o0 = (long long) (blockIdx.x - bk.tprefix[b]) * TILE;
+	count = (int) min((long long) TILE, size - o0);
+	sbase = src_start[b] + o0;
+	to_a = (bucket_passes(size, TILE) & 1) != 0;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		int			idx = i * THREADS + threadIdx.x;
+
+		x[i] = (idx < count) ? load_pair<NW>(src.keys, src.rows, sbase + idx)
+			: pair_max<NW>();
+	}
+	BlockSort(ts).Sort(x, PairLess<NW>());
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		sm[threadIdx.x * ITEMS + i] = x[i];
+	__syncthreads();
+
+	if (to_a)
+	{
+		dbase = bk.astart[b] + o0;
+		store_run<NW, THREADS>(A.keys, A.rows, dbase, sm, count);
+	}
+	else
+	{
+		dbase = bk.dstart[b] + o0;
+		store_run<NW, THREADS>(D.keys, D.rows, dbase, sm, count);
+	}
+}
+
+/* ---- 7. merge passes ----------------------------------------------------- */
+
+/*
+ * Where tile-block g of pass p works: its bucket, its merge pair's first
+ * pair q0, the lengths of the two runs, and its first output diagonal d0.
+ * False when the block has nothing to do in this pass.
+ */
+struct MergeJob
+{
+	int			b;
+	int			count;
+	long long	size;
+	long long	q0;
+	long long	la;
+	long long	lb;
+	long long	d0;
+	bool		in_d;			/* the bucket is in D before this pass */
+};
+
+template <int TILE>
+__device__ __forceinline__ bool
+merge_job(const Buckets &bk, long long g, int p, MergeJob *job)
+{
+	int			b = bk.map[g];
+	long long	w,
+				o0;
+	int			m;
+
+	if (b < 0)
+		return false;
+	job->size = bk.size[b];
+	m = bucket_passes(job->size, TILE);
+	if (p >= m)
+		return false;
+	job->b = b;
+	w = (long long) TILE << p;
+	o0 = (g - bk.tprefix[b]) * (long long) TILE;
+	job->count = (int) min((long long) TILE, job->size - o0);
+	job->q0 = o0 / (2 * w) * (2 * w);
+	job->la = min(w, job->size - job->q0);
+	job->lb = min(w, job->size - job->q0 - job->la);
+	job->d0 = o0 - job->q0;
+	job->in_d = ((m - p) & 1) == 0;
+	return true;
+}
+
+/*
+ * Merge-path split of diagonal d between runs a[0 .. la) and b[0 .. lb):
+ * how many of the first d outputs come from a.  On equal pairs a goes
+ * first.
+ */
+template <int NW>
+__device__ __forceinline__ long long
+merge_path_global(const uint64_t *keys, const uint32_t *rows,
+				  long long a0, long long la, long long b0, long long lb,
+				  long long d)
+{
+	long long	lo = max(0LL, d - lb);
+	long long	hi = min(d, la);
+
+	while (lo < hi)
+	{
+		long long	mid = (lo + hi) / 2;
+		Pair<NW>	x = load_pair<NW>(keys, rows, a0 + mid);
+		Pair<NW>	y = load_pair<NW>(keys, rows, b0 + d - 1 - mid);
+
+		if (!pair_less<NW>(y, x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The merge passes run on a fixed grid that loops over the tile-blocks, so
+ * that the passes past the largest bucket's last one cost one launch each,
+ * not one block per tile.
+ */
+template <int NW>
+__global__ void
+partition_kernel(Buf D, Buf A, Buckets bk, long long G, int p)
+{
+	constexpr int TILE = Policy<NW>::TILE_THREADS * Policy<NW>::TILE_ITEMS;
+
+	if (p >= *bk.maxm)
+		return;
+	for (long long g = (long long) blockIdx.x * blockDim.x + threadIdx.x; g < G;
+		 g += (long long) gridDim.x * blockDim.x)
+	{
+		MergeJob	job;
+		Buf			src;
+		long long	base;
+
+		if (!merge_job<TILE>(bk, g, p, &job))
+			continue;
+		src = job.in_d ? D : A;
+		base = (job.in_d ? bk.dstart[job.b] : bk.astart[job.b]) + job.q0;
+		bk.part[g] = (int) merge_path_global<NW>(src.keys, src.rows, base,
+												 job.la, base + job.la,
+												 job.lb, job.d0);
+	}
+}
+
+/*
+ * Merge one tile-block's T outputs: stage its shares of the two runs in
+ * shared memory, let each thread find its own split (merge path again, in
+ * shared memory) and merge ITEMS outputs serially, keeping the two current
+ * heads in registers, then write the block's outputs in one coalesced run.
+ */
+template <int NW>
+__device__ __forceinline__ void
+merge_block(const Buf &D, const Buf &A, const Buckets &bk, long long g,
+			const MergeJob &job, Pair<NW> *sm)
+{
+	constexpr int THREADS = Policy<NW>::TILE_THREADS;
+	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
+	Pair<NW>	out[ITEMS];
+	Buf			src = job.in_d ? D : A;
+	Buf			dst = job.in_d ? A : D;
+	long long	sbase = (job.in_d ? bk.dstart[job.b] : bk.astart[job.b]) + job.q0;
+	long long	dbase = (job.in_d ? bk.astart[job.b] : bk.dstart[job.b]) +
+		job.q0 + job.d0;
+	int			count = job.count;
+	int			a0 = bk.part[g];
+	int			a1 = (job.d0 + count == job.la + job.lb) ? (int) job.la
+		: bk.part[g + 1];
+	int			na = a1 - a0;
+	long long	b0 = job.d0 - a0;
+	int			diag,
+				ai,
+				bi,
+				nout;
+	Pair<NW>	ha,
+				hb;
+
+	for (int i = threadIdx.x; i < count; i += THREADS)
+	{
+		long long	idx = (i < na) ? sbase + a0 + i
+			: sbase + job.la + b0 + (i - na);
+
+		sm[i] = load_pair<NW>(src.keys, src.rows, idx);
+	}
+	__syncthreads();
+
+	diag = min((int) threadIdx.x * ITEMS, count);
+	{
+		int			lo = max(0, diag - (count - na));
+		int			hi = min(diag, na);
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (!pair_less<NW>(sm[na + diag - 1 - mid], sm[mid]))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ai = lo;
+		bi = na + diag - lo;
+	}
+	nout = min(ITEMS, count - diag);
+	ha = sm[min(ai, count - 1)];
+	hb = sm[min(bi, count - 1)];
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		if (i < nout)
+		{
+			bool		take_a = ai < na &&
+				(bi >= count || !pair_less<NW>(hb, ha));
+
+			if (take_a)
+			{
+				out[i] = ha;
+				ai++;
+				ha = sm[min(ai, count - 1)];
+			}
+			else
+			{
+				out[i] = hb;
+				bi++;
+				hb = sm[min(bi, count - 1)];
+			}
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		if (i < nout)
+			sm[diag + i] = out[i];
+	}
+	__syncthreads();
+	store_run<NW, THREADS>(dst.keys, dst.rows, dbase, sm, count);
+	__syncthreads();
+}
+
+template <int NW>
+__global__ void
+__launch_bounds__(Policy<NW>::TILE_THREADS, Policy<NW>::TILE_MIN_BLOCKS)
+merge_kernel(Buf D, Buf A, Buckets bk, long long G, int p)
+{
+	constexpr int TILE = Policy<NW>::TILE_THREADS * Policy<NW>::TILE_ITEMS;
+	extern __shared__ __align__(16) unsigned char smem[];
+	Pair<NW>   *sm = reinterpret_cast<Pair<NW> *>(smem);
+
+	if (p >= *bk.maxm)
+		return;
+	for (long long g = blockIdx.x; g < G; g += gridDim.x)
+	{
+		MergeJob	job;
+
+		/* the same answer for every thread: the block stays together */
+		if (merge_job<TILE>(bk, g, p, &job))
+			merge_block<NW>(D, A, bk, g, job, sm);
+	}
+}
+
+/* ---- host side: plan and launches --------------------------------------- */
+
+__global__ void
+iota_kernel(uint32_t *rows, size_t n, uint32_t first)
+{
+	size_t		i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (; i < n; i += (size_t) gridDim.x * blockDim.x)
+		rows[i] = first + (uint32_t) i;
+}
+
+/* Where each piece of the caller's temp buffer lives, and the launch plan */
+struct Plan
+{
+	bool		partition;
+	int			k;
+	int			logk;
+	int			nchunks;
+	long long	chunk;
+	long long	G;				/* tile-blocks launched per pass */
+	int			passes;			/* merge passes launched */
+	size_t		a_cap;			/* pairs A holds */
+	size_t		cub_bytes;
+	size_t		off_akeys,
+				off_arows,
+				off_hist,
+				off_scan,
+				off_offT,
+				off_tree_k,
+				off_tree_r,
+				off_size,
+				off_astart,
+				off_dstart,
+				off_tprefix,
+				off_map,
+				off_part,
+				off_maxm,
+				off_cub;
+	size_t		total;
+};
+
+static size_t
+take(size_t *cursor, size_t bytes)
+{
+	size_t		off = (*cursor + 255) & ~(size_t) 255;
+
+	*cursor = off + bytes;
+	return off;
+}
+
+template <int NW>
+static void
+make_plan(size_t n, Plan *plan)
+{
+	typedef Policy<NW> P;
+	constexpr int TILE = P::TILE_THREADS * P::TILE_ITEMS;
+	constexpr int SUB = P::PART_THREADS * P::PART_ITEMS;
+	size_t		cur = 0;
+	long long	tiles;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->k = 1;
+	if (n >= P::PARTITION_MIN)
+	{
+		size_t		want = n / ((size_t) TILE * P::BUCKET_TILES);
+		int			k = 2;
+
+		while (k < P::KMAX && (size_t) k * 2 <= want)
+			k *= 2;
+		if (gsk_tune_nbuckets >= 2 && gsk_tune_nbuckets <= P::KMAX &&
+			(gsk_tune_nbuckets & (gsk_tune_nbuckets - 1)) == 0)
+			k = gsk_tune_nbuckets;
+		plan->partition = true;
+		plan->k = k;
+		plan->logk = 0;
+		while ((1 << plan->logk) < k)
+			plan->logk++;
+
+		/*
+		 * A chunk covers at least 16 pairs per bucket, so that the k x
+		 * nchunks matrix stays a small fraction of the data.
+		 */
+		plan->chunk = (long long) SUB *
+			(((long long) 16 * k + SUB - 1) / SUB);
+		plan->nchunks = (int) ((n + plan->chunk - 1) / plan->chunk);
+	}
+	tiles = (long long) ((n + TILE - 1) / TILE);
+	plan->G = tiles + (plan->partition ? plan->k : 0);
+	plan->passes = 0;
+	while (((long long) 1 << plan->passes) < tiles)
+		plan->passes++;
+	plan->a_cap = n + (plan->partition ? (size_t) plan->k * GSK_ALIGN : 0);
+
+	plan->off_akeys = take(&cur, plan->a_cap * NW * sizeof(uint64_t));
+	plan->off_arows = take(&cur, plan->a_cap * sizeof(uint32_t));
+	if (plan->partition)
+	{
+		size_t		cells = (size_t) plan->k * plan->nchunks;
+
+		cub::DeviceScan::ExclusiveSum(NULL, plan->cub_bytes,
+									  (unsigned int *) NULL,
+									  (unsigned int *) NULL, (long long) cells);
+		plan->off_hist = take(&cur, cells * sizeof(unsigned int));
+		plan->off_scan = take(&cur, cells * sizeof(unsigned int));
+		plan->off_offT = take(&cur, cells * sizeof(unsigned int));
+		plan->off_tree_k = take(&cur, (size_t) plan->k * NW * sizeof(uint64_t));
+		plan->off_tree_r = take(&cur, (size_t) plan->k * sizeof(uint32_t));
+		plan->off_cub = take(&cur, plan->cub_bytes);
+	}
+	plan->off_size = take(&cur, (size_t) plan->k * sizeof(long long));
+	plan->off_astart = take(&cur, (size_t) plan->k * sizeof(long long));
+	plan->off_dstart = take(&cur, (size_t) plan->k * sizeof(long long));
+	plan->off_tprefix = take(&cur, (size_t) (plan->k + 1) * sizeof(int));
+	plan->off_map = take(&cur, (size_t) plan->G * sizeof(int));
+	plan->off_part = take(&cur, (size_t) plan->G * sizeof(int));
+	plan->off_maxm = take(&cur, sizeof(int));
+	plan->total = cur;
+}
+
+static size_t
+plan_bytes(size_t n, int nwords)
+{
+	Plan		plan;
+
+	switch (nwords)
+	{
+		case 1:
+			make_plan<1>(n, &plan);
+			break;
+		case 2:
+			make_plan<2>(n, &plan);
+			break;
+		case 4:
+			make_plan<4>(n, &plan);
+			break;
+		default:
+			return 0;
+	}
+	return plan.total;
+}
+
+/* Raise a kernel's dynamic shared memory limit to what it will ask for */
+template <typename F>
+static int
+allow_smem(F kernel, size_t bytes, const char *what)
+{
+	if (bytes <= 48 * 1024)
+		return 0;
+	return gsk_fail(cudaFuncSetAttribute(kernel,
+										 cudaFuncAttributeMaxDynamicSharedMemorySize,
+										 (int) bytes),
+					what);
+}
+
+#define GSK_LAUNCHED(what) \
+	do { int rc_ = gsk_check_launch(what); if (rc_ != 0) return rc_; } while (0)
+
+template <int NW>
+static int
+sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
+		  size_t temp_bytes, cudaStream_t stream, GskSortInfo *info)
+{
+	typedef Policy<NW> P;
+	constexpr int TILE = P::TILE_THREADS * P::TILE_ITEMS;
+	Plan		plan;
+	char	   *t = (char *) d_temp;
+	Buf			D = {d_keys, d_rows};
+	Buf			A;
+	Buckets		bk;
+	size_t		tsmem = tile_smem<NW>();
+	size_t		msmem = (size_t) TILE * sizeof(Pair<NW>);
+	int			rc;
+	static int	merge_grid = 0;	/* blocks of the merge passes' fixed grid */
+	cudaEvent_t ev[7] = {0};
+	int			nev = 0;
+
+	make_plan<NW>(n, &plan);
+	if (info)
+	{
+		info->nbuckets = plan.partition ? plan.k : 0;
+		info->merge_passes = plan.passes;
+		info->temp_bytes = plan.total;
+	}
+	if (n <= 1)
+		return 0;
+	if (d_temp == NULL || temp_bytes < plan.total)
+		return gsk_fail_msg(cudaErrorInvalidValue,
+							"gsk_sort_pairs: temp buffer smaller than gsk_sort_temp_bytes()");
+
+	A.keys = (uint64_t *) (t + plan.off_akeys);
+	A.rows = (uint32_t *) (t + plan.off_arows);
+	bk.size = (long long *) (t + plan.off_size);
+	bk.astart = (long long *) (t + plan.off_astart);
+	bk.dstart = (long long *) (t + plan.off_dstart);
+	bk.tprefix = (int *) (t + plan.off_tprefix);
+	bk.map = (int *) (t + plan.off_map);
+	bk.part = (int *) (t + plan.off_part);
+	bk.maxm = (int *) (t + plan.off_maxm);
+
+	if ((rc = allow_smem(tile_sort_kernel<NW>, tsmem, "tile sort setup")) != 0 ||
+		(rc = allow_smem(merge_kernel<NW>, msmem, "merge setup")) != 0)
+		return rc;
+	if (merge_grid == 0)
+	{
+		int			dev,
+					sms,
+					per_sm;
+
+		if ((rc = gsk_fail(cudaGetDevice(&dev), "cudaGetDevice")) != 0 ||
+			(rc = gsk_fail(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+						   "cudaDeviceGetAttribute")) != 0 ||
+			(rc = gsk_fail(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+																		 merge_kernel<NW>,
+																		 P::TILE_THREADS,
+																		 msmem),
+						   "cudaOccupancyMaxActiveBlocksPerMultiprocessor")) != 0)
+			return rc;
+		merge_grid = sms * (per_sm > 0 ? per_sm : 1);
+	}
+
+#define GSK_PHASE() \
+	do { if (gsk_tune_profile) { cudaEventCreate(&ev[nev]); cudaEventRecord(ev[nev++], stream); } } while (0)
+
+	GSK_PHASE();
+	if (plan.partition)
+	{
+		unsigned int *hist = (unsigned int *) (t + plan.off_hist);
+		unsigned int *scan = (unsigned int *) (t + plan.off_scan);
+		unsigned int *offT = (unsigned int *) (t + plan.off_offT);
+		uint64_t   *tk = (uint64_t *) (t + plan.off_tree_k);
+		uint32_t   *tr = (uint32_t *) (t + plan.off_tree_r);
+		size_t		cub_bytes = plan.cub_bytes;
+		size_t		ssmem = (size_t) P::SAMPLE * (NW * 8 + 4);
+		size_t		hsmem = (size_t) plan.k * (NW * 8 + 4 + 4);
+		size_t		xsmem = scatter_smem<NW>(plan.k);
+		dim3		tgrid((plan.nchunks + 31) / 32, (plan.k + 31) / 32);
+
+		if ((rc = allow_smem(sample_kernel<NW>, ssmem, "sample setup")) != 0 ||
+			(rc = allow_smem(hist_kernel<NW>, hsmem, "histogram setup")) != 0 ||
+			(rc = allow_smem(scatter_kernel<NW>, xsmem, "scatter setup")) != 0)
+			return rc;
+
+		sample_kernel<NW><<<1, GSK_SAMPLE_THREADS, ssmem, stream>>>(
+			d_keys, d_rows, (long long) n, plan.k, plan.logk, tk, tr);
+		GSK_LAUNCHED("sample kernel");
+		GSK_PHASE();
+		hist_kernel<NW><<<plan.nchunks, P::PART_THREADS, hsmem, stream>>>(
+			d_keys, d_rows, (long long) n, plan.chunk, plan.k, plan.logk,
+			tk, tr, hist, plan.nchunks);
+		GSK_LAUNCHED("histogram kernel");
+		GSK_PHASE();
+		rc = gsk_fail(cub::DeviceScan::ExclusiveSum(t + plan.off_cub, cub_bytes,
+													hist, scan,
+													(long long) plan.k * plan.nchunks,
+													stream),
+					  "bucket offset scan");
+		if (rc != 0)
+			return rc;
+		layout_kernel<TILE, P::KMAX><<<1, GSK_LAYOUT_THREADS, 0, stream>>>(
+			scan, (long long) n, plan.k, plan.nchunks, bk);
+		GSK_LAUNCHED("bucket layout kernel");
+		transpose_kernel<<<tgrid, dim3(32, 8), 0, stream>>>(
+			scan, bk, plan.k, plan.nchunks, offT);
+		GSK_LAUNCHED("transpose kernel");
+		GSK_PHASE();
+		scatter_kernel<NW><<<plan.nchunks, P::PART_THREADS, xsmem, stream>>>(
+			D, A, (long long) n, plan.chunk, plan.k, plan.logk, tk, tr, offT);
+		GSK_LAUNCHED("scatter kernel");
+		GSK_PHASE();
+	}
+	else
+	{
+		single_bucket_kernel<TILE><<<1, 1, 0, stream>>>(bk, (long long) n);
+		GSK_LAUNCHED("bucket setup kernel");
+		GSK_PHASE();
+		GSK_PHASE();
+		GSK_PHASE();
+		GSK_PHASE();
+	}
+
+	map_kernel<<<(unsigned int) ((plan.G + 255) / 256), 256, 0, stream>>>(
+		bk, plan.k, plan.G);
+	GSK_LAUNCHED("tile map kernel");
+
+	/* partitioned pairs are in A at the aligned starts; otherwise still in D */
+	tile_sort_kernel<NW><<<(unsigned int) plan.G, P::TILE_THREADS, tsmem, stream>>>(
+		plan.partition ? A : D, plan.partition ? bk.astart : bk.dstart,
+		D, A, bk);
+	GSK_LAUNCHED("tile sort kernel");
+	GSK_PHASE();
+
+	for (int p = 0; p < plan.passes; p++)
+	{
+		long long	pgrid = (plan.G + 127) / 128;
+
+		partition_kernel<NW><<<(unsigned int) (pgrid < merge_grid ? pgrid : merge_grid),
+			128, 0, stream>>>(D, A, bk, plan.G, p);
+		GSK_LAUNCHED("merge partition kernel");
+		merge_kernel<NW><<<(unsigned int) (plan.G < merge_grid ? plan.G : merge_grid),
+			P::TILE_THREADS, msmem, stream>>>(D, A, bk, plan.G, p);
+		GSK_LAUNCHED("merge kernel");
+	}
+	GSK_PHASE();
+	if (gsk_tune_profile)
+	{
+		cudaEventSynchronize(ev[nev - 1]);
+		for (int i = 0; i + 1 < nev; i++)
+		{
+			float		ms = 0;
+
+			cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
+			gsk_tune_phase_ms[i] += ms;
+		}
+		for (int i = 0; i < nev; i++)
+			cudaEventDestroy(ev[i]);
+	}
+#undef GSK_PHASE
+	return 0;
+}
+
+}								/* namespace */
+
+extern "C" GSK_EXPORT size_t
+gsk_sort_temp_bytes(size_t n, int nwords)
+{
+	return plan_bytes(n, nwords);
+}
+
+extern "C" GSK_EXPORT int
+gsk_iota_rows(uint32_t *d_rows, size_t n, uint32_t first_row, void *stream)
+{
+	unsigned int blocks;
+
+	if (n == 0)
+		return 0;
+	blocks = (unsigned int) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536);
+	iota_kernel<<<blocks, 256, 0, (cudaStream_t) stream>>>(d_rows, n, first_row);
+	return gsk_check_launch("row numbering kernel");
+}
+
+extern "C" GSK_EXPORT int
+gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
+			   void *d_temp, size_t temp_bytes, void *stream,
+			   GskSortInfo *info)
+{
+	if (info)
+		memset(info, 0, sizeof(*info));
+	if (nwords != 1 && nwords != 2 && nwords != 4)
+		return gsk_fail_msg(cudaErrorInvalidValue,
+							"gsk_sort_pairs: nwords must be 1, 2 or 4");
+	if (n > (size_t) INT32_MAX)
+		return gsk_fail_msg(cudaErrorInvalidValue,
+							"gsk_sort_pairs: more than 2^31-1 pairs in one sort");
+	if (n > 1 && (d_keys == NULL || d_rows == NULL))
+		return gsk_fail_msg(cudaErrorInvalidValue,
+							"gsk_sort_pairs: null device pointer");
+	if (nwords > 1 && ((uintptr_t) d_keys & 15) != 0)
+		return gsk_fail_msg(cudaErrorMisalignedAddress,
+							"gsk_sort_pairs: keys of 2 or 4 words must be 16-byte aligned");
+
+	switch (nwords)
+	{
+		case 1:
+			return sort_impl<1>(d_keys, d_rows, n, d_temp, temp_bytes,
+								(cudaStream_t) stream, info);
+		case 2:
+			return sort_impl<2>(d_keys, d_rows, n, d_temp, temp_bytes,
+								(cudaStream_t) stream, info);
+		default:
+			return sort_impl<4>(d_keys, d_rows, n, d_temp, temp_bytes,
+								(cudaStream_t) stream, info);
+	}
+}

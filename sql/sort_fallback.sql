@@ -1,0 +1,103 @@
+-- When GpuSort cannot sort with keys it hands the rows to PostgreSQL's
+-- tuplesort, which sorts (and spills) exactly as a Sort node would, and
+-- EXPLAIN ANALYZE says why: a first sort column without an encoder (an
+-- interval, a libc collation, a non-default operator class), or more rows
+-- than gpusort.max_memory.  Results stay those of stock PostgreSQL.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.device = cpu;
+-- gs_check(q): runs q with GpuSort forced on and with gpusort off, and
+-- compares the whole results, row by row in order, with each column's
+-- equality (so -0 = 0, NaN = NaN, and a nondeterministic collation's equal
+-- strings are equal, as the sort itself considers them).  Says "ok" or what
+-- differs, and whether the plan used GpuSort at all.
+CREATE OR REPLACE FUNCTION gs_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	used boolean := false;
+	n_on bigint;
+	n_off bigint;
+	ndiff bigint;
+BEGIN
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	PERFORM set_config('gpusort.min_rows', '0', true);
+	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
+	END LOOP;
+	EXECUTE format('CREATE TEMP TABLE gs_on AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+	PERFORM set_config('gpusort.enabled', 'off', true);
+	EXECUTE format('CREATE TEMP TABLE gs_off AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	SELECT count(*) INTO n_on FROM gs_on;
+	SELECT count(*) INTO n_off FROM gs_off;
+	SELECT count(*) INTO ndiff
+	  FROM gs_on gs_a FULL JOIN gs_off gs_b USING (gs_n)
+	 WHERE gs_a IS DISTINCT FROM gs_b;
+	DROP TABLE gs_on, gs_off;
+	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
+				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
+				ELSE 'ok' END || format(' (%s rows)', n_on);
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION fallback_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+BEGIN
+	FOR ln IN EXECUTE q LOOP
+		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
+		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
+		RETURN NEXT ln;
+	END LOOP;
+END
+$f$;
+
+CREATE COLLATION gs_libc (provider = libc, locale = 'C.UTF-8');
+CREATE TABLE fb (id int, k int, s text, iv interval);
+INSERT INTO fb SELECT i, i % 37, md5(i::text), (i % 101) * interval '1 hour' + (i % 7) * interval '1 month'
+  FROM generate_series(1, 20000) i;
+ANALYZE fb;
+
+-- no encoder for the first sort column
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv, id');
+SELECT gs_check('SELECT iv, id FROM fb ORDER BY iv, id');
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE gs_libc');
+SELECT gs_check('SELECT s COLLATE gs_libc AS s FROM fb ORDER BY 1 DESC');
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s USING ~<~');
+SELECT gs_check('SELECT s FROM fb ORDER BY s USING ~>~');
+-- a bounded sort falls back bounded, as a Sort's top-N heapsort
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv DESC, id LIMIT 3');
+SELECT gs_check('SELECT iv, id FROM fb ORDER BY iv DESC, id LIMIT 3');
+
+-- a later column without an encoder: the key covers the columns before it
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY k, iv, id');
+SELECT gs_check('SELECT k, iv, id FROM fb ORDER BY k, iv, id');
+
+-- more rows than gpusort.max_memory: tuplesort, spilling to disk with a small
+-- work_mem, rescanned and scrolled like a Sort
+SET gpusort.max_memory = '1MB';
+SET work_mem = '64kB';
+SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE "C"');
+SELECT gs_check('SELECT s COLLATE "C" AS s, k FROM fb ORDER BY k DESC, 1');
+SELECT gs_check('SELECT s FROM fb ORDER BY s COLLATE "C" LIMIT 10 OFFSET 15000');
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT gs_check('SELECT a.k, a.id, b.id AS id2 FROM fb a JOIN fb b ON a.k = b.k AND a.id < 300 ORDER BY 1, 2, 3');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, s FROM fb ORDER BY s COLLATE "C";
+FETCH LAST FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE 2 FROM c;
+COMMIT;
+SET gpusort.enabled = off;
+SELECT id, s FROM fb ORDER BY s COLLATE "C" DESC LIMIT 3;
+SELECT id, s FROM fb ORDER BY s COLLATE "C" LIMIT 2;
+RESET gpusort.enabled;
+RESET gpusort.max_memory;
+RESET work_mem;

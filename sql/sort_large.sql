@@ -1,0 +1,42 @@
+-- 10^6 rows through GpuSort, compared with stock PostgreSQL by a digest of
+-- the whole ordered result: an int8 key, a text key in the C collation, two
+-- columns with many ties, DESC.  The sorts must run on the engine, not fall
+-- back to tuplesort.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TABLE lg (i8 int8, t text COLLATE "C", a int4, f float8);
+INSERT INTO lg
+SELECT hashint8(i), md5(i::text), hashint4(i) % 1000, (hashint4(-i) % 100000) / 3.0
+  FROM generate_series(1, 1000000) i;
+ANALYZE lg;
+
+-- md5 of the ordered rows and the engine that sorted them, gpusort on and off
+CREATE OR REPLACE FUNCTION large_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	d_on text;
+	d_off text;
+	plan json;
+	engine text;
+BEGIN
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	engine := plan -> 0 -> 'Plan' ->> 'GpuSort Engine';
+	EXECUTE format('SELECT md5(string_agg(r::text, %L)) FROM (%s) r', E'\n', q) INTO d_on;
+	PERFORM set_config('gpusort.enabled', 'off', true);
+	EXECUTE format('SELECT md5(string_agg(r::text, %L)) FROM (%s) r', E'\n', q) INTO d_off;
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	RETURN CASE WHEN d_on IS DISTINCT FROM d_off THEN 'DIFFERENT'
+				WHEN engine IS NULL THEN 'NO GPUSORT ON TOP'
+				WHEN engine = 'tuplesort' THEN 'FELL BACK TO TUPLESORT'
+				ELSE 'ok' END;
+END
+$f$;
+
+SELECT large_check('SELECT i8 FROM lg ORDER BY i8');
+SELECT large_check('SELECT t FROM lg ORDER BY t DESC');
+SELECT large_check('SELECT a, f FROM lg ORDER BY a, f DESC');

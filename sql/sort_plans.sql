@@ -1,0 +1,170 @@
+-- GpuSort in every plan shape that sorts: ORDER BY, MergeJoin (with mark and
+-- restore), GroupAggregate, window functions, DISTINCT, UNION, sorted
+-- SetOps, MergeAppend, correlated and uncorrelated subplans, CTEs,
+-- LIMIT/OFFSET (bounded sorts), parallel plans, empty and one-row inputs.
+-- Each query is compared, whole result in order, with stock PostgreSQL.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+-- gs_check(q): runs q with GpuSort forced on and with gpusort off, and
+-- compares the whole results, row by row in order, with each column's
+-- equality (so -0 = 0, NaN = NaN, and a nondeterministic collation's equal
+-- strings are equal, as the sort itself considers them).  Says "ok" or what
+-- differs, and whether the plan used GpuSort at all.
+CREATE OR REPLACE FUNCTION gs_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	used boolean := false;
+	n_on bigint;
+	n_off bigint;
+	ndiff bigint;
+BEGIN
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	PERFORM set_config('gpusort.min_rows', '0', true);
+	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
+	END LOOP;
+	EXECUTE format('CREATE TEMP TABLE gs_on AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+	PERFORM set_config('gpusort.enabled', 'off', true);
+	EXECUTE format('CREATE TEMP TABLE gs_off AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	SELECT count(*) INTO n_on FROM gs_on;
+	SELECT count(*) INTO n_off FROM gs_off;
+	SELECT count(*) INTO ndiff
+	  FROM gs_on gs_a FULL JOIN gs_off gs_b USING (gs_n)
+	 WHERE gs_a IS DISTINCT FROM gs_b;
+	DROP TABLE gs_on, gs_off;
+	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
+				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
+				ELSE 'ok' END || format(' (%s rows)', n_on);
+END
+$f$;
+
+CREATE TABLE m1 (id int, k int, v int, s text);
+INSERT INTO m1 SELECT i, i % 200, hashint4(i) % 1000, md5(i::text) FROM generate_series(1, 2000) i;
+CREATE TABLE m2 (id int, k int, w int);
+INSERT INTO m2 SELECT i, i % 300, hashint4(-i) % 50 FROM generate_series(1, 1500) i;
+ANALYZE m1, m2;
+
+-- plain ORDER BY
+EXPLAIN (COSTS OFF) SELECT k, v FROM m1 ORDER BY k DESC, v;
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY k DESC, v');
+
+-- MergeJoin: duplicates on both sides, so the inner side is marked and
+-- restored; inner, left and full joins
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT m1.k, m1.v, m2.w FROM m1 JOIN m2 ON m1.k = m2.k ORDER BY 1, 2, 3;
+SELECT gs_check('SELECT m1.k, m1.v, m2.w FROM m1 JOIN m2 ON m1.k = m2.k ORDER BY 1, 2, 3');
+SELECT gs_check('SELECT m1.k AS k1, m2.k AS k2, m1.v, m2.w FROM m1 LEFT JOIN m2 ON m1.k = m2.k + 100 ORDER BY 1, 2, 3, 4');
+EXPLAIN (COSTS OFF) SELECT m1.k AS k1, m2.k AS k2 FROM m1 FULL JOIN m2 ON m1.k = m2.k + 50;
+SELECT gs_check('SELECT m1.k AS k1, m2.k AS k2, m1.v, m2.w FROM m1 FULL JOIN m2 ON m1.k = m2.k + 50 ORDER BY 1, 2, 3, 4');
+-- without the ORDER BY on top, the join's own output order is compared
+SELECT gs_check('SELECT m1.k, m2.k AS k2 FROM m1 JOIN m2 ON m1.k = m2.k');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- GroupAggregate, window functions, DISTINCT, UNION, INTERSECT, EXCEPT
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM m1 GROUP BY k;
+SELECT gs_check('SELECT k, count(*) AS n, sum(v) AS total FROM m1 GROUP BY k');
+EXPLAIN (COSTS OFF) SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) FROM m1;
+SELECT gs_check('SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r, sum(v) OVER (ORDER BY k) AS running FROM m1 ORDER BY k, v');
+EXPLAIN (COSTS OFF) SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1;
+SELECT gs_check('SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1');
+SELECT gs_check('SELECT DISTINCT ON (k) k, v FROM m1 ORDER BY k, v DESC');
+EXPLAIN (COSTS OFF) SELECT k FROM m1 UNION SELECT k FROM m2;
+SELECT gs_check('SELECT k FROM m1 UNION SELECT k FROM m2');
+EXPLAIN (COSTS OFF) SELECT k FROM m1 INTERSECT SELECT k FROM m2;
+SELECT gs_check('SELECT k FROM m1 INTERSECT SELECT k FROM m2');
+SELECT gs_check('SELECT k, w FROM m2 EXCEPT ALL SELECT k, v FROM m1');
+-- grouping sets: the sorts in the Agg's chain stay the Agg's own
+EXPLAIN (COSTS OFF) SELECT k % 3 AS a, v % 4 AS b, count(*) FROM m1 GROUP BY GROUPING SETS ((k % 3), (v % 4));
+SELECT gs_check('SELECT k % 3 AS a, v % 4 AS b, count(*) AS n FROM m1 GROUP BY GROUPING SETS ((k % 3), (v % 4)) ORDER BY 1, 2, 3');
+RESET enable_hashagg;
+
+-- MergeAppend over sorted partitions
+CREATE TABLE hp (k int, v int) PARTITION BY HASH (k);
+CREATE TABLE hp0 PARTITION OF hp FOR VALUES WITH (MODULUS 3, REMAINDER 0);
+CREATE TABLE hp1 PARTITION OF hp FOR VALUES WITH (MODULUS 3, REMAINDER 1);
+CREATE TABLE hp2 PARTITION OF hp FOR VALUES WITH (MODULUS 3, REMAINDER 2);
+INSERT INTO hp SELECT hashint4(i) % 5000, i FROM generate_series(1, 3000) i;
+ANALYZE hp;
+SET enable_partitionwise_aggregate = on;
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT k, count(*) FROM hp GROUP BY k ORDER BY k;
+SELECT gs_check('SELECT k, count(*) AS n FROM hp GROUP BY k ORDER BY k');
+RESET enable_hashagg;
+RESET enable_partitionwise_aggregate;
+EXPLAIN (COSTS OFF) SELECT * FROM hp ORDER BY k DESC LIMIT 5;
+SELECT gs_check('SELECT k FROM hp ORDER BY k DESC LIMIT 5');
+
+-- an IncrementalSort is left alone
+CREATE INDEX m1_k ON m1 (k);
+EXPLAIN (COSTS OFF) SELECT k, v FROM m1 ORDER BY k, v LIMIT 10;
+DROP INDEX m1_k;
+
+-- subplans: correlated (rescanned with new parameters, and a LIMIT that
+-- changes with them), uncorrelated under a correlated qual (rewound), CTEs
+EXPLAIN (COSTS OFF)
+SELECT m2.k, (SELECT v FROM m1 WHERE m1.k = m2.k ORDER BY v DESC LIMIT 1) FROM m2;
+SELECT gs_check('SELECT m2.id, (SELECT v FROM m1 WHERE m1.k = m2.k ORDER BY v DESC LIMIT 1) AS top FROM m2 ORDER BY m2.id');
+SELECT gs_check('SELECT m2.id, ARRAY(SELECT v FROM m1 WHERE m1.k BETWEEN m2.k AND m2.k + 3 ORDER BY v LIMIT (m2.id % 4) + 1 OFFSET m2.id % 2) AS vs FROM m2 ORDER BY m2.id');
+EXPLAIN (COSTS OFF)
+SELECT m2.id, (SELECT max(v) FROM (SELECT v FROM m1 ORDER BY v LIMIT 50) s WHERE s.v < m2.w) FROM m2;
+SELECT gs_check('SELECT m2.id, (SELECT max(v) FROM (SELECT v FROM m1 ORDER BY v LIMIT 50) s WHERE s.v < m2.w) AS mx FROM m2 ORDER BY m2.id');
+EXPLAIN (COSTS OFF)
+WITH c AS MATERIALIZED (SELECT k, v FROM m1 ORDER BY v, k) SELECT * FROM c WHERE k < 5 ORDER BY k, v;
+SELECT gs_check('WITH c AS MATERIALIZED (SELECT k, v FROM m1 ORDER BY v, k) SELECT * FROM c WHERE k < 5');
+SELECT gs_check('WITH c AS MATERIALIZED (SELECT k, v FROM m1 ORDER BY v, k) SELECT * FROM c WHERE k < 5 ORDER BY k, v');
+SELECT gs_check('SELECT k, v FROM m1 WHERE v IN (SELECT w FROM m2 ORDER BY w) ORDER BY k, v');
+
+-- LIMIT and OFFSET: the sort is bounded; with a parameter, an initplan, WITH
+-- TIES (not bounded), and through UNION ALL branches
+EXPLAIN (COSTS OFF) SELECT k, v FROM m1 ORDER BY v, k LIMIT 10 OFFSET 5;
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT 10 OFFSET 5');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v DESC, k LIMIT 1');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT 3000');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k OFFSET 1990');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT ALL');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT NULL OFFSET 3');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT (SELECT 7) OFFSET (SELECT count(*) FROM m2 WHERE w > 40)');
+SELECT gs_check('SELECT k FROM m1 ORDER BY k FETCH FIRST 3 ROWS WITH TIES');
+SELECT gs_check('SELECT k, v FROM m1 ORDER BY v, k LIMIT 0');
+SELECT gs_check('(SELECT k, v FROM m1 ORDER BY v, k LIMIT 5) UNION ALL (SELECT k, w FROM m2 ORDER BY w DESC, k LIMIT 5)');
+PREPARE lim(int, int) AS SELECT k, v FROM m1 ORDER BY v, k LIMIT $1 OFFSET $2;
+EXECUTE lim(3, 0);
+EXECUTE lim(2, 1000);
+DEALLOCATE lim;
+
+-- a parallel plan: Gather Merge over per-worker sorts becomes one GpuSort
+-- over a Gather; sorts inside the workers (under a MergeJoin) run there
+CREATE TABLE big AS SELECT i AS id, hashint4(i) % 100000 AS k, md5(i::text) AS s FROM generate_series(1, 20000) i;
+ANALYZE big;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT k, s FROM big WHERE k > 0 ORDER BY k, s;
+SELECT gs_check('SELECT k, s FROM big WHERE k > 0 ORDER BY k, s');
+SELECT gs_check('SELECT k, s FROM big ORDER BY s DESC LIMIT 7');
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM big b1 JOIN big b2 ON b1.k = b2.id;
+SELECT gs_check('SELECT count(*) AS n, sum(b1.id) AS total FROM big b1 JOIN big b2 ON b1.k = b2.id');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+
+-- empty input and one row
+SELECT gs_check('SELECT k, v FROM m1 WHERE false ORDER BY k');
+SELECT gs_check('SELECT k, v FROM m1 WHERE id = 7 ORDER BY k');
+SELECT gs_check('SELECT k, v FROM m1 WHERE v IS NULL ORDER BY k LIMIT 3');

@@ -1,0 +1,64 @@
+-- The settings of the GpuSort node, and how a session gets it: LOAD,
+-- gpusort_load() (what CREATE EXTENSION calls), session_preload_libraries.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+SELECT gpusort_load();
+SELECT name, boot_val, unit FROM pg_settings
+ WHERE name IN ('gpusort.enabled', 'gpusort.device', 'gpusort.min_rows', 'gpusort.max_memory')
+ ORDER BY name;
+
+CREATE TABLE st (id int, k int);
+INSERT INTO st SELECT i, i % 10 FROM generate_series(1, 20000) i;
+CREATE TABLE st_small (id int, k int);
+INSERT INTO st_small SELECT i, i % 10 FROM generate_series(1, 100) i;
+ANALYZE st, st_small;
+
+-- gpusort.min_rows: sorts estimated below it keep the stock Sort
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY k;
+EXPLAIN (COSTS OFF) SELECT * FROM st_small ORDER BY k;
+SET gpusort.min_rows = 50;
+EXPLAIN (COSTS OFF) SELECT * FROM st_small ORDER BY k;
+SET gpusort.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM st_small WHERE id = 1 ORDER BY k;
+SET gpusort.min_rows = -1;
+
+-- gpusort.enabled = off leaves every Sort alone
+SET gpusort.enabled = off;
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY k;
+RESET gpusort.enabled;
+
+-- gpusort.device: auto and cpu give the same rows (gpu is exercised by the
+-- GPU machine's harness); a wrong value is refused
+SET gpusort.device = tpu;
+SET gpusort.device = cpu;
+SELECT array_agg(id ORDER BY k, id) = (SELECT array_agg(id) FROM (SELECT id FROM st ORDER BY k, id) s) AS same
+  FROM st;
+SET gpusort.device = auto;
+SELECT (SELECT array_agg(id) FROM (SELECT id FROM st ORDER BY k DESC, id) s)
+	 = (SELECT array_agg(id ORDER BY k DESC, id) FROM st) AS same;
+
+-- gpusort.max_memory: at least 1MB
+SET gpusort.max_memory = '512kB';
+SET gpusort.max_memory = '1MB';
+SHOW gpusort.max_memory;
+RESET gpusort.max_memory;
+
+-- a new session has no hook until something loads the library
+\c
+SET gpusort.min_rows = 0;
+SELECT gpusort_load();
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY k;
+\c
+SET gpusort.min_rows = 0;
+LOAD 'gpusort';
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY k DESC;
+
+-- session_preload_libraries: every new session of this database has it
+SELECT current_database() AS db \gset
+ALTER DATABASE :"db" SET session_preload_libraries = 'gpusort';
+ALTER DATABASE :"db" SET gpusort.min_rows = 0;
+\c
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY id DESC;
+ALTER DATABASE :"db" RESET session_preload_libraries;
+ALTER DATABASE :"db" RESET gpusort.min_rows;

@@ -1,0 +1,829 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortkey.c
+ *	  Order-preserving fixed-width keys for GpuSort: one encoder per type.
+ *
+ * A key is a string of at most 32 bytes, compared with memcmp; it is handed
+ * to the engines as 64-bit words loaded big-endian, so comparing words as
+ * unsigned integers is the same as memcmp of the bytes.  Each sort column
+ * owns a slice of the key, in column order:
+ *
+ *	   [null byte]  present only if the column held both NULLs and values:
+ *					0 sorts first, so NULLS FIRST gives NULL 0 and values 1,
+ *					NULLS LAST the reverse.  A NULL's value bytes are zero.
+ *	   value bytes	the value's order-preserving encoding, or a prefix of
+ *					it; DESC inverts them (never the null byte).
+ *
+ * The encodings (every one is a function v -> bytes with a < b => enc(a) <=
+ * enc(b) under memcmp, and a = b => enc(a) = enc(b)):
+ *
+ *	 integers, date, timestamp[tz], oid, bool
+ *					v - min as an unsigned big-endian number of as many bytes
+ *					as max - min needs, min and max observed in this sort.
+ *					A sort of values in a small range gets a small key.
+ *	 float4/8		IEEE bits with the sign bit flipped for positives and all
+ *					bits flipped for negatives; -0 is encoded as +0 and every
+ *					NaN as the largest pattern, since PostgreSQL holds -0 = +0
+ *					and NaN = NaN above +Infinity.
+ *	 uuid			its 16 bytes (uuid_cmp is memcmp).
+ *	 numeric		a class byte (-Inf, negative, zero, positive, +Inf, NaN),
+ *					then for finite nonzero values the base-10000 weight
+ *					(biased, 2 bytes) and the digits (2 bytes each), zero
+ *					padded, all inverted for negatives.  Stored numerics
+ *					carry neither leading nor trailing zero digits, so equal
+ *					values have equal digit strings whatever their scale.
+ *	 text, varchar, bpchar under the C collation
+ *					the bytes, zero padded (text holds no NUL byte, so the
+ *					padding sorts a string before its extensions); bpchar
+ *					without its trailing blanks, as bpcharcmp ignores them.
+ *	 text, varchar, bpchar under an ICU collation
+ *					a prefix of the ICU sort key (ucol_nextSortKeyPart), as
+ *					PostgreSQL's abbreviated keys do.
+ *	 bytea			the bytes, zero padded.
+ *
+ * A column is "exact" when its slice decides its order and equality alone:
+ * the whole encoding fits and the encoding is injective.  ICU prefixes and
+ * bytea never are (ICU-equal strings can differ, and "ab" and "ab\0" pad to
+ * the same bytes).  The layout stops at the first column that is not exact
+ * (or does not fit): later columns only matter among rows whose earlier
+ * columns are equal, which a prefix cannot tell.  Those rows are left to
+ * PostgreSQL's comparators (sortnode.c), just as tuplesort settles equal
+ * abbreviated keys.
+ *
+ * Widths come from the data: gs_keys_observe records per column whether
+ * NULLs and values occur, integer ranges and the longest encoding, and
+ * gs_keys_layout packs the columns into the fewest of 8, 16 or 32 bytes.
+ *
+ * A sort operator is mapped to an encoder through the comparison function
+ * of its btree operator family, so domains, varchar (text_ops) and
+ * DESC/USING forms of the same operators all work; anything else (other
+ * types, libc collations other than C/POSIX, non-default operator classes)
+ * has no encoder.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/stratnum.h"
+#include "access/nbtree.h"
+#include "catalog/pg_collation.h"
+#include "mb/pg_wchar.h"
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/pg_locale.h"
+#include "utils/typcache.h"
+#include "utils/uuid.h"
+
+#ifdef USE_ICU
+#include <unicode/uiter.h>
+#endif
+
+#include "sortkey.h"
+
+typedef enum GsKeyKind
+{
+	GSK_INT,					/* signed integer of typlen bytes */
+	GSK_OID,					/* unsigned 32-bit */
+	GSK_BOOL,
+	GSK_FLOAT4,
+	GSK_FLOAT8,
+	GSK_UUID,
+	GSK_NUMERIC,
+	GSK_TEXT_C,
+	GSK_BPCHAR_C,
+	GSK_TEXT_ICU,
+	GSK_BPCHAR_ICU,
+	GSK_BYTEA
+} GsKeyKind;
+
+typedef struct GsKeyCol
+{
+	AttrNumber	attno;
+	GsKeyKind	kind;
+	int			typlen;			/* GSK_INT: 2, 4 or 8 */
+	bool		desc;
+	bool		nulls_first;
+	pg_locale_t locale;			/* ICU kinds */
+
+	/* what gs_keys_observe saw */
+	bool		seen_null;
+	bool		seen_value;
+	int64		min;			/* GSK_INT, GSK_OID, GSK_BOOL */
+	int64		max;
+	uint32		maxlen;			/* variable kinds: longest full encoding */
+
+	/* what gs_keys_layout chose */
+	int			offset;			/* of the null byte, or of the value */
+	int			null_bytes;		/* 0 or 1 */
+	int			full_width;		/* bytes of the whole encoding */
+	int			width;			/* bytes in the key, <= full_width */
+	bool		in_key;
+} GsKeyCol;
+
+struct GsKeySpec
+{
+	int			ncols;			/* sort columns */
+	int			nenc;			/* leading columns that have an encoder */
+	GsKeyCol   *cols;			/* [nenc] */
+	int			key_bytes;
+	int			nwords;
+	int			first_inexact;	/* ncols when the key decides everything */
+};
+
+/* ---- numeric's on-disk format (numeric.c keeps it private) -------------- */
+
+/*
+ * The varlena body of a numeric is a uint16 header, for the long format an
+ * int16 weight, then base-10000 digits.  This is the stored format, which
+ * pg_upgrade keeps readable, so it cannot change under us.
+ */
+#define GS_NUMERIC_SIGN_MASK		0xC000
+#define GS_NUMERIC_NEG				0x4000
+#define GS_NUMERIC_SHORT			0x8000
+#define GS_NUMERIC_SPECIAL			0xC000
+#define GS_NUMERIC_NAN				0xC000
+#define GS_NUMERIC_PINF				0xD000
+#define GS_NUMERIC_NINF				0xF000
+#define GS_NUMERIC_SHORT_SIGN_MASK	0x2000
+#define GS_NUMERIC_SHORT_WEIGHT_SIGN_MASK 0x0040
+#define GS_NUMERIC_SHORT_WEIGHT_MASK 0x003F
+
+/* class bytes, in PostgreSQL's order */
+#define NUMCLASS_NINF	0
+#define NUMCLASS_NEG	1
+#define NUMCLASS_ZERO	2
+#define NUMCLASS_POS	3
+#define NUMCLASS_PINF	4
+#define NUMCLASS_NAN	5
+
+typedef struct GsNumeric
+{
+	int			class;
+	int			weight;
+	int			ndigits;
+	const uint8 *digits;		/* ndigits native-endian int16s, possibly
+								 * unaligned (short varlena header) */
+} GsNumeric;
+
+static void
+numeric_parse(const char *body, Size len, GsNumeric *n)
+{
+	uint16		header;
+
+	if (len < sizeof(uint16))
+		elog(ERROR, "invalid numeric datum of %zu bytes", len);
+	memcpy(&header, body, sizeof(uint16));
+
+	if ((header & GS_NUMERIC_SIGN_MASK) == GS_NUMERIC_SPECIAL)
+	{
+		if ((header & 0xF000) == GS_NUMERIC_NAN)
+			n->class = NUMCLASS_NAN;
+		else if ((header & 0xF000) == GS_NUMERIC_PINF)
+			n->class = NUMCLASS_PINF;
+		else if ((header & 0xF000) == GS_NUMERIC_NINF)
+			n->class = NUMCLASS_NINF;
+		else
+			elog(ERROR, "invalid numeric header %04x", header);
+		n->ndigits = 0;
+		return;
+	}
+
+	if (header & GS_NUMERIC_SHORT)
+	{
+		bool		neg = (header & GS_NUMERIC_SHORT_SIGN_MASK) != 0;
+
+		n->weight = (header & GS_NUMERIC_SHORT_WEIGHT_MASK);
+		if (header & GS_NUMERIC_SHORT_WEIGHT_SIGN_MASK)
+			n->weight |= ~GS_NUMERIC_SHORT_WEIGHT_MASK;
+		n->digits = (const uint8 *) body + sizeof(uint16);
+		n->ndigits = (len - sizeof(uint16)) / sizeof(int16);
+		n->class = neg ? NUMCLASS_NEG : NUMCLASS_POS;
+	}
+	else
+	{
+		int16		weight;
+
+		if (len < 2 * sizeof(uint16))
+			elog(ERROR, "invalid numeric datum of %zu bytes", len);
+		memcpy(&weight, body + sizeof(uint16), sizeof(int16));
+		n->weight = weight;
+		n->digits = (const uint8 *) body + 2 * sizeof(uint16);
+		n->ndigits = (len - 2 * sizeof(uint16)) / sizeof(int16);
+		n->class = (header & GS_NUMERIC_SIGN_MASK) == GS_NUMERIC_NEG ?
+			NUMCLASS_NEG : NUMCLASS_POS;
+	}
+	if (n->ndigits == 0)
+		n->class = NUMCLASS_ZERO;
+}
+
+/* full encoding length of a parsed numeric */
+static inline uint32
+numeric_enc_len(const GsNumeric *n)
+{
+	if (n->class == NUMCLASS_NEG || n->class == NUMCLASS_POS)
+		return 3 + 2 * n->ndigits;
+	return 1;
+}
+
+/* writes the first width bytes of the encoding of n (dst is zeroed) */
+static void
+numeric_encode(const GsNumeric *n, uint8 *dst, int width)
+{
+	uint8		full[3];
+	int			i;
+
+	if (width <= 0)
+		return;
+	dst[0] = (uint8) n->class;
+	if (n->class != NUMCLASS_NEG && n->class != NUMCLASS_POS)
+		return;
+
+	full[1] = (uint8) ((n->weight + 0x8000) >> 8);
+	full[2] = (uint8) (n->weight + 0x8000);
+	for (i = 1; i < width && i < 3; i++)
+		dst[i] = full[i];
+	for (i = 0; 3 + 2 * i < width && i < n->ndigits; i++)
+	{
+		uint16		d;
+
+		memcpy(&d, n->digits + 2 * i, sizeof(uint16));
+		dst[3 + 2 * i] = (uint8) (d >> 8);
+		if (4 + 2 * i < width)
+			dst[4 + 2 * i] = (uint8) d;
+	}
+	/* larger magnitude sorts first among negatives, padding included */
+	if (n->class == NUMCLASS_NEG)
+		for (i = 1; i < width; i++)
+			dst[i] = ~dst[i];
+}
+
+/* ---- building the spec ----------------------------------------------------- */
+
+/*
+ * Picks the encoder of one sort column, or returns false with *reason set.
+ */
+static bool
+keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
+			bool nulls_first, char **reason)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+	Oid			cmpproc;
+
+	memset(col, 0, sizeof(GsKeyCol));
+	col->attno = attno;
+	col->nulls_first = nulls_first;
+
+	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy))
+	{
+		*reason = psprintf("operator %s is not a btree ordering operator",
+						   get_opname(sortop) ? get_opname(sortop) : "?");
+		return false;
+	}
+	col->desc = (strategy == BTGreaterStrategyNumber);
+	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
+
+	switch (cmpproc)
+	{
+		case F_BTINT2CMP:
+			col->kind = GSK_INT;
+			col->typlen = 2;
+			return true;
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			col->kind = GSK_INT;
+			col->typlen = 4;
+			return true;
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			col->kind = GSK_INT;
+			col->typlen = 8;
+			return true;
+		case F_BTOIDCMP:
+			col->kind = GSK_OID;
+			return true;
+		case F_BTBOOLCMP:
+			col->kind = GSK_BOOL;
+			return true;
+		case F_BTFLOAT4CMP:
+			col->kind = GSK_FLOAT4;
+			return true;
+		case F_BTFLOAT8CMP:
+			col->kind = GSK_FLOAT8;
+			return true;
+		case F_UUID_CMP:
+			col->kind = GSK_UUID;
+			return true;
+		case F_NUMERIC_CMP:
+			col->kind = GSK_NUMERIC;
+			return true;
+		case F_BYTEACMP:
+			col->kind = GSK_BYTEA;
+			return true;
+		case F_BTTEXTCMP:
+		case F_BPCHARCMP:
+			break;
+		default:
+			if (lookup_type_cache(opcintype, TYPECACHE_BTREE_OPFAMILY)->btree_opf != opfamily)
+				*reason = psprintf("operator %s is not in the default operator class of type %s",
+								   get_opname(sortop), format_type_be(opcintype));
+			else
+				*reason = psprintf("no order-preserving encoding for type %s",
+								   format_type_be(opcintype));
+			return false;
+	}
+
+	/* text and bpchar: the collation decides */
+	if (!OidIsValid(collation))
+	{
+		*reason = pstrdup("no collation for a string sort key");
+		return false;
+	}
+	if (lc_collate_is_c(collation))
+	{
+		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
+		return true;
+	}
+	col->locale = pg_newlocale_from_collation(collation);
+#ifdef USE_ICU
+	if (col->locale && col->locale->provider == COLLPROVIDER_ICU)
+	{
+		if (GetDatabaseEncoding() != PG_UTF8)
+		{
+			*reason = psprintf("ICU collation \"%s\" in a database encoded in %s, not UTF8",
+							   get_collation_name(collation),
+							   GetDatabaseEncodingName());
+			return false;
+		}
+		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
+		return true;
+	}
+#endif
+	*reason = psprintf("collation \"%s\" is a libc collation, whose order no key prefix follows",
+					   get_collation_name(collation));
+	return false;
+}
+
+GsKeySpec *
+gs_keys_create(int ncols, const AttrNumber *attnos, const Oid *sortops,
+			   const Oid *collations, const bool *nulls_first, char **reason)
+{
+	GsKeySpec  *spec = palloc0(sizeof(GsKeySpec));
+	int			i;
+
+	*reason = NULL;
+	spec->ncols = ncols;
+	spec->cols = palloc0(sizeof(GsKeyCol) * Max(ncols, 1));
+	for (i = 0; i < ncols; i++)
+	{
+		char	   *why = NULL;
+
+		if (!keycol_init(&spec->cols[i], attnos[i], sortops[i], collations[i],
+						 nulls_first[i], &why))
+		{
+			*reason = psprintf("sort key %d: %s", i + 1, why);
+			break;
+		}
+	}
+	spec->nenc = i;
+	if (spec->nenc == 0)
+	{
+		pfree(spec->cols);
+		pfree(spec);
+		return NULL;
+	}
+	gs_keys_reset(spec);
+	gs_keys_layout(spec);
+	return spec;
+}
+
+void
+gs_keys_reset(GsKeySpec *spec)
+{
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+
+		col->seen_null = false;
+		col->seen_value = false;
+		col->min = PG_INT64_MAX;
+		col->max = PG_INT64_MIN;
+		col->maxlen = 0;
+	}
+}
+
+/* ---- observing --------------------------------------------------------------- */
+
+static inline int64
+int_value(const GsKeyCol *col, Datum d)
+{
+	switch (col->kind)
+	{
+		case GSK_INT:
+			if (col->typlen == 2)
+				return DatumGetInt16(d);
+			if (col->typlen == 4)
+				return DatumGetInt32(d);
+			return DatumGetInt64(d);
+		case GSK_OID:
+			return (int64) DatumGetObjectId(d);
+		case GSK_BOOL:
+			return DatumGetBool(d) ? 1 : 0;
+		default:
+			elog(ERROR, "not an integer sort key");
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+static inline bool
+kind_is_int(GsKeyKind kind)
+{
+	return kind == GSK_INT || kind == GSK_OID || kind == GSK_BOOL;
+}
+
+/* the detoasted (but possibly short-header) body of a varlena datum */
+static inline struct varlena *
+varlena_fetch(Datum d, const char **data, Size *len)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+	*data = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+	return v;
+}
+
+static inline void
+varlena_release(Datum d, struct varlena *v)
+{
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+}
+
+void
+gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot)
+{
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+		bool		isnull;
+		Datum		d = slot_getattr(slot, col->attno, &isnull);
+
+		if (isnull)
+		{
+			col->seen_null = true;
+			continue;
+		}
+		col->seen_value = true;
+
+		switch (col->kind)
+		{
+			case GSK_INT:
+			case GSK_OID:
+			case GSK_BOOL:
+				{
+					int64		v = int_value(col, d);
+
+					if (v < col->min)
+						col->min = v;
+					if (v > col->max)
+						col->max = v;
+					break;
+				}
+			case GSK_TEXT_C:
+			case GSK_BYTEA:
+				{
+					/* the raw size needs no detoasting */
+					Size		len = toast_raw_datum_size(d) - VARHDRSZ;
+
+					if (len > col->maxlen)
+						col->maxlen = (uint32) Min(len, PG_UINT32_MAX);
+					break;
+				}
+			case GSK_BPCHAR_C:
+				{
+					const char *data;
+					Size		len;
+					struct varlena *v = varlena_fetch(d, &data, &len);
+
+					len = bpchartruelen((char *) data, (int) len);
+					if (len > col->maxlen)
+						col->maxlen = (uint32) len;
+					varlena_release(d, v);
+					break;
+				}
+			case GSK_NUMERIC:
+				{
+					const char *data;
+					Size		len;
+					struct varlena *v = varlena_fetch(d, &data, &len);
+					GsNumeric	n;
+
+					numeric_parse(data, len, &n);
+					if (numeric_enc_len(&n) > col->maxlen)
+						col->maxlen = numeric_enc_len(&n);
+					varlena_release(d, v);
+					break;
+				}
+			case GSK_FLOAT4:
+			case GSK_FLOAT8:
+			case GSK_UUID:
+			case GSK_TEXT_ICU:
+			case GSK_BPCHAR_ICU:
+				/* fixed width, or as wide as the key allows */
+				break;
+		}
+	}
+}
+
+/* ---- layout ------------------------------------------------------------------- */
+
+/* bytes needed for an unsigned number up to range */
+static int
+bytes_for_range(uint64 range)
+{
+	int			n = 0;
+
+	while (range != 0)
+	{
+		n++;
+		range >>= 8;
+	}
+	return n;
+}
+
+/* full encoding width of a column, and whether that encoding is injective */
+static int
+keycol_full_width(const GsKeyCol *col, bool *injective)
+{
+	*injective = true;
+	if (!col->seen_value)
+		return 0;				/* only NULLs (or no rows): all equal */
+	switch (col->kind)
+	{
+		case GSK_INT:
+		case GSK_OID:
+		case GSK_BOOL:
+			return bytes_for_range((uint64) col->max - (uint64) col->min);
+		case GSK_FLOAT4:
+			return 4;
+		case GSK_FLOAT8:
+			return 8;
+		case GSK_UUID:
+			return UUID_LEN;
+		case GSK_NUMERIC:
+		case GSK_TEXT_C:
+		case GSK_BPCHAR_C:
+			return (int) Min(col->maxlen, (uint32) GS_KEY_MAX_BYTES + 1);
+		case GSK_BYTEA:
+			*injective = false;
+			return (int) Min(col->maxlen, (uint32) GS_KEY_MAX_BYTES + 1);
+		case GSK_TEXT_ICU:
+		case GSK_BPCHAR_ICU:
+			*injective = false;
+			return GS_KEY_MAX_BYTES;
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+void
+gs_keys_layout(GsKeySpec *spec)
+{
+	int			off = 0;
+	int			i;
+
+	spec->first_inexact = spec->ncols;
+	for (i = 0; i < spec->nenc; i++)
+		spec->cols[i].in_key = false;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+		bool		injective;
+		int			full = keycol_full_width(col, &injective);
+		int			nb = (col->seen_null && col->seen_value) ? 1 : 0;
+		int			avail = GS_KEY_MAX_BYTES - off - nb;
+
+		if (avail <= 0 && full + nb > 0)
+		{
+			spec->first_inexact = i;
+			break;
+		}
+		col->offset = off;
+		col->null_bytes = nb;
+		col->full_width = full;
+		col->width = Min(full, avail);
+		col->in_key = true;
+		off += nb + col->width;
+		if (!injective || col->width < full)
+		{
+			spec->first_inexact = i;
+			break;
+		}
+	}
+	if (i == spec->nenc && spec->nenc < spec->ncols)
+		spec->first_inexact = spec->nenc;
+
+	spec->key_bytes = off;
+	spec->nwords = off <= 8 ? 1 : off <= 16 ? 2 : 4;
+}
+
+int
+gs_keys_nwords(const GsKeySpec *spec)
+{
+	return spec->nwords;
+}
+
+int
+gs_keys_first_inexact(const GsKeySpec *spec)
+{
+	return spec->first_inexact;
+}
+
+/* ---- encoding ----------------------------------------------------------------- */
+
+/* the first width bytes of v as a big-endian number of full bytes */
+static inline void
+put_be(uint8 *p, uint64 v, int full, int width)
+{
+	int			i;
+
+	for (i = 0; i < width; i++)
+		p[i] = (uint8) (v >> (8 * (full - 1 - i)));
+}
+
+static inline uint64
+float8_bits(double f)
+{
+	uint64		bits;
+
+	if (isnan(f))
+		return PG_UINT64_MAX;
+	if (f == 0.0)
+		f = 0.0;				/* -0 -> +0 */
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & UINT64CONST(0x8000000000000000)) ? ~bits :
+		bits | UINT64CONST(0x8000000000000000);
+}
+
+static inline uint32
+float4_bits(float f)
+{
+	uint32		bits;
+
+	if (isnan(f))
+		return PG_UINT32_MAX;
+	if (f == 0.0f)
+		f = 0.0f;
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & 0x80000000) ? ~bits : bits | 0x80000000;
+}
+
+static void
+encode_string(const GsKeyCol *col, Datum d, uint8 *p)
+{
+	const char *data;
+	Size		len;
+	struct varlena *v = varlena_fetch(d, &data, &len);
+
+	if (col->kind == GSK_BPCHAR_C || col->kind == GSK_BPCHAR_ICU)
+		len = bpchartruelen((char *) data, (int) len);
+
+	if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+	{
+#ifdef USE_ICU
+		UCharIterator iter;
+		uint32_t	state[2] = {0, 0};
+		UErrorCode	status = U_ZERO_ERROR;
+
+		uiter_setUTF8(&iter, data, (int32_t) len);
+		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
+									p, col->width, &status);
+		if (U_FAILURE(status))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("sort key generation failed: %s",
+							u_errorName(status))));
+#endif
+	}
+	else
+		memcpy(p, data, Min(len, (Size) col->width));
+	varlena_release(d, v);
+}
+
+void
+gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words)
+{
+	uint8		buf[GS_KEY_MAX_BYTES];
+	int			i;
+
+	memset(buf, 0, spec->nwords * 8);
+	for (i = 0; i < spec->nenc && spec->cols[i].in_key; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+		uint8	   *p = buf + col->offset;
+		bool		isnull;
+		Datum		d;
+		int			j;
+
+		if (col->width == 0 && col->null_bytes == 0)
+			continue;			/* every row has the same value here */
+		d = slot_getattr(slot, col->attno, &isnull);
+		if (col->null_bytes)
+			*p++ = (isnull != col->nulls_first) ? 1 : 0;
+		if (isnull)
+			continue;
+
+		switch (col->kind)
+		{
+			case GSK_INT:
+			case GSK_OID:
+			case GSK_BOOL:
+				put_be(p, (uint64) int_value(col, d) - (uint64) col->min,
+					   col->full_width, col->width);
+				break;
+			case GSK_FLOAT4:
+				put_be(p, float4_bits(DatumGetFloat4(d)), 4, col->width);
+				break;
+			case GSK_FLOAT8:
+				put_be(p, float8_bits(DatumGetFloat8(d)), 8, col->width);
+				break;
+			case GSK_UUID:
+				memcpy(p, DatumGetUUIDP(d)->data, col->width);
+				break;
+			case GSK_NUMERIC:
+				{
+					const char *data;
+					Size		len;
+					struct varlena *v = varlena_fetch(d, &data, &len);
+					GsNumeric	n;
+
+					numeric_parse(data, len, &n);
+					numeric_encode(&n, p, col->width);
+					varlena_release(d, v);
+					break;
+				}
+			case GSK_TEXT_C:
+			case GSK_BPCHAR_C:
+			case GSK_TEXT_ICU:
+			case GSK_BPCHAR_ICU:
+			case GSK_BYTEA:
+				encode_string(col, d, p);
+				break;
+		}
+		if (col->desc)
+			for (j = 0; j < col->width; j++)
+				p[j] = ~p[j];
+	}
+
+	for (i = 0; i < spec->nwords; i++)
+	{
+		uint64		w;
+
+		memcpy(&w, buf + 8 * i, sizeof(w));
+		words[i] = pg_ntoh64(w);
+	}
+}
+
+/* ---- EXPLAIN ------------------------------------------------------------------ */
+
+char *
+gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%d bytes", spec->nwords * 8);
+	for (i = 0; i < spec->ncols; i++)
+	{
+		const char *name = colnames ? colnames[i] : NULL;
+		char		numbuf[32];
+
+		if (name == NULL)
+		{
+			snprintf(numbuf, sizeof(numbuf), "key %d", i + 1);
+			name = numbuf;
+		}
+		appendStringInfoString(&buf, i == 0 ? ": " : ", ");
+		if (i >= spec->nenc || !spec->cols[i].in_key)
+			appendStringInfo(&buf, "%s by comparator", name);
+		else if (i < spec->first_inexact)
+			appendStringInfo(&buf, "%s exact", name);
+		else
+			appendStringInfo(&buf, "%s %d-byte prefix", name,
+							 spec->cols[i].width);
+	}
+	return buf.data;
+}

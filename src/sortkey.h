@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortkey.h
+ *	  Order-preserving fixed-width keys for GpuSort.
+ *
+ * A GsKeySpec turns the sort columns of one row (taken from a slot) into a
+ * key of 1, 2 or 4 64-bit words that compare as unsigned integers, word 0
+ * most significant, in the order the sort operators define.  See sortkey.c
+ * for the encodings.
+ *
+ * Use:
+ *	   spec = gs_keys_create(...);			once per node; may refuse (reason)
+ *	   gs_keys_reset(spec);					before each sort
+ *	   gs_keys_observe(spec, slot);			for every row: ranges, lengths
+ *	   gs_keys_layout(spec);				choose widths from what was seen
+ *	   gs_keys_encode(spec, slot, words);	for every row
+ *
+ * A key need not decide the order by itself: when spec->first_inexact <
+ * spec->ncols, rows whose keys are equal must still be compared with the
+ * columns' comparators from column first_inexact on.  Rows with different
+ * keys are always in the right order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SORTKEY_H
+#define GPUSORT_SORTKEY_H
+
+#include "executor/tuptable.h"
+
+#include "engine.h"
+
+#define GS_KEY_MAX_BYTES	(GS_MAX_KEY_WORDS * 8)
+
+typedef struct GsKeySpec GsKeySpec;
+
+/*
+ * Builds the encoders for the sort columns.  Returns NULL if not even the
+ * first column can be encoded, with the reason in *reason (palloc'd).  When
+ * a later column cannot be encoded, the key covers the columns before it
+ * and the comparators settle the rest.
+ */
+extern GsKeySpec *gs_keys_create(int ncols, const AttrNumber *attnos,
+								 const Oid *sortops, const Oid *collations,
+								 const bool *nulls_first, char **reason);
+extern void gs_keys_reset(GsKeySpec *spec);
+extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot);
+extern void gs_keys_layout(GsKeySpec *spec);
+extern void gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words);
+
+/* after gs_keys_layout */
+extern int	gs_keys_nwords(const GsKeySpec *spec);
+extern int	gs_keys_first_inexact(const GsKeySpec *spec);
+/* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
+extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
+
+#endif							/* GPUSORT_SORTKEY_H */

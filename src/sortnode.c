@@ -1,0 +1,1087 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortnode.c
+ *	  Executor of the GpuSort CustomScan: a Sort that sorts fixed-width keys.
+ *
+ * One sort goes through these steps:
+ *
+ *	 1. read: pull every input row, copy it as a MinimalTuple into a memory
+ *		context of its own, and let sortkey.c observe the sort columns
+ *		(NULLs, ranges, lengths);
+ *	 2. keys: choose the key layout from what was seen, and encode each row's
+ *		key straight into the engine's buffer, in row order;
+ *	 3. sort: the engine (engine.h) sorts the (key, row number) pairs; it is
+ *		stable, so equal keys keep row order;
+ *	 4. ties: where the key does not decide the order by itself (a truncated
+ *		prefix, an ICU key, a column past the key), each run of equal keys is
+ *		sorted with PostgreSQL's own comparators (SortSupport), as tuplesort
+ *		settles equal abbreviated keys;
+ *	 5. emit: gather the row pointers into output order once (a pass that
+ *		the CPU overlaps well), then return rows from that array, forwards
+ *		or backwards, with mark/restore and rewind for free; each fetch
+ *		prefetches a row a few places ahead, as the rows lie in input
+ *		order and are touched in sorted order.
+ *
+ * Invariant: the rows are returned in an order stock PostgreSQL's Sort could
+ * have returned: rows with different keys are ordered by their keys, whose
+ * order is the operators' order (sortkey.c), and rows with equal keys are
+ * ordered by the operators themselves.
+ *
+ * Under a Limit the sort is bounded (top-N), as a Sort's would be: once the
+ * stored rows reach a threshold they are sorted and cut to the first N, and
+ * the N-th row becomes a cutoff that later input rows must beat to be kept
+ * at all, so memory stays O(N) and most rows cost one comparison.
+ *
+ * Fallback: when no sort column has an encoder, or the rows outgrow
+ * gpusort.max_memory, or there are more than 2^32 - 1 of them, the node
+ * hands everything to PostgreSQL's tuplesort with work_mem, exactly as a
+ * Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
+ * says why.
+ *
+ * The node never knows which engine ran: that is gs_sorter_begin's choice.
+ * All memory of one sort lives in runcxt, a child of the query context, so
+ * an ERROR or a cancel frees it with the query.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "commands/explain.h"
+#include "common/int.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "engine.h"
+#include "gpusort.h"
+#include "sortkey.h"
+#include "sortnode.h"
+
+/*
+ * Bytes per row the engine needs besides the tuple itself, for the memory
+ * budget: the tuple pointer, and key + row number twice (the engines sort
+ * out of place), at a typical 16-byte key.
+ */
+#define GS_ROW_OVERHEAD		(sizeof(MinimalTuple) + 2 * (16 + sizeof(uint32)))
+
+/* a bounded sort prunes when it holds this many rows beyond its bound */
+#define GS_BOUND_SLACK		8192
+
+/* how far ahead of the row being returned to prefetch */
+#define GS_PREFETCH_AHEAD	8
+
+#if defined(__GNUC__)
+#define gs_prefetch(p)		__builtin_prefetch(p)
+#else
+#define gs_prefetch(p)		((void) 0)
+#endif
+
+/* rows between interrupt checks in loops that do not call the executor */
+#define GS_INTERRUPT_EVERY	4096
+
+/* What EXPLAIN ANALYZE shows about the last sort */
+typedef struct GsRunInfo
+{
+	bool		valid;
+	bool		used_tuplesort;
+	char		fallback[256];	/* why tuplesort ran, or "" */
+	bool		have_engine;
+	GsSortStats engine;			/* of the last engine sort */
+	TuplesortInstrumentation tsstats;
+	uint64		rows_read;
+	uint64		rows_sorted;	/* rows in the final sort */
+	uint64		rows_dropped;	/* by a bound */
+	int			nprunes;
+	uint64		tie_groups;
+	uint64		tie_rows;
+	Size		peak_bytes;
+	double		ms_keys;
+	double		ms_sort;
+	double		ms_ties;
+	double		ms_emit;
+} GsRunInfo;
+
+typedef struct GpuSortState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	int			nkeys;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+	ExprState  *offset_expr;	/* of the Limit above, or NULL */
+	ExprState  *count_expr;
+	bool		random_access;	/* rewind, backward scan or mark needed */
+
+	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
+	char	   *nokey_reason;
+	SortSupport ssup;			/* comparators, [nkeys] */
+	TupleTableSlot *row_slot;	/* deforms stored rows */
+	TupleTableSlot *cmp_slot;	/* holds the cutoff row */
+	bool		time_emit;
+
+	/* the current sort */
+	bool		sort_done;
+	bool		bounded;
+	int64		bound;
+	MemoryContext runcxt;		/* all memory of the current sort */
+	MemoryContext tuplecxt;		/* the stored rows (child of runcxt) */
+	MinimalTuple *tuples;		/* input order; output order once sorted */
+	uint64		ntuples;
+	uint64		maxtuples;
+	uint64		prune_at;
+	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
+	uint32	   *order;			/* while sorting: row numbers in output order */
+	uint64		nout;			/* rows to return */
+	uint64		current;		/* next row forwards: tuples[current] */
+	bool		eof_reached;
+	uint64		markpos;
+	bool		mark_eof;
+	Tuplesortstate *tuplesort;	/* the fallback, when it runs */
+
+	GsRunInfo	info;
+} GpuSortState;
+
+static Node *gpusort_create_state(CustomScan *cscan);
+static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpusort_exec(CustomScanState *node);
+static void gpusort_end(CustomScanState *node);
+static void gpusort_rescan(CustomScanState *node);
+static void gpusort_markpos(CustomScanState *node);
+static void gpusort_restrpos(CustomScanState *node);
+static void gpusort_explain(CustomScanState *node, List *ancestors,
+							ExplainState *es);
+
+const CustomScanMethods gpusort_plan_methods = {
+	.CustomName = GPUSORT_NODE_NAME,
+	.CreateCustomScanState = gpusort_create_state,
+};
+
+static const CustomExecMethods gpusort_exec_methods = {
+	.CustomName = GPUSORT_NODE_NAME,
+	.BeginCustomScan = gpusort_begin,
+	.ExecCustomScan = gpusort_exec,
+	.EndCustomScan = gpusort_end,
+	.ReScanCustomScan = gpusort_rescan,
+	.MarkPosCustomScan = gpusort_markpos,
+	.RestrPosCustomScan = gpusort_restrpos,
+	.ExplainCustomScan = gpusort_explain,
+};
+
+static inline double
+elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+static Node *
+gpusort_create_state(CustomScan *cscan)
+{
+	GpuSortState *node = palloc0(sizeof(GpuSortState));
+
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &gpusort_exec_methods;
+	return (Node *) node;
+}
+
+static void
+gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
+	List	   *cols = list_nth(cscan->custom_private, GSP_SORT_COLS);
+	List	   *ops = list_nth(cscan->custom_private, GSP_SORT_OPS);
+	List	   *colls = list_nth(cscan->custom_private, GSP_COLLATIONS);
+	List	   *nfs = list_nth(cscan->custom_private, GSP_NULLS_FIRST);
+	TupleDesc	indesc;
+	int			i;
+
+	Assert(list_length(cscan->custom_private) == GSP_NFIELDS);
+
+	/* like a Sort, we store the input, so the input never rewinds */
+	node->random_access = (eflags & (EXEC_FLAG_REWIND |
+									 EXEC_FLAG_BACKWARD |
+									 EXEC_FLAG_MARK)) != 0;
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
+										eflags & ~(EXEC_FLAG_REWIND |
+												   EXEC_FLAG_BACKWARD |
+												   EXEC_FLAG_MARK));
+	indesc = ExecGetResultType(outerPlanState(node));
+
+	/*
+	 * Return the stored rows themselves, in a MinimalTuple slot as a Sort
+	 * does, without projection: the targetlist is the input row.
+	 */
+	ExecInitResultTupleSlotTL(&cnode->ss.ps, &TTSOpsMinimalTuple);
+	cnode->ss.ps.ps_ProjInfo = NULL;
+	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+
+	node->nkeys = list_length(cols);
+	node->attnos = palloc(sizeof(AttrNumber) * node->nkeys);
+	node->sortops = palloc(sizeof(Oid) * node->nkeys);
+	node->collations = palloc(sizeof(Oid) * node->nkeys);
+	node->nulls_first = palloc(sizeof(bool) * node->nkeys);
+	node->ssup = palloc0(sizeof(SortSupportData) * node->nkeys);
+	for (i = 0; i < node->nkeys; i++)
+	{
+		SortSupport ssup = &node->ssup[i];
+
+		node->attnos[i] = (AttrNumber) list_nth_int(cols, i);
+		node->sortops[i] = list_nth_oid(ops, i);
+		node->collations[i] = list_nth_oid(colls, i);
+		node->nulls_first[i] = list_nth_int(nfs, i) != 0;
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = node->collations[i];
+		ssup->ssup_nulls_first = node->nulls_first[i];
+		ssup->ssup_attno = node->attnos[i];
+		ssup->abbreviate = false;
+		PrepareSortSupportFromOrderingOp(node->sortops[i], ssup);
+	}
+
+	node->keys = gs_keys_create(node->nkeys, node->attnos, node->sortops,
+								node->collations, node->nulls_first,
+								&node->nokey_reason);
+
+	if (cscan->custom_exprs != NIL)
+	{
+		node->offset_expr = ExecInitExpr(list_nth(cscan->custom_exprs, GSE_OFFSET),
+										 &cnode->ss.ps);
+		node->count_expr = ExecInitExpr(list_nth(cscan->custom_exprs, GSE_COUNT),
+										&cnode->ss.ps);
+	}
+}
+
+/*
+ * The number of rows the Limit above will take (offset + count), or false
+ * when it may take them all.  Limit computes the same from the same
+ * expressions (recompute_limits); it complains about bad values itself.
+ */
+static bool
+gpusort_eval_bound(GpuSortState *node, int64 *bound)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	Datum		d;
+	bool		isnull;
+	int64		count;
+	int64		offset = 0;
+
+	if (node->count_expr == NULL)
+		return false;
+	d = ExecEvalExprSwitchContext(node->count_expr, econtext, &isnull);
+	if (isnull)
+		return false;
+	count = DatumGetInt64(d);
+	d = ExecEvalExprSwitchContext(node->offset_expr, econtext, &isnull);
+	if (!isnull)
+		offset = DatumGetInt64(d);
+	if (count <= 0 || offset < 0 || pg_add_s64_overflow(count, offset, bound))
+		return false;
+	return true;
+}
+
+/* ---- comparing rows with PostgreSQL's comparators ----------------------------- */
+
+static inline int
+compare_slots(GpuSortState *node, TupleTableSlot *a, TupleTableSlot *b,
+			  int firstkey)
+{
+	int			k;
+
+	for (k = firstkey; k < node->nkeys; k++)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = slot_getattr(a, node->attnos[k], &anull);
+		Datum		bd = slot_getattr(b, node->attnos[k], &bnull);
+		int			c = ApplySortComparator(ad, anull, bd, bnull, &node->ssup[k]);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* one row of a run of equal keys, with its remaining sort columns */
+typedef struct TieRow
+{
+	uint32		row;
+	Datum	   *values;
+	bool	   *isnull;
+} TieRow;
+
+typedef struct TieCompareArg
+{
+	GpuSortState *node;
+	int			firstkey;
+	uint32		ncompares;		/* for interrupt checks */
+} TieCompareArg;
+
+static int
+tie_compare(const void *a, const void *b, void *arg)
+{
+	const TieRow *ra = a;
+	const TieRow *rb = b;
+	TieCompareArg *ta = arg;
+	int			k;
+
+	/* a run can hold every row: stay cancellable inside qsort */
+	if (++ta->ncompares % GS_INTERRUPT_EVERY == 0)
+		CHECK_FOR_INTERRUPTS();
+	for (k = 0; k < ta->node->nkeys - ta->firstkey; k++)
+	{
+		int			c = ApplySortComparator(ra->values[k], ra->isnull[k],
+											rb->values[k], rb->isnull[k],
+											&ta->node->ssup[ta->firstkey + k]);
+
+		if (c != 0)
+			return c;
+	}
+	/* equal rows keep input order, as the engines do */
+	return (ra->row > rb->row) - (ra->row < rb->row);
+}
+
+/*
+ * Sorts order[0 .. len-1], rows whose keys are equal, by the sort columns
+ * from firstkey on.  The values point into the stored tuples.
+ */
+static void
+settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
+		   MemoryContext tiecxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(tiecxt);
+	int			ncmp = node->nkeys - firstkey;
+	TieRow	   *rows = MemoryContextAllocHuge(tiecxt, sizeof(TieRow) * len);
+	Datum	   *values = MemoryContextAllocHuge(tiecxt, sizeof(Datum) * ncmp * len);
+	bool	   *isnull = MemoryContextAllocHuge(tiecxt, sizeof(bool) * ncmp * len);
+	TieCompareArg arg = {node, firstkey, 0};
+	uint64		i;
+	int			k;
+
+	for (i = 0; i < len; i++)
+	{
+		TupleTableSlot *slot = node->row_slot;
+
+		ExecStoreMinimalTuple(node->tuples[order[i]], slot, false);
+		rows[i].row = order[i];
+		rows[i].values = values + i * ncmp;
+		rows[i].isnull = isnull + i * ncmp;
+		for (k = 0; k < ncmp; k++)
+			rows[i].values[k] = slot_getattr(slot, node->attnos[firstkey + k],
+											 &rows[i].isnull[k]);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+
+	qsort_arg(rows, len, sizeof(TieRow), tie_compare, &arg);
+	for (i = 0; i < len; i++)
+		order[i] = rows[i].row;
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(tiecxt);
+}
+
+/* ---- sorting the stored rows -------------------------------------------------- */
+
+/*
+ * Sorts the stored rows: afterwards node->tuples holds the first nout rows
+ * (all rows, or the first bound of them) in output order.
+ */
+static void
+sort_stored(GpuSortState *node)
+{
+	GsKeySpec  *keys = node->keys;
+	uint64		n = node->ntuples;
+	int			nwords;
+	int			first_inexact;
+	GsSorter   *sorter;
+	const uint32 *rows;
+	instr_time	start;
+	uint64		i;
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+
+	/* keys */
+	INSTR_TIME_SET_CURRENT(start);
+	gs_keys_layout(keys);
+	nwords = gs_keys_nwords(keys);
+	first_inexact = gs_keys_first_inexact(keys);
+	sorter = gs_sorter_begin(nwords, n,
+							 first_inexact < node->nkeys ? GS_SORTER_NEED_KEYS : 0);
+	for (i = 0; i < n; i++)
+	{
+		ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
+		gs_keys_encode(keys, node->row_slot, gs_sorter_push(sorter));
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	node->info.ms_keys += elapsed_ms(start);
+
+	/* sort */
+	INSTR_TIME_SET_CURRENT(start);
+	gs_sorter_sort(sorter);
+	node->info.ms_sort += elapsed_ms(start);
+
+	rows = gs_sorter_rows(sorter);
+	if (node->order)
+		pfree(node->order);
+	node->order = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(n, 1));
+	memcpy(node->order, rows, sizeof(uint32) * n);
+	node->nout = (node->bounded && (uint64) node->bound < n) ? (uint64) node->bound : n;
+
+	/* ties: runs of equal keys that start within the output */
+	if (first_inexact < node->nkeys && n > 1)
+	{
+		MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
+													 ALLOCSET_DEFAULT_SIZES);
+		size_t		kbytes = sizeof(uint64) * nwords;
+		uint64		r = 0;
+
+		INSTR_TIME_SET_CURRENT(start);
+		while (r < node->nout)
+		{
+			const uint64 *k0 = gs_sorter_key(sorter, r);
+			uint64		e = r + 1;
+
+			while (e < n && memcmp(k0, gs_sorter_key(sorter, e), kbytes) == 0)
+				e++;
+			if (e - r > 1)
+			{
+				settle_run(node, node->order + r, e - r, first_inexact, tiecxt);
+				node->info.tie_groups++;
+				node->info.tie_rows += e - r;
+			}
+			r = e;
+			CHECK_FOR_INTERRUPTS();
+		}
+		MemoryContextDelete(tiecxt);
+		node->info.ms_ties += elapsed_ms(start);
+	}
+
+	node->info.engine = *gs_sorter_stats(sorter);
+	node->info.have_engine = true;
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true));
+	gs_sorter_end(sorter);
+
+	/* rows beyond nout stay in tuplecxt, unreferenced, until it goes */
+	{
+		MinimalTuple *sorted = MemoryContextAllocHuge(node->runcxt,
+													  sizeof(MinimalTuple) * Max(node->nout, 1));
+
+		INSTR_TIME_SET_CURRENT(start);
+		for (i = 0; i < node->nout; i++)
+			sorted[i] = node->tuples[node->order[i]];
+		pfree(node->tuples);
+		pfree(node->order);
+		node->order = NULL;
+		node->tuples = sorted;
+		node->ntuples = node->nout;
+		node->maxtuples = Max(node->nout, 1);
+		node->info.ms_emit += elapsed_ms(start);
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Bounded sort: keeps only the first bound stored rows, in order, and makes
+ * the last of them the cutoff.
+ */
+static void
+prune_to_bound(GpuSortState *node)
+{
+	MemoryContext newcxt;
+	MinimalTuple *kept;
+	MemoryContext oldcxt;
+	uint64		capacity = node->maxtuples;
+	uint64		nstored = node->ntuples;
+	uint64		i;
+
+	sort_stored(node);
+	newcxt = GenerationContextCreate(node->runcxt, "GpuSort rows",
+									 ALLOCSET_DEFAULT_SIZES);
+	kept = MemoryContextAllocHuge(node->runcxt, sizeof(MinimalTuple) * capacity);
+	oldcxt = MemoryContextSwitchTo(newcxt);
+	for (i = 0; i < node->nout; i++)
+		kept[i] = heap_copy_minimal_tuple(node->tuples[i]);
+	MemoryContextSwitchTo(oldcxt);
+	ExecClearTuple(node->cmp_slot);
+
+	node->info.rows_dropped += nstored - node->nout;
+	node->info.nprunes++;
+	MemoryContextDelete(node->tuplecxt);
+	pfree(node->tuples);
+	node->maxtuples = capacity;
+	node->tuplecxt = newcxt;
+	node->tuples = kept;
+	node->ntuples = node->nout;
+	node->cutoff = (node->nout == (uint64) node->bound) ?
+		node->tuples[node->nout - 1] : NULL;
+	if (node->cutoff)
+		ExecStoreMinimalTuple(node->cutoff, node->cmp_slot, false);
+}
+
+/*
+ * Gives up on the engine: the stored rows, and every row still to come, go
+ * to a tuplesort that runs as a Sort node's would.
+ */
+static void
+switch_to_tuplesort(GpuSortState *node, const char *why)
+{
+	PlanState  *outer = outerPlanState(node);
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	uint64		i;
+
+	strlcpy(node->info.fallback, why, sizeof(node->info.fallback));
+	node->info.used_tuplesort = true;
+	node->tuplesort = tuplesort_begin_heap(ExecGetResultType(outer),
+										   node->nkeys, node->attnos,
+										   node->sortops, node->collations,
+										   node->nulls_first, work_mem, NULL,
+										   node->random_access ?
+										   TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	if (node->bounded)
+		tuplesort_set_bound(node->tuplesort, node->bound);
+	for (i = 0; i < node->ntuples; i++)
+	{
+		ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
+		tuplesort_puttupleslot(node->tuplesort, node->row_slot);
+		node->tuples[i] = NULL;
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	if (node->tuplecxt)
+		MemoryContextDelete(node->tuplecxt);
+	node->tuplecxt = NULL;
+	if (node->tuples)
+		pfree(node->tuples);
+	node->tuples = NULL;
+	node->ntuples = 0;
+	node->cutoff = NULL;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* stored bytes as the budget counts them */
+static inline Size
+stored_bytes(GpuSortState *node)
+{
+	return MemoryContextMemAllocated(node->tuplecxt, false) +
+		node->maxtuples * GS_ROW_OVERHEAD;
+}
+
+/* reads the input and sorts it */
+static void
+gpusort_run(GpuSortState *node)
+{
+	PlanState  *outer = outerPlanState(node);
+	Size		budget = (Size) gpusort_max_memory * 1024;
+	uint64		seen = 0;
+	MemoryContext oldcxt;
+
+	memset(&node->info, 0, sizeof(GsRunInfo));
+	node->info.valid = true;
+	/* instrumentation is set up after BeginCustomScan */
+	node->time_emit = (node->css.ss.ps.instrument != NULL &&
+					   node->css.ss.ps.instrument->need_timer);
+	node->bounded = gpusort_eval_bound(node, &node->bound);
+	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
+										 ALLOCSET_DEFAULT_SIZES);
+
+	if (node->keys == NULL)
+		switch_to_tuplesort(node, node->nokey_reason);
+	else
+	{
+		node->tuplecxt = GenerationContextCreate(node->runcxt, "GpuSort rows",
+												 ALLOCSET_DEFAULT_SIZES);
+		node->maxtuples = 1024;
+		node->tuples = MemoryContextAllocHuge(node->runcxt,
+											  sizeof(MinimalTuple) * node->maxtuples);
+		node->prune_at = node->bounded ?
+			(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
+		gs_keys_reset(node->keys);
+	}
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		seen++;
+		if (node->tuplesort)
+		{
+			tuplesort_puttupleslot(node->tuplesort, slot);
+			continue;
+		}
+		if (node->cutoff && compare_slots(node, slot, node->cmp_slot, 0) >= 0)
+		{
+			node->info.rows_dropped++;
+			continue;
+		}
+
+		if (node->ntuples == node->maxtuples)
+		{
+			uint64		newmax = node->maxtuples * 2;
+
+			if (newmax > PG_UINT32_MAX)
+				newmax = PG_UINT32_MAX;
+			if (node->ntuples >= newmax)
+			{
+				switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
+				tuplesort_puttupleslot(node->tuplesort, slot);
+				continue;
+			}
+			node->tuples = repalloc_huge(node->tuples, sizeof(MinimalTuple) * newmax);
+			node->maxtuples = newmax;
+		}
+		oldcxt = MemoryContextSwitchTo(node->tuplecxt);
+		node->tuples[node->ntuples++] = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(oldcxt);
+		gs_keys_observe(node->keys, slot);
+
+		if (stored_bytes(node) > budget)
+		{
+			char		why[128];
+
+			snprintf(why, sizeof(why),
+					 "rows need more than gpusort.max_memory (%d kB)",
+					 gpusort_max_memory);
+			switch_to_tuplesort(node, why);
+			continue;
+		}
+		if (node->bounded && node->ntuples >= node->prune_at)
+			prune_to_bound(node);
+	}
+	node->info.rows_read = seen;
+
+	if (node->tuplesort)
+	{
+		instr_time	start;
+
+		INSTR_TIME_SET_CURRENT(start);
+		tuplesort_performsort(node->tuplesort);
+		node->info.ms_sort += elapsed_ms(start);
+		tuplesort_get_stats(node->tuplesort, &node->info.tsstats);
+	}
+	else
+	{
+		node->info.rows_sorted = node->ntuples;
+		sort_stored(node);
+	}
+	node->current = 0;
+	node->eof_reached = false;
+	node->markpos = 0;
+	node->mark_eof = false;
+	node->sort_done = true;
+}
+
+/* ---- executor callbacks ------------------------------------------------------- */
+
+/*
+ * The next row in the given direction, with tuplesort's semantics for an
+ * in-memory sort: after running off the end forwards, a backward fetch
+ * returns the last row.
+ */
+static MinimalTuple
+next_row(GpuSortState *node, bool forward)
+{
+	if (forward)
+	{
+		if (node->current < node->nout)
+		{
+			if (node->current + GS_PREFETCH_AHEAD < node->nout)
+				gs_prefetch(node->tuples[node->current + GS_PREFETCH_AHEAD]);
+			return node->tuples[node->current++];
+		}
+		node->eof_reached = true;
+		return NULL;
+	}
+	if (node->current == 0)
+		return NULL;
+	if (node->eof_reached)
+		node->eof_reached = false;
+	else
+	{
+		node->current--;		/* the row returned last */
+		if (node->current == 0)
+			return NULL;
+	}
+	if (node->current > GS_PREFETCH_AHEAD)
+		gs_prefetch(node->tuples[node->current - 1 - GS_PREFETCH_AHEAD]);
+	return node->tuples[node->current - 1];
+}
+
+static TupleTableSlot *
+gpusort_exec(CustomScanState *cnode)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	TupleTableSlot *slot = cnode->ss.ps.ps_ResultTupleSlot;
+	bool		forward = ScanDirectionIsForward(cnode->ss.ps.state->es_direction);
+	MinimalTuple tup;
+	instr_time	start;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!node->sort_done)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(cnode->ss.ps.state->es_query_cxt);
+
+		gpusort_run(node);
+		MemoryContextSwitchTo(oldcxt);
+	}
+
+	if (node->tuplesort)
+	{
+		(void) tuplesort_gettupleslot(node->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+
+	if (node->time_emit)
+		INSTR_TIME_SET_CURRENT(start);
+	tup = next_row(node, forward);
+	if (tup)
+		ExecStoreMinimalTuple(tup, slot, false);
+	else
+		ExecClearTuple(slot);
+	if (node->time_emit)
+		node->info.ms_emit += elapsed_ms(start);
+	return slot;
+}
+
+/* frees the current sort */
+static void
+gpusort_reset(GpuSortState *node)
+{
+	ExecClearTuple(node->css.ss.ps.ps_ResultTupleSlot);
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	if (node->tuplesort)
+		tuplesort_end(node->tuplesort);
+	node->tuplesort = NULL;
+	if (node->runcxt)
+		MemoryContextDelete(node->runcxt);
+	node->runcxt = NULL;
+	node->tuplecxt = NULL;
+	node->tuples = NULL;
+	node->ntuples = node->maxtuples = 0;
+	node->order = NULL;
+	node->nout = 0;
+	node->cutoff = NULL;
+	node->sort_done = false;
+}
+
+static void
+gpusort_end(CustomScanState *cnode)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+
+	gpusort_reset(node);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+gpusort_rescan(CustomScanState *cnode)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	PlanState  *outer = outerPlanState(node);
+	int64		bound = 0;
+	bool		bounded;
+
+	/* not sorted yet: the input rescans itself if its parameters changed */
+	if (!node->sort_done)
+		return;
+
+	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+	bounded = gpusort_eval_bound(node, &bound);
+	if (outer->chgParam != NULL ||
+		bounded != node->bounded || (bounded && bound != node->bound) ||
+		(node->tuplesort && !node->random_access))
+	{
+		gpusort_reset(node);
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+	}
+	else if (node->tuplesort)
+		tuplesort_rescan(node->tuplesort);
+	else
+	{
+		node->current = 0;
+		node->eof_reached = false;
+		node->markpos = 0;
+		node->mark_eof = false;
+	}
+}
+
+static void
+gpusort_markpos(CustomScanState *cnode)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+
+	if (!node->sort_done)
+		return;
+	if (node->tuplesort)
+		tuplesort_markpos(node->tuplesort);
+	else
+	{
+		node->markpos = node->current;
+		node->mark_eof = node->eof_reached;
+	}
+}
+
+static void
+gpusort_restrpos(CustomScanState *cnode)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+
+	if (!node->sort_done)
+		return;
+	if (node->tuplesort)
+		tuplesort_restorepos(node->tuplesort);
+	else
+	{
+		node->current = node->markpos;
+		node->eof_reached = node->mark_eof;
+	}
+}
+
+/* ---- EXPLAIN ------------------------------------------------------------------ */
+
+/* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
+static void
+show_sortorder_options(StringInfo buf, Node *sortexpr, Oid sortop,
+					   Oid collation, bool nulls_first)
+{
+	Oid			sortcoltype = exprType(sortexpr);
+	bool		reverse = false;
+	TypeCacheEntry *typentry;
+
+	typentry = lookup_type_cache(sortcoltype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+	if (OidIsValid(collation) && collation != get_typcollation(sortcoltype))
+	{
+		char	   *collname = get_collation_name(collation);
+
+		if (collname == NULL)
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		appendStringInfo(buf, " COLLATE %s", quote_identifier(collname));
+	}
+	if (sortop == typentry->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != typentry->lt_opr)
+	{
+		char	   *opname = get_opname(sortop);
+
+		if (opname == NULL)
+			elog(ERROR, "cache lookup failed for operator %u", sortop);
+		appendStringInfo(buf, " USING %s", opname);
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nulls_first && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nulls_first && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+/* the sort key expressions, deparsed as EXPLAIN does for a Sort */
+static List *
+sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
+			   bool with_options)
+{
+	Plan	   *plan = node->css.ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	List	   *result = NIL;
+	int			k;
+
+	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	for (k = 0; k < node->nkeys; k++)
+	{
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, node->attnos[k]);
+		StringInfoData buf;
+
+		if (tle == NULL)
+			elog(ERROR, "no tlist entry for key %d", node->attnos[k]);
+		initStringInfo(&buf);
+		appendStringInfoString(&buf,
+							   deparse_expression((Node *) tle->expr, context,
+												  useprefix, true));
+		if (with_options)
+			show_sortorder_options(&buf, (Node *) tle->expr, node->sortops[k],
+								   node->collations[k], node->nulls_first[k]);
+		result = lappend(result, buf.data);
+	}
+	return result;
+}
+
+static void
+explain_line(ExplainState *es, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static void
+explain_line(ExplainState *es, const char *fmt,...)
+{
+	va_list		args;
+
+	appendStringInfoSpaces(es->str, es->indent * 2);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(es->str, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(es->str, needed);
+	}
+	appendStringInfoChar(es->str, '\n');
+}
+
+static void
+gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	GsRunInfo  *info = &node->info;
+	const char *engine;
+	char	   *keydesc = NULL;
+	bool		text = (es->format == EXPLAIN_FORMAT_TEXT);
+
+	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+
+	if (!es->analyze || !info->valid)
+		return;
+
+	engine = info->used_tuplesort ? "tuplesort" :
+		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
+	if (!info->used_tuplesort && node->keys)
+	{
+		List	   *names = sort_key_names(node, ancestors, es, false);
+		const char **arr = palloc(sizeof(char *) * node->nkeys);
+		int			k = 0;
+		ListCell   *lc;
+
+		foreach(lc, names)
+			arr[k++] = lfirst(lc);
+		keydesc = gs_keys_describe(node->keys, arr);
+	}
+
+	if (text)
+	{
+		if (info->used_tuplesort)
+			explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
+		else
+			explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
+		if (!info->used_tuplesort && info->engine.fallback[0])
+			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
+		if (info->used_tuplesort)
+			explain_line(es, "Sort Method: %s  %s: " INT64_FORMAT "kB",
+						 tuplesort_method_name(info->tsstats.sortMethod),
+						 tuplesort_space_type_name(info->tsstats.spaceType),
+						 info->tsstats.spaceUsed);
+		else
+		{
+			StringInfoData buf;
+
+			initStringInfo(&buf);
+			appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
+			if (node->bounded)
+				appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
+								 " dropped, %d prunes)", node->bound,
+								 info->rows_dropped, info->nprunes);
+			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
+							 " rows  Memory: %zukB", info->tie_groups,
+							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
+			explain_line(es, "%s", buf.data);
+		}
+		if (es->timing)
+			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
+						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
+		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
+		{
+			explain_line(es, "GPU: %d buckets, " UINT64_FORMAT " bytes to device, "
+						 UINT64_FORMAT " bytes from device",
+						 info->engine.nbuckets, info->engine.bytes_h2d,
+						 info->engine.bytes_d2h);
+			if (es->timing)
+				explain_line(es, "GPU Times: to device %.3f ms, sort %.3f ms, from device %.3f ms",
+							 info->engine.ms_h2d, info->engine.ms_sort,
+							 info->engine.ms_d2h);
+		}
+		return;
+	}
+
+	ExplainPropertyText("GpuSort Engine", engine, es);
+	if (info->used_tuplesort)
+	{
+		ExplainPropertyText("GpuSort Fallback", info->fallback, es);
+		ExplainPropertyText("Sort Method",
+							tuplesort_method_name(info->tsstats.sortMethod), es);
+		ExplainPropertyInteger("Sort Space Used", "kB", info->tsstats.spaceUsed, es);
+		ExplainPropertyText("Sort Space Type",
+							tuplesort_space_type_name(info->tsstats.spaceType), es);
+	}
+	else
+	{
+		if (info->engine.fallback[0])
+			ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
+		ExplainPropertyText("GpuSort Key", keydesc, es);
+		ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
+		if (node->bounded)
+		{
+			ExplainPropertyInteger("Bound", NULL, node->bound, es);
+			ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
+		}
+		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
+		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+		ExplainPropertyUInteger("Memory Used", "kB",
+								(info->peak_bytes + 1023) / 1024, es);
+		if (info->engine.bytes_h2d > 0)
+		{
+			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
+			ExplainPropertyUInteger("GPU Bytes To Device", NULL, info->engine.bytes_h2d, es);
+			ExplainPropertyUInteger("GPU Bytes From Device", NULL, info->engine.bytes_d2h, es);
+		}
+	}
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
+		ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
+		ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
+		ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
+		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
+		{
+			ExplainPropertyFloat("GPU Time To Device", "ms", info->engine.ms_h2d, 3, es);
+			ExplainPropertyFloat("GPU Time Sorting", "ms", info->engine.ms_sort, 3, es);
+			ExplainPropertyFloat("GPU Time From Device", "ms", info->engine.ms_d2h, 3, es);
+		}
+	}
+}

@@ -1,0 +1,701 @@
+/*-------------------------------------------------------------------------
+ *
+ * tree_gpu.c
+ *	  tree_reduce on the GPU: the host side of kernels/xml_scan.cu and
+ *	  kernels/tree_contract.cu.
+ *
+ * One document, or a batch of documents back to back (one aggregate group,
+ * reduced as one forest), goes through:
+ *
+ *	1. the bytes are staged through a pinned buffer to the device, in
+ *	   chunks, copying chunk i while chunk i+1 is memcpy'd;
+ *	2. the GPU tokenizer's count pass; if it raises a flag (a DOCTYPE, a
+ *	   weight outside its exact fast path, anything it cannot prove
+ *	   xmltok.c accepts), the documents are tokenized by xmltok.c on the
+ *	   CPU instead and the tokens copied up: the CPU tokenizer is the
+ *	   fallback and the oracle, and it alone reports input errors;
+ *	3. the emit pass writes the tokens on the device, and step 1 of the
+ *	   contraction (local contraction of k pseudo-trees) runs right after it
+ *	   on the same stream;
+ *	4. steps 2 and 4 (contract.c's gs_match_parentheses and
+ *	   gs_contract_global, O(k)) run here, step 3 on the device between
+ *	   them.
+ *
+ * Host rules, as for the sort engine: CUDA is started lazily and through
+ * the sort engine (engine_gpu.c), which owns the context, the session cap
+ * (gpusort.max_gpu_sessions) and the remembered start failure; the waits
+ * poll the stream and serve interrupts, after letting the GPU finish what
+ * was enqueued, so a cancel never leaves work writing into buffers that
+ * the next call reuses; buffers (pinned staging, device arenas) are kept
+ * per backend and reused, large ones given back after the call; every GPU
+ * failure is returned as a reason, never thrown, and the caller reduces on
+ * the CPU.  Only interrupts and out-of-memory in palloc throw.
+ *
+ * Built without CUDA (GPUSORT_NO_CUDA) the GPU path says so and the
+ * batches still collect documents, for the CPU to reduce one by one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "gpusort.h"
+#include "contract.h"
+#include "treereduce.h"
+#include "tree_gpu.h"
+#include "xmltok.h"
+
+#ifndef GPUSORT_NO_CUDA
+#include "engine.h"
+#include "engine_gpu.h"
+#include "gpusort_kernels.h"
+#endif
+
+/* ---- batches -------------------------------------------------------------- */
+
+struct GsTreeBatch
+{
+	MemoryContext cxt;
+	int			op;
+	char	   *weight_attr;
+	char	   *buf;			/* the documents, back to back */
+	Size		len;
+	Size		cap;
+	uint64	   *starts;			/* where each document starts in buf */
+	int			ndocs;
+	int			maxdocs;
+};
+
+GsTreeBatch *
+gs_tree_batch_create(MemoryContext cxt, int op, const char *weight_attr)
+{
+	GsTreeBatch *b = MemoryContextAllocZero(cxt, sizeof(GsTreeBatch));
+
+	b->cxt = cxt;
+	b->op = op;
+	b->weight_attr = MemoryContextStrdup(cxt, weight_attr);
+	return b;
+}
+
+/* false when the batch is full (or the document alone exceeds a batch) */
+bool
+gs_tree_batch_add(GsTreeBatch *b, const char *doc, size_t len)
+{
+	if (b->ndocs > 0 && b->len + len > GS_TREE_BATCH_BYTES)
+		return false;
+	if (b->len + len > b->cap)
+	{
+		Size		ncap = Max(b->cap * 2, Max(b->len + len, (Size) 64 * 1024));
+
+		if (b->buf == NULL)
+			b->buf = MemoryContextAllocHuge(b->cxt, ncap);
+		else
+			b->buf = repalloc_huge(b->buf, ncap);
+		b->cap = ncap;
+	}
+	if (b->ndocs == b->maxdocs)
+	{
+		int			n = Max(b->maxdocs * 2, 256);
+
+		if (b->starts == NULL)
+			b->starts = MemoryContextAllocHuge(b->cxt, n * sizeof(uint64));
+		else
+			b->starts = repalloc_huge(b->starts, n * sizeof(uint64));
+		b->maxdocs = n;
+	}
+	memcpy(b->buf + b->len, doc, len);
+	b->starts[b->ndocs++] = b->len;
+	b->len += len;
+	return true;
+}
+
+int
+gs_tree_batch_ndocs(const GsTreeBatch *b)
+{
+	return b->ndocs;
+}
+
+Size
+gs_tree_batch_bytes(const GsTreeBatch *b)
+{
+	return b->len;
+}
+
+void
+gs_tree_batch_doc(const GsTreeBatch *b, int i, const char **doc, size_t *len)
+{
+	Assert(i >= 0 && i < b->ndocs);
+	*doc = b->buf + b->starts[i];
+	*len = (i + 1 < b->ndocs ? b->starts[i + 1] : b->len) - b->starts[i];
+}
+
+void
+gs_tree_batch_reset(GsTreeBatch *b)
+{
+	b->len = 0;
+	b->ndocs = 0;
+	if (b->cap > GS_TREE_BATCH_BYTES)
+	{
+		pfree(b->buf);
+		b->buf = NULL;
+		b->cap = 0;
+	}
+}
+
+#ifdef GPUSORT_NO_CUDA
+
+bool
+gs_tree_reduce_gpu(const char *doc, size_t len, int op,
+				   const char *weight_attr, size_t weight_attr_len,
+				   GsVal *result, size_t *nelements, char *why, size_t whylen)
+{
+	strlcpy(why, "built without CUDA", whylen);
+	return false;
+}
+
+bool
+gs_tree_batch_flush(GsTreeBatch *b, GsVal *result, size_t *nelements,
+					char *why, size_t whylen)
+{
+	strlcpy(why, "built without CUDA", whylen);
+	return false;
+}
+
+#else							/* !GPUSORT_NO_CUDA */
+
+/* pinned staging of the bytes: two halves of this size */
+#define STAGE_CHUNK			((size_t) 8 * 1024 * 1024)
+/* device arenas larger than this are given back after the call */
+#define KEEP_DEVICE_BYTES	((size_t) 512 * 1024 * 1024)
+
+typedef enum RunResult
+{
+	RUN_OK,
+	RUN_GPU_FAILED,				/* why says what failed */
+	RUN_INPUT					/* the input needs the CPU (to report an error) */
+} RunResult;
+
+typedef struct DevBuf
+{
+	void	   *p;
+	size_t		size;
+} DevBuf;
+
+/* pinned scratch for what comes back from the device */
+typedef struct HostArea
+{
+	GskXmlCount count;
+	uint32_t	emit_flags;
+	uint64_t	na[GSK_TREE_MAX_PIECES];
+	uint64_t	nc[GSK_TREE_MAX_PIECES];
+	double		ctop[2 * GSK_TREE_MAX_PIECES];
+	GsInterval	iv[2 * GSK_TREE_MAX_PIECES];
+} HostArea;
+
+static bool started = false;
+static void *stream;
+static char *stage;				/* pinned, 2 * STAGE_CHUNK */
+static HostArea *host;			/* pinned */
+static DevBuf dev_in;			/* bytes, document starts, scan scratch */
+static DevBuf dev_work;			/* tokens, emit / contraction scratch */
+
+static void
+set_why(char *why, size_t whylen, const char *what, int rc)
+{
+	if (rc != 0)
+		snprintf(why, whylen, "%s: %s", what, gsk_last_error());
+	else
+		strlcpy(why, what, whylen);
+}
+
+/*
+ * Make this backend ready for GPU work.  The CUDA context and the session
+ * slot belong to the sort engine: gs_gpu_begin is the way in that
+ * engine_gpu.h exports, so open a minimal sort session and close it at once;
+ * the context and the slot stay with the backend, and a failure to start is
+ * remembered by the engine.
+ */
+static bool
+tree_gpu_start(char *why, size_t whylen)
+{
+	GsGpuSort  *g;
+	int			rc;
+
+	if (started)
+		return true;
+	g = gs_gpu_begin(1, 1, why, whylen);
+	if (g == NULL)
+		return false;
+	gs_gpu_end(g);
+	pfree(g);
+
+	if ((rc = gsk_stream_create(&stream)) != 0)
+	{
+		set_why(why, whylen, "cannot create a CUDA stream", rc);
+		return false;
+	}
+	if ((rc = gsk_host_alloc((void **) &host, sizeof(HostArea))) != 0 ||
+		(rc = gsk_host_alloc((void **) &stage, 2 * STAGE_CHUNK)) != 0)
+	{
+		set_why(why, whylen, "cannot allocate pinned host memory", rc);
+		if (host)
+			gsk_host_free(host);
+		host = NULL;
+		gsk_stream_destroy(stream);
+		stream = NULL;
+		return false;
+	}
+	started = true;
+	return true;
+}
+
+/*
+ * Wait for everything enqueued.  An interrupt is served only once the GPU
+ * has finished, so that nothing is still writing into our buffers when
+ * CHECK_FOR_INTERRUPTS throws.
+ */
+static int
+wait_gpu(void)
+{
+	int			spins = 0;
+
+	for (;;)
+	{
+		int			rc = gsk_stream_query(stream);
+
+		if (rc != GSK_NOT_READY)
+			return rc;
+		if (InterruptPending)
+		{
+			(void) gsk_stream_sync(stream);
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (++spins > 200)
+			pg_usleep(20);
+	}
+}
+
+static bool
+dev_reserve(DevBuf *b, size_t need, char *why, size_t whylen)
+{
+	int			rc;
+
+	if (b->size >= need)
+		return true;
+	if (b->p)
+		gsk_device_free(b->p);
+	b->p = NULL;
+	b->size = 0;
+	need = TYPEALIGN(1024 * 1024, need + need / 8);
+	if ((rc = gsk_device_alloc(&b->p, need)) != 0)
+	{
+		b->p = NULL;
+		set_why(why, whylen, "cannot allocate device memory", rc);
+		return false;
+	}
+	b->size = need;
+	return true;
+}
+
+static void
+dev_trim(DevBuf *b)
+{
+	if (b->size > KEEP_DEVICE_BYTES)
+	{
+		gsk_device_free(b->p);
+		b->p = NULL;
+		b->size = 0;
+	}
+}
+
+/* copy len bytes to the device through the two pinned halves */
+static int
+stage_to_device(char *dst, const char *src, size_t len)
+{
+	size_t		off;
+	int			half = 0;
+	int			rc;
+
+	for (off = 0; off < len; off += STAGE_CHUNK, half ^= 1)
+	{
+		size_t		n = Min(STAGE_CHUNK, len - off);
+		char	   *h = stage + half * STAGE_CHUNK;
+
+		/* the copy that last used this half was enqueued two chunks ago */
+		if (off >= 2 * STAGE_CHUNK && (rc = wait_gpu()) != 0)
+			return rc;
+		memcpy(h, src + off, n);
+		if ((rc = gsk_copy_h2d_async(dst + off, h, n, stream)) != 0)
+			return rc;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return 0;
+}
+
+static bool
+tokenizer_interrupted(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+	return false;
+}
+
+static void *
+grow_in_context(void *arg, void *old, size_t newsize)
+{
+	if (old == NULL)
+		return MemoryContextAllocHuge((MemoryContext) arg, newsize);
+	return repalloc_huge(old, newsize);
+}
+
+/*
+ * xmltok.c's tokens for the documents, back to back, in *tok (palloc'd):
+ * the fallback of the GPU tokenizer.  False if a document is not accepted.
+ */
+static bool
+cpu_tokens(const char *bytes, size_t len, const uint64 *starts, int ndocs,
+		   int op, const char *attr, size_t attrlen,
+		   GsToken **tok, size_t *ntok, size_t *nelements)
+{
+	GsXmlOptions opt;
+	GsXmlTokens toks;
+	GsXmlError	err;
+	GsToken    *all = NULL;
+	size_t		n = 0,
+				cap = 0;
+	int			i;
+
+	memset(&opt, 0, sizeof(opt));
+	memset(&toks, 0, sizeof(toks));
+	opt.weight_attr = attr;
+	opt.weight_attr_len = attrlen;
+	opt.read_weight = gs_op_reads_weight(op);
+	opt.missing_weight = gs_op_default_weight(op);
+	opt.abs_sum_max = gs_op_sums_weights(op) ? GS_WEIGHT_ABS_SUM_MAX : 0;
+	opt.grow = grow_in_context;
+	opt.grow_arg = CurrentMemoryContext;
+	opt.interrupted = tokenizer_interrupted;
+	*nelements = 0;
+
+	for (i = 0; i < ndocs; i++)
+	{
+		size_t		end = i + 1 < ndocs ? starts[i + 1] : len;
+
+		if (gs_xml_tokenize(bytes + starts[i], end - starts[i], &opt, &toks,
+							&err) != GS_XML_OK)
+		{
+			if (toks.tok)
+				pfree(toks.tok);
+			if (toks.stack)
+				pfree(toks.stack);
+			if (all)
+				pfree(all);
+			return false;
+		}
+		if (ndocs == 1)
+		{
+			all = toks.tok;
+			n = toks.ntok;
+			toks.tok = NULL;
+		}
+		else if (toks.ntok > 0)
+		{
+			if (n + toks.ntok > cap)
+			{
+				cap = Max(cap * 2, n + toks.ntok);
+				all = all ? repalloc_huge(all, cap * sizeof(GsToken)) :
+					MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(GsToken));
+			}
+			memcpy(all + n, toks.tok, toks.ntok * sizeof(GsToken));
+			n += toks.ntok;
+		}
+		*nelements += toks.nelements;
+	}
+	if (toks.tok)
+		pfree(toks.tok);
+	if (toks.stack)
+		pfree(toks.stack);
+	*tok = all;
+	*ntok = n;
+	return true;
+}
+
+/*
+ * Steps 1 to 4 of the contraction over the ntok tokens at d_tok, with
+ * scratch after them in dev_work.  Step 1 may already have been enqueued
+ * behind other work (the emit pass); *step1_done says whether the caller
+ * has waited for it.
+ */
+static RunResult
+contract(int op, const GskTreePlan *plan, double *d_tok, char *d_scratch,
+		 size_t scratch_bytes, bool (*still_ok) (void), GsVal *result,
+		 char *why, size_t whylen)
+{
+	GsContracted *t;
+	GsOpenRun  *stack;
+	GsVal	   *cv;
+	RunResult	res = RUN_OK;
+	long		niv;
+	int			rc;
+	int			i;
+
+	if ((rc = gsk_tree_local(plan, d_tok, d_scratch, scratch_bytes, host->na,
+							 host->nc, host->ctop, stream)) != 0 ||
+		(rc = wait_gpu()) != 0)
+	{
+		set_why(why, whylen, "GPU tree contraction failed", rc);
+		return RUN_GPU_FAILED;
+	}
+	if (still_ok && !still_ok())
+		return RUN_INPUT;
+
+	/* step 2: the pieces' unmatched tags, from NA and NC alone */
+	t = palloc0(plan->k * sizeof(GsContracted));
+	stack = palloc(plan->k * sizeof(GsOpenRun));
+	cv = palloc(plan->k * sizeof(GsVal));
+	for (i = 0; i < plan->k; i++)
+	{
+		cv[i] = gs_val(host->ctop[2 * i], host->ctop[2 * i + 1]);
+		t[i].na = host->na[i];
+		t[i].nc = host->nc[i];
+		t[i].c = &cv[i];
+	}
+	niv = gs_match_parentheses(t, plan->k, host->iv, stack);
+	if (niv < 0)
+		res = RUN_INPUT;		/* unbalanced: not a forest */
+
+	/* step 3 on the device */
+	else if ((rc = gsk_tree_intervals(plan, d_scratch, scratch_bytes, host->iv,
+									  niv, stream)) != 0 ||
+			 (rc = wait_gpu()) != 0)
+	{
+		set_why(why, whylen, "GPU tree contraction failed", rc);
+		res = RUN_GPU_FAILED;
+	}
+	else
+	{
+		/*
+		 * Step 4.  gs_contract_global reads only C[NC-1] of each piece,
+		 * which cv[i] holds: present it as a one-entry C.
+		 */
+		for (i = 0; i < plan->k; i++)
+			t[i].nc = 1;
+		if (gs_contract_global(op, t, plan->k, host->iv, niv, stack, result) != GS_TREE_OK)
+			res = RUN_INPUT;
+	}
+	pfree(t);
+	pfree(stack);
+	pfree(cv);
+	return res;
+}
+
+static bool
+emit_flags_clear(void)
+{
+	return host->emit_flags == 0;
+}
+
+/*
+ * Reduce the documents bytes[starts[i] .. starts[i+1]) (the last one to
+ * len) as one forest.
+ */
+static RunResult
+run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
+		   int op, const char *attr, size_t attrlen, GsVal *result,
+		   size_t *nelements, char *why, size_t whylen)
+{
+	GskXmlScan	s;
+	GskTreePlan plan;
+	size_t		off_starts,
+				off_scan,
+				scan_bytes,
+				ntok,
+				tok_bytes,
+				work_bytes;
+	bool		on_gpu;
+	GsToken    *cpu_tok = NULL;
+	RunResult	res;
+	int			rc;
+
+	*result = gs_op_identity(op);
+	*nelements = 0;
+
+	/* 1. the bytes and the document starts to the device */
+	off_starts = TYPEALIGN(256, len);
+	off_scan = TYPEALIGN(256, off_starts + ndocs * sizeof(uint64));
+	scan_bytes = gsk_xml_scan_temp_bytes(len);
+	if (!dev_reserve(&dev_in, off_scan + scan_bytes, why, whylen))
+		return RUN_GPU_FAILED;
+	if ((rc = stage_to_device(dev_in.p, bytes, len)) != 0 ||
+		(rc = gsk_copy_h2d_async((char *) dev_in.p + off_starts, starts,
+								 ndocs * sizeof(uint64), stream)) != 0)
+	{
+		set_why(why, whylen, "copying the document to the GPU failed", rc);
+		return RUN_GPU_FAILED;
+	}
+
+	/* 2. the tokenizer's count pass */
+	memset(&s, 0, sizeof(s));
+	s.d_text = dev_in.p;
+	s.nbytes = len;
+	s.d_doc_start = (const uint64_t *) ((char *) dev_in.p + off_starts);
+	s.ndocs = ndocs;
+	s.read_weight = gs_op_reads_weight(op);
+	s.missing_weight = gs_op_default_weight(op);
+	on_gpu = attrlen <= GSK_XML_ATTR_MAX;
+	if (on_gpu)
+	{
+		memcpy(s.attr, attr, attrlen);
+		s.attr_len = (int) attrlen;
+		if ((rc = gsk_xml_scan_count(&s, (char *) dev_in.p + off_scan, scan_bytes,
+									 &host->count, stream)) != 0 ||
+			(rc = wait_gpu()) != 0)
+		{
+			set_why(why, whylen, "GPU tokenizer failed", rc);
+			return RUN_GPU_FAILED;
+		}
+		on_gpu = host->count.flags == 0 && (host->count.final_map & 15) == 0 &&
+			2 * host->count.nelements == host->count.ntok;
+	}
+	if (on_gpu)
+	{
+		ntok = host->count.ntok;
+		*nelements = host->count.nelements;
+	}
+	else
+	{
+		/* the CPU tokenizer: the fallback, and the judge of the input */
+		if (!cpu_tokens(bytes, len, starts, ndocs, op, attr, attrlen,
+						&cpu_tok, &ntok, nelements))
+			return RUN_INPUT;
+	}
+	if (ntok == 0)
+		return RUN_OK;
+
+	/* 3. tokens on the device, then the contraction right behind them */
+	if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
+	{
+		set_why(why, whylen, "planning the GPU tree contraction failed", rc);
+		return RUN_GPU_FAILED;
+	}
+	tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
+	work_bytes = Max(plan.temp_bytes, on_gpu ? gsk_xml_emit_temp_bytes(ntok) : 0);
+	if (!dev_reserve(&dev_work, tok_bytes + work_bytes, why, whylen))
+		return RUN_GPU_FAILED;
+	if (on_gpu)
+		rc = gsk_xml_scan_emit(&s, (char *) dev_in.p + off_scan, scan_bytes,
+							   (char *) dev_work.p + tok_bytes, work_bytes,
+							   dev_work.p, ntok, &host->emit_flags, stream);
+	else
+		rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken), stream);
+	if (rc != 0)
+	{
+		set_why(why, whylen, "GPU tokenizer failed", rc);
+		return RUN_GPU_FAILED;
+	}
+
+	/* 4. the contraction */
+	res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
+				   work_bytes, on_gpu ? emit_flags_clear : NULL, result,
+				   why, whylen);
+	if (res == RUN_INPUT && on_gpu)
+	{
+		/*
+		 * The scanner refused late (tag names) or produced an unbalanced
+		 * array: the CPU tokenizer decides.
+		 */
+		if (!cpu_tokens(bytes, len, starts, ndocs, op, attr, attrlen,
+						&cpu_tok, &ntok, nelements))
+			return RUN_INPUT;
+		if (ntok == 0)
+		{
+			pfree(cpu_tok);
+			*result = gs_op_identity(op);
+			return RUN_OK;
+		}
+		if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
+		{
+			set_why(why, whylen, "planning the GPU tree contraction failed", rc);
+			return RUN_GPU_FAILED;
+		}
+		tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
+		work_bytes = plan.temp_bytes;
+		if (!dev_reserve(&dev_work, tok_bytes + work_bytes, why, whylen))
+			return RUN_GPU_FAILED;
+		if ((rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken),
+									 stream)) != 0)
+		{
+			set_why(why, whylen, "copying tokens to the GPU failed", rc);
+			return RUN_GPU_FAILED;
+		}
+		res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
+					   work_bytes, NULL, result, why, whylen);
+	}
+	if (cpu_tok)
+		pfree(cpu_tok);
+	return res;
+}
+
+/* run_forest, with the backend's buffers trimmed afterwards */
+static RunResult
+run_and_trim(const char *bytes, size_t len, const uint64 *starts, int ndocs,
+			 int op, const char *attr, size_t attrlen, GsVal *result,
+			 size_t *nelements, char *why, size_t whylen)
+{
+	RunResult	res;
+
+	res = run_forest(bytes, len, starts, ndocs, op, attr, attrlen, result,
+					 nelements, why, whylen);
+	dev_trim(&dev_in);
+	dev_trim(&dev_work);
+	if (res == RUN_INPUT)
+		why[0] = '\0';
+	return res;
+}
+
+bool
+gs_tree_reduce_gpu(const char *doc, size_t len, int op,
+				   const char *weight_attr, size_t weight_attr_len,
+				   GsVal *result, size_t *nelements, char *why, size_t whylen)
+{
+	uint64		start = 0;
+
+	if (gpusort_device == GS_DEVICE_AUTO && len < GS_TREE_GPU_MIN_BYTES)
+	{
+		strlcpy(why, "document too small for the GPU", whylen);
+		return false;
+	}
+	if (len == 0)
+	{
+		*result = gs_op_identity(op);
+		*nelements = 0;
+		return true;
+	}
+	if (!tree_gpu_start(why, whylen))
+		return false;
+	return run_and_trim(doc, len, &start, 1, op, weight_attr, weight_attr_len,
+						result, nelements, why, whylen) == RUN_OK;
+}
+
+bool
+gs_tree_batch_flush(GsTreeBatch *b, GsVal *result, size_t *nelements,
+					char *why, size_t whylen)
+{
+	if (gpusort_device == GS_DEVICE_AUTO && b->len < GS_TREE_GPU_MIN_BYTES)
+	{
+		strlcpy(why, "batch too small for the GPU", whylen);
+		return false;
+	}
+	*result = gs_op_identity(b->op);
+	*nelements = 0;
+	if (b->ndocs == 0 || b->len == 0)
+		return true;
+	if (!tree_gpu_start(why, whylen))
+		return false;
+	return run_and_trim(b->buf, b->len, b->starts, b->ndocs, b->op,
+						b->weight_attr, strlen(b->weight_attr), result,
+						nelements, why, whylen) == RUN_OK;
+}
+
+#endif							/* GPUSORT_NO_CUDA */

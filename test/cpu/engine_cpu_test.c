@@ -1,0 +1,338 @@
+/*
+ * engine_cpu_test.c
+ *	  Standalone test of the CPU sort engine (src/engine_cpu.c).
+ *
+ * Built outside the server with a tiny shim for the few backend symbols the
+ * engine uses (memory contexts, interrupts).  Every case compares the
+ * engine's output, pair by pair, with a reference sort by (key, row) done by
+ * the C library's qsort; gs_cpu_merge_runs is checked the same way.
+ *
+ *	  engine_cpu_test             correctness cases, exit status 1 on a mismatch
+ *	  engine_cpu_test bench N     timings against qsort for N pairs
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "engine.h"
+#include "engine_gpu.h"
+
+/* the C library's, not port.h's replacements (no libpgport here) */
+#undef qsort
+#undef printf
+#undef fprintf
+#undef snprintf
+
+/* ---- shim for the backend symbols engine_cpu.c needs -------------------- */
+
+MemoryContext CurrentMemoryContext = NULL;
+volatile sig_atomic_t InterruptPending = false;
+
+void
+ProcessInterrupts(void)
+{
+}
+
+void *
+MemoryContextAllocHuge(MemoryContext context, Size size)
+{
+	void	   *p = malloc(size ? size : 1);
+
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+void *
+palloc0(Size size)
+{
+	void	   *p = calloc(1, size ? size : 1);
+
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+void
+pfree(void *pointer)
+{
+	free(pointer);
+}
+
+void
+pg_qsort(void *base, size_t nel, size_t elsize,
+		 int (*cmp) (const void *, const void *))
+{
+	qsort(base, nel, elsize, cmp);
+}
+
+void
+ExceptionalCondition(const char *conditionName, const char *errorType,
+					 const char *fileName, int lineNumber)
+{
+	fprintf(stderr, "assertion %s failed at %s:%d\n", conditionName, fileName, lineNumber);
+	abort();
+}
+
+/* ---- reference ------------------------------------------------------------ */
+
+static int	ref_nwords;
+
+typedef struct RefPair
+{
+	uint64		key[GS_MAX_KEY_WORDS];
+	uint32		row;
+} RefPair;
+
+static int
+ref_cmp(const void *a, const void *b)
+{
+	const RefPair *x = a;
+	const RefPair *y = b;
+	int			i;
+
+	for (i = 0; i < ref_nwords; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+static uint64 rng_state = 88172645463325252ULL;
+
+static uint64
+rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+enum
+{
+	D_RANDOM, D_SMALL, D_EQUAL, D_SORTED, D_REVERSE, D_TWO, D_PREFIX, D_ZIPF, D_NDIST
+};
+static const char *dist_name[] = {
+	"random", "small-range", "all-equal", "sorted", "reverse", "two-values",
+	"shared-prefix", "skewed"
+};
+
+static void
+gen(uint64 *keys, uint64 n, int nwords, int dist)
+{
+	uint64		i;
+	int			w;
+
+	for (i = 0; i < n; i++)
+		for (w = 0; w < nwords; w++)
+		{
+			uint64		v;
+
+			switch (dist)
+			{
+				case D_RANDOM:
+					v = rnd();
+					break;
+				case D_SMALL:
+					v = rnd() % 1000;
+					break;
+				case D_EQUAL:
+					v = 0x0123456789abcdefULL;
+					break;
+				case D_SORTED:
+					v = w == nwords - 1 ? i : 7;
+					break;
+				case D_REVERSE:
+					v = w == nwords - 1 ? n - i : 7;
+					break;
+				case D_TWO:
+					v = (rnd() & 1) ? PG_UINT64_MAX : 0;
+					break;
+				case D_PREFIX:
+					/* long shared prefix, difference in the last bytes */
+					v = w < nwords - 1 ? 0x4142434445464748ULL : (0x4142434445464700ULL | (rnd() % 200));
+					break;
+				default:
+					/* most keys in a few values, some spread out */
+					v = (rnd() % 4 == 0) ? rnd() : (rnd() % 3) << 56;
+					break;
+			}
+			keys[i * nwords + w] = v;
+		}
+}
+
+static int	failures = 0;
+
+static void
+check(const char *what, const uint64 *keys, const uint32 *rows, const RefPair *ref,
+	  uint64 n, int nwords)
+{
+	uint64		i;
+	int			w;
+
+	for (i = 0; i < n; i++)
+	{
+		bool		bad = rows[i] != ref[i].row;
+
+		for (w = 0; w < nwords; w++)
+			bad |= keys[i * nwords + w] != ref[i].key[w];
+		if (bad)
+		{
+			printf("FAIL %s: first difference at %llu\n", what, (unsigned long long) i);
+			failures++;
+			return;
+		}
+	}
+}
+
+static void
+run_case(uint64 n, int nwords, int dist, bool shuffled_rows)
+{
+	uint64	   *keys = malloc(sizeof(uint64) * nwords * (n + 1));
+	uint32	   *rows = malloc(sizeof(uint32) * (n + 1));
+	RefPair    *ref = malloc(sizeof(RefPair) * (n + 1));
+	uint64		i;
+	char		what[128];
+
+	gen(keys, n, nwords, dist);
+	for (i = 0; i < n; i++)
+		rows[i] = (uint32) i;
+	if (shuffled_rows)
+		for (i = n; i > 1; i--)
+		{
+			uint64		j = rnd() % i;
+			uint32		t = rows[i - 1];
+
+			rows[i - 1] = rows[j];
+			rows[j] = t;
+		}
+	for (i = 0; i < n; i++)
+	{
+		memcpy(ref[i].key, &keys[i * nwords], sizeof(uint64) * nwords);
+		ref[i].row = rows[i];
+	}
+	ref_nwords = nwords;
+	qsort(ref, n, sizeof(RefPair), ref_cmp);
+
+	gs_cpu_sort_pairs(keys, rows, n, nwords);
+	snprintf(what, sizeof(what), "sort n=%llu words=%d %s%s", (unsigned long long) n,
+			 nwords, dist_name[dist], shuffled_rows ? " shuffled-rows" : "");
+	check(what, keys, rows, ref, n, nwords);
+
+	/* merge: sort runs with the reference, then merge them */
+	if (n > 1 && !shuffled_rows)
+	{
+		uint64		run = n / 3 + 1;
+
+		gen(keys, n, nwords, dist);
+		for (i = 0; i < n; i += run)
+		{
+			uint64		m = Min(run, n - i),
+						j;
+
+			for (j = 0; j < m; j++)
+			{
+				memcpy(ref[j].key, &keys[(i + j) * nwords], sizeof(uint64) * nwords);
+				ref[j].row = (uint32) (i + j);
+			}
+			qsort(ref, m, sizeof(RefPair), ref_cmp);
+			for (j = 0; j < m; j++)
+			{
+				memcpy(&keys[(i + j) * nwords], ref[j].key, sizeof(uint64) * nwords);
+				rows[i + j] = ref[j].row;
+			}
+		}
+		for (i = 0; i < n; i++)
+		{
+			memcpy(ref[i].key, &keys[i * nwords], sizeof(uint64) * nwords);
+			ref[i].row = rows[i];
+		}
+		qsort(ref, n, sizeof(RefPair), ref_cmp);
+		gs_cpu_merge_runs(keys, rows, n, nwords, run);
+		snprintf(what, sizeof(what), "merge n=%llu words=%d %s", (unsigned long long) n,
+				 nwords, dist_name[dist]);
+		check(what, keys, rows, ref, n, nwords);
+	}
+	free(keys);
+	free(rows);
+	free(ref);
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+static void
+bench(uint64 n)
+{
+	int			nwords;
+	int			dists[] = {D_RANDOM, D_SMALL, D_PREFIX};
+	int			d;
+
+	for (nwords = 1; nwords <= 4; nwords *= 2)
+		for (d = 0; d < 3; d++)
+		{
+			uint64	   *keys = malloc(sizeof(uint64) * nwords * n);
+			uint32	   *rows = malloc(sizeof(uint32) * n);
+			RefPair    *ref = malloc(sizeof(RefPair) * n);
+			uint64		i;
+			double		t0,
+						t_radix,
+						t_qsort;
+
+			gen(keys, n, nwords, dists[d]);
+			for (i = 0; i < n; i++)
+			{
+				rows[i] = (uint32) i;
+				memcpy(ref[i].key, &keys[i * nwords], sizeof(uint64) * nwords);
+				ref[i].row = (uint32) i;
+			}
+			t0 = now_ms();
+			gs_cpu_sort_pairs(keys, rows, n, nwords);
+			t_radix = now_ms() - t0;
+			ref_nwords = nwords;
+			t0 = now_ms();
+			qsort(ref, n, sizeof(RefPair), ref_cmp);
+			t_qsort = now_ms() - t0;
+			printf("n=%llu key=%2d bytes %-14s radix %8.1f ms   qsort %8.1f ms\n",
+				   (unsigned long long) n, nwords * 8, dist_name[dists[d]], t_radix, t_qsort);
+			free(keys);
+			free(rows);
+			free(ref);
+		}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const uint64 sizes[] = {0, 1, 2, 3, 23, 24, 25, 26, 255, 256, 257, 1000, 4099, 65537, 300000};
+	int			nwords,
+				dist;
+	size_t		s;
+	int			ncases = 0;
+
+	if (argc == 3 && strcmp(argv[1], "bench") == 0)
+	{
+		bench(strtoull(argv[2], NULL, 10));
+		return 0;
+	}
+
+	for (nwords = 1; nwords <= 4; nwords *= 2)
+		for (dist = 0; dist < D_NDIST; dist++)
+			for (s = 0; s < lengthof(sizes); s++)
+			{
+				run_case(sizes[s], nwords, dist, false);
+				run_case(sizes[s], nwords, dist, true);
+				ncases += 2;
+			}
+	printf("%d cases, %d failed\n", ncases, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The pseudo-tree contraction (src/contract.c) on random forests: chunked ==
+# sequential == a textbook evaluation, for every op, k = 1..64, cuts on
+# start tags, end tags and inside deep chains, 1 and 4 threads
+# (test/tree/tree_check.c); then the same, smaller, under ASan + UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${GS_TEST_TMP:-$(mktemp -d)}/tree_contract
+mkdir -p "$out"
+cc=${CC:-cc}
+
+$cc -std=gnu99 -O2 -Wall -Werror -Isrc test/tree/tree_check.c src/contract.c \
+	-lpthread -lm -o "$out/tree_check"
+"$out/tree_check" 1 1 1
+
+
+if $cc -fsanitize=address,undefined -x c /dev/null -c -o /dev/null 2>/dev/null; then
+	$cc -std=gnu99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-Isrc test/tree/tree_check.c src/contract.c -lpthread -lm -o "$out/tree_check_san"
+	"$out/tree_check_san" 3 1 0
+else
+	echo "tree_contract: no sanitizer support in $cc, skipped the sanitized run"
+fi
