@@ -300,7 +300,7 @@ main(int argc, char **argv)
 	if (getenv("GSK_SWEEP"))
 	{
 		for (int nw : {1, 2})
-			for (int k = 256; k <= 2048; k *= 2)
+			for (int k = 256; k <= 1024; k *= 2)
 			{
 				gsk_tune_nbuckets = k;
 				size_t		before = results.size();

@@ -16,9 +16,9 @@
  *
  * Large inputs (n >= Policy::PARTITION_MIN):
  *
- *	 1. sample: one block draws S pairs (one at a random place in each of S
- *		equal strides), S as large as the block's shared memory allows, and
- *		sorts them there (bitonic); every S/k-th becomes a splitter.  The k-1 splitters are
+ *	 1. sample: S pairs (one at a random place in each of S equal strides),
+ *		S as many as a block's shared memory could hold, are ranked (each
+ *		against all, over the whole GPU); every S/k-th becomes a splitter.  The k-1 splitters are
  *		stored as an implicit binary search tree (node j has children 2j and
  *		2j+1), so classifying a pair is log2(k) steps without branches.
  *	 2. histogram: each chunk of C pairs counts its pairs per bucket; the
@@ -34,8 +34,9 @@
  *		storing the bucket of every pair), groups them by bucket in shared
  *		memory and writes each bucket's run contiguously.
  *	 6. tile sort: every bucket is cut into tiles of T pairs starting at
- *		the bucket's start; one block sorts one tile (CUB's BlockMergeSort
- *		with our comparator); no tile crosses a bucket boundary.
+ *		the bucket's start; one block sorts one tile (each thread sorts its
+ *		items in registers, then log2(threads) merge-path rounds through
+ *		shared memory); no tile crosses a bucket boundary.
  *	 7. merge passes: pass p merges neighbouring sorted runs of T << p
  *		pairs inside every bucket that still needs it, all buckets in one
  *		launch.  Each block writes T outputs; its share of the two input
@@ -71,7 +72,6 @@
 #include <string.h>
 
 #include <cuda_runtime.h>
-#include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -100,12 +100,12 @@ template <>
 struct Policy<1>
 {
 	static constexpr int TILE_THREADS = 256;
-	static constexpr int TILE_ITEMS = 8;
+	static constexpr int TILE_ITEMS = 11;
 	static constexpr int TILE_MIN_BLOCKS = 3;
 	static constexpr int PART_THREADS = 512;
-	static constexpr int PART_ITEMS = 8;
+	static constexpr int PART_ITEMS = 12;
 	static constexpr int SAMPLE = 16384;
-	static constexpr int KMAX = 2048;
+	static constexpr int KMAX = 1024;
 	static constexpr int BUCKET_TILES = 8;
 	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
 };
@@ -114,12 +114,12 @@ template <>
 struct Policy<2>
 {
 	static constexpr int TILE_THREADS = 256;
-	static constexpr int TILE_ITEMS = 8;
-	static constexpr int TILE_MIN_BLOCKS = 2;
+	static constexpr int TILE_ITEMS = 7;
+	static constexpr int TILE_MIN_BLOCKS = 3;
 	static constexpr int PART_THREADS = 512;
-	static constexpr int PART_ITEMS = 4;
+	static constexpr int PART_ITEMS = 8;
 	static constexpr int SAMPLE = 8192;
-	static constexpr int KMAX = 2048;
+	static constexpr int KMAX = 1024;
 	static constexpr int BUCKET_TILES = 8;
 	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
 };
@@ -128,12 +128,12 @@ template <>
 struct Policy<4>
 {
 	static constexpr int TILE_THREADS = 256;
-	static constexpr int TILE_ITEMS = 4;
+	static constexpr int TILE_ITEMS = 5;
 	static constexpr int TILE_MIN_BLOCKS = 2;
 	static constexpr int PART_THREADS = 512;
 	static constexpr int PART_ITEMS = 4;
 	static constexpr int SAMPLE = 4096;
-	static constexpr int KMAX = 1024;
+	static constexpr int KMAX = 512;
 	static constexpr int BUCKET_TILES = 8;
 	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
 };
@@ -248,21 +248,179 @@ store_pair(uint64_t *keys, uint32_t *rows, long long i, const Pair<NW> &p)
 }
 
 /*
- * Store sm[0 .. count) to (keys, rows) at base .. base + count, threads
+ * Pairs in shared memory are kept structure-of-arrays (word w of pair i at
+ * k[w * cap + i], its row at r[i]): with an odd number of items per thread,
+ * the threads of a warp then read and write their blocked runs without bank
+ * conflicts, which a 16- or 24-byte struct per pair would not allow.
+ */
+template <int NW>
+struct Tile
+{
+	uint64_t   *k;
+	uint32_t   *r;
+	int			cap;
+
+	/* carve a tile of cap pairs out of shared memory at p */
+	__device__ __forceinline__ Tile(unsigned char *p, int capacity)
+	{
+		k = reinterpret_cast<uint64_t *>(p);
+		r = reinterpret_cast<uint32_t *>(k + (size_t) NW * capacity);
+		cap = capacity;
+	}
+
+	__host__ __device__ static constexpr size_t bytes(int capacity)
+	{
+		return (size_t) capacity * (NW * 8 + 4);
+	}
+
+	__device__ __forceinline__ Pair<NW> get(int i) const
+	{
+		Pair<NW>	p;
+
+#pragma unroll
+		for (int w = 0; w < NW; w++)
+			p.k[w] = k[w * cap + i];
+		p.r = r[i];
+		return p;
+	}
+
+	__device__ __forceinline__ void put(int i, const Pair<NW> &p) const
+	{
+#pragma unroll
+		for (int w = 0; w < NW; w++)
+			k[w * cap + i] = p.k[w];
+		r[i] = p.r;
+	}
+};
+
+/*
+ * Store tile[0 .. count) to (keys, rows) at base .. base + count, threads
  * starting at the aligned boundary below base so that every warp after the
  * first writes whole aligned segments (Figure 5 of the paper).
  */
 template <int NW, int THREADS>
 __device__ __forceinline__ void
 store_run(uint64_t *keys, uint32_t *rows, long long base,
-		  const Pair<NW> *sm, int count)
+		  const Tile<NW> &tile, int count)
 {
 	int			lead = (int) (base & (GSK_ALIGN - 1));
 
 	for (int i = (int) threadIdx.x - lead; i < count; i += THREADS)
 	{
 		if (i >= 0)
-			store_pair<NW>(keys, rows, base + i, sm[i]);
+			store_pair<NW>(keys, rows, base + i, tile.get(i));
+	}
+}
+
+/* ---- merging in registers and shared memory ------------------------------ */
+
+/* Sort a thread's ITEMS pairs in registers (odd-even transposition) */
+template <int NW, int ITEMS>
+__device__ __forceinline__ void
+sort_registers(Pair<NW> (&x)[ITEMS])
+{
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+#pragma unroll
+		for (int j = i & 1; j + 1 < ITEMS; j += 2)
+		{
+			if (pair_less<NW>(x[j + 1], x[j]))
+			{
+				Pair<NW>	t = x[j];
+
+				x[j] = x[j + 1];
+				x[j + 1] = t;
+			}
+		}
+	}
+}
+
+/*
+ * Outputs diag .. diag + nout - 1 of the merge of the sorted runs
+ * a = tile[a0 .. a0 + na) and b = tile[b0 .. b0 + nb), into out[].  The
+ * split is the merge path: the number of a's among the first diag outputs;
+ * on equal pairs a goes first, so the merge is stable.  The two current
+ * heads stay in registers: one shared-memory read per output.
+ */
+template <int NW, int ITEMS>
+__device__ __forceinline__ void
+merge_serial(const Tile<NW> &tile, int a0, int na, int b0, int nb, int diag,
+			 int nout, Pair<NW> (&out)[ITEMS])
+{
+	int			lo = max(0, diag - nb);
+	int			hi = min(diag, na);
+	int			ai,
+				bi,
+				aend = a0 + na,
+				bend = b0 + nb;
+	Pair<NW>	ha,
+				hb;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (!pair_less<NW>(tile.get(b0 + diag - 1 - mid), tile.get(a0 + mid)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ai = a0 + lo;
+	bi = b0 + diag - lo;
+	if (ai < aend)
+		ha = tile.get(ai);
+	if (bi < bend)
+		hb = tile.get(bi);
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		if (i < nout)
+		{
+			bool		take_a = ai < aend &&
+				(bi >= bend || !pair_less<NW>(hb, ha));
+
+			if (take_a)
+			{
+				out[i] = ha;
+				if (++ai < aend)
+					ha = tile.get(ai);
+			}
+			else
+			{
+				out[i] = hb;
+				if (++bi < bend)
+					hb = tile.get(bi);
+			}
+		}
+	}
+}
+
+/*
+ * Sort THREADS * ITEMS pairs held ITEMS per thread: each thread sorts its
+ * own, then log2(THREADS) rounds merge runs of twice the length through
+ * shared memory.  On return thread t holds ranks t*ITEMS .. t*ITEMS+ITEMS-1.
+ * The tile must hold THREADS * ITEMS pairs.
+ */
+template <int NW, int THREADS, int ITEMS>
+__device__ __forceinline__ void
+block_sort(Pair<NW> (&x)[ITEMS], const Tile<NW> &tile)
+{
+	sort_registers<NW, ITEMS>(x);
+#pragma unroll 1
+	for (int w = 1; w < THREADS; w *= 2)
+	{
+		int			run = w * ITEMS;
+		int			first = ((int) threadIdx.x / (2 * w)) * 2 * run;
+		int			diag = ((int) threadIdx.x % (2 * w)) * ITEMS;
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			tile.put(threadIdx.x * ITEMS + i, x[i]);
+		__syncthreads();
+		merge_serial<NW, ITEMS>(tile, first, run, first + run, run, diag,
+								ITEMS, x);
+		__syncthreads();
 	}
 }
 
@@ -353,93 +511,131 @@ hash32(unsigned int x)
 	return x;
 }
 
-#define GSK_SAMPLE_THREADS	1024
-
 /*
- * Draw the sample into shared memory, structure-of-arrays (word w of
- * sample i at sk[w * S + i]), and sort it there with a bitonic network: no
- * per-thread arrays, so nothing spills however large the sample.  Then pick
- * the splitters, every (S/k)-th sample, into the tree: node j at depth d,
- * position q in its level, holds splitter (2q + 1) << (logk - 1 - d), so an
- * in-order walk of the tree visits the splitters in order.  The tree is
- * structure-of-arrays too (word w of node j at tk[w * k + j]).
+ * The sample: S pairs, one at a hashed place in each of S equal strides of
+ * the input (so sorted and reversed inputs are sampled evenly too), kept
+ * structure-of-arrays in device memory (word w of sample i at sk[w*S + i]).
+ * S is what would fill a Hopper block's 227 kB of shared memory; sorting it
+ * inside that one block (the paper's bitonic sort) keeps a single
+ * multiprocessor busy for a third of a millisecond, so instead every sample
+ * finds its rank by comparing itself with all others, spread over the whole
+ * GPU: S^2 comparisons, read as broadcasts from shared memory.  Ties are
+ * broken by sample index, so the ranks are a permutation.
  */
+#define GSK_SAMPLE_THREADS	256
+#define GSK_SAMPLE_SPLIT	8	/* blocks sharing one sample's comparisons */
+#define GSK_SAMPLE_CHUNK	1024	/* samples staged in shared memory at once */
+
 template <int NW>
-__device__ __forceinline__ Pair<NW>
-get_soa(const uint64_t *sk, const uint32_t *sr, int stride, int i)
+__global__ void
+__launch_bounds__(GSK_SAMPLE_THREADS)
+draw_sample_kernel(const uint64_t *keys, const uint32_t *rows, long long n,
+				   uint64_t *sk, uint32_t *sr, unsigned int *rank)
 {
+	constexpr int S = Policy<NW>::SAMPLE;
+	int			s = blockIdx.x * GSK_SAMPLE_THREADS + threadIdx.x;
+	long long	stride = n / S;
+	long long	pos;
 	Pair<NW>	p;
 
+	if (s >= S)
+		return;
+	pos = (long long) s * stride +
+		(long long) (hash32((unsigned int) s * 2654435761U + 12345U) %
+					 (unsigned int) stride);
+	p = load_pair<NW>(keys, rows, pos);
 #pragma unroll
 	for (int w = 0; w < NW; w++)
-		p.k[w] = sk[w * stride + i];
-	p.r = sr[i];
-	return p;
-}
-
-template <int NW>
-__device__ __forceinline__ void
-put_soa(uint64_t *sk, uint32_t *sr, int stride, int i, const Pair<NW> &p)
-{
-#pragma unroll
-	for (int w = 0; w < NW; w++)
-		sk[w * stride + i] = p.k[w];
-	sr[i] = p.r;
+		sk[w * S + s] = p.k[w];
+	sr[s] = p.r;
+	rank[s] = 0;
 }
 
 template <int NW>
 __global__ void
 __launch_bounds__(GSK_SAMPLE_THREADS)
-sample_kernel(const uint64_t *keys, const uint32_t *rows, long long n,
-			  int k, int logk, uint64_t *tk, uint32_t *tr)
+rank_sample_kernel(const uint64_t *sk, const uint32_t *sr, unsigned int *rank)
 {
 	constexpr int S = Policy<NW>::SAMPLE;
-	extern __shared__ __align__(16) unsigned char smem[];
-	uint64_t   *sk = reinterpret_cast<uint64_t *>(smem);
-	uint32_t   *sr = reinterpret_cast<uint32_t *>(sk + NW * S);
-	long long	stride = n / S;
+	constexpr int PART = S / GSK_SAMPLE_SPLIT;
+	constexpr int CHUNK = PART < GSK_SAMPLE_CHUNK ? PART : GSK_SAMPLE_CHUNK;
+	__shared__ uint64_t ck[NW][CHUNK];
+	__shared__ uint32_t cr[CHUNK];
+	int			s = blockIdx.x * GSK_SAMPLE_THREADS + threadIdx.x;
+	int			first = blockIdx.y * PART;
+	unsigned int below = 0;
+	Pair<NW>	me;
 
-	for (int s = threadIdx.x; s < S; s += GSK_SAMPLE_THREADS)
+#pragma unroll
+	for (int w = 0; w < NW; w++)
+		me.k[w] = sk[w * S + s];
+	me.r = sr[s];
+
+	for (int c = first; c < first + PART; c += CHUNK)
 	{
-		long long	pos = (long long) s * stride +
-			(long long) (hash32((unsigned int) s * 2654435761U + 12345U) %
-						 (unsigned int) stride);
-
-		put_soa<NW>(sk, sr, S, s, load_pair<NW>(keys, rows, pos));
-	}
-	__syncthreads();
-
-	for (int size = 2; size <= S; size <<= 1)
-	{
-		for (int half = size / 2; half > 0; half >>= 1)
+		__syncthreads();
+		for (int i = threadIdx.x; i < CHUNK; i += GSK_SAMPLE_THREADS)
 		{
-			for (int t = threadIdx.x; t < S / 2; t += GSK_SAMPLE_THREADS)
-			{
-				int			i = 2 * t - (t & (half - 1));
-				int			j = i + half;
-				bool		up = (i & size) == 0;
-				Pair<NW>	x = get_soa<NW>(sk, sr, S, i);
-				Pair<NW>	y = get_soa<NW>(sk, sr, S, j);
+#pragma unroll
+			for (int w = 0; w < NW; w++)
+				ck[w][i] = sk[w * S + c + i];
+			cr[i] = sr[c + i];
+		}
+		__syncthreads();
+#pragma unroll 4
+		for (int i = 0; i < CHUNK; i++)
+		{
+			Pair<NW>	o;
 
-				if (pair_less<NW>(y, x) == up)
-				{
-					put_soa<NW>(sk, sr, S, i, y);
-					put_soa<NW>(sk, sr, S, j, x);
-				}
-			}
-			__syncthreads();
+#pragma unroll
+			for (int w = 0; w < NW; w++)
+				o.k[w] = ck[w][i];
+			o.r = cr[i];
+			below += (pair_less<NW>(o, me) ||
+					  (!pair_less<NW>(me, o) && c + i < s)) ? 1 : 0;
 		}
 	}
+	atomicAdd(&rank[s], below);
+}
 
-	for (int j = threadIdx.x + 1; j < k; j += GSK_SAMPLE_THREADS)
-	{
-		int			d = 31 - __clz(j);
-		int			q = j - (1 << d);
-		int			rank = (2 * q + 1) << (logk - 1 - d);
-		Pair<NW>	sp = get_soa<NW>(sk, sr, S, (int) ((long long) rank * S / k));
+/*
+ * Splitter r (1 <= r < k) is the sample of rank r * S / k.  The tree is an
+ * implicit binary search tree, structure-of-arrays (word w of node j at
+ * tk[w * k + j]): node j at depth d, position q in its level, holds
+ * splitter (2q + 1) << (logk - 1 - d), so an in-order walk visits the
+ * splitters in order.  The sample at rank r*S/k is found by the thread of
+ * the sample holding that rank.
+ */
+template <int NW>
+__global__ void
+__launch_bounds__(GSK_SAMPLE_THREADS)
+build_tree_kernel(const uint64_t *sk, const uint32_t *sr,
+				  const unsigned int *rank, int k, int logk,
+				  uint64_t *tk, uint32_t *tr)
+{
+	constexpr int S = Policy<NW>::SAMPLE;
+	int			s = blockIdx.x * GSK_SAMPLE_THREADS + threadIdx.x;
+	int			step = S / k;
+	unsigned int rk;
+	int			r,
+				d,
+				q,
+				j;
 
-		put_soa<NW>(tk, tr, k, j, sp);
-	}
+	if (s >= S)
+		return;
+	rk = rank[s];
+	if (rk % step != 0 || rk == 0)
+		return;
+	r = (int) (rk / step);		/* splitter r, 1 .. k-1 */
+	/* the node holding splitter r: r = (2q+1) << (logk-1-d) */
+	d = logk - 1 - (__ffs(r) - 1);
+	q = (r >> (logk - 1 - d)) >> 1;
+	j = (1 << d) + q;
+#pragma unroll
+	for (int w = 0; w < NW; w++)
+		tk[w * k + j] = sk[w * S + s];
+	tr[j] = sr[s];
 }
 
 template <int NW>
@@ -640,7 +836,7 @@ scatter_smem(int k)
 {
 	constexpr int SUB = Policy<NW>::PART_THREADS * Policy<NW>::PART_ITEMS;
 
-	return (size_t) SUB * sizeof(Pair<NW>)	/* staged pairs */
+	return Tile<NW>::bytes(SUB)		/* staged pairs */
 		+ (size_t) k * (NW * 8 + 4)	/* tree */
 		+ (size_t) k * 4 * 3			/* cursors, counts, starts */
 		+ (size_t) SUB * 2;			/* staged pairs' buckets */
@@ -659,8 +855,8 @@ scatter_kernel(Buf D, Buf A, long long n, long long chunk, int k, int logk,
 	typedef cub::BlockScan<int, THREADS> Scan;
 	__shared__ typename Scan::TempStorage scan_ts;
 	extern __shared__ __align__(16) unsigned char smem[];
-	Pair<NW>   *stage = reinterpret_cast<Pair<NW> *>(smem);
-	uint64_t   *stk = reinterpret_cast<uint64_t *>(stage + SUB);
+	Tile<NW>	stage(smem, SUB);
+	uint64_t   *stk = reinterpret_cast<uint64_t *>(smem + Tile<NW>::bytes(SUB));
 	uint32_t   *str = reinterpret_cast<uint32_t *>(stk + NW * k);
 	unsigned int *cursor = str + k;
 	int		   *lcount = reinterpret_cast<int *>(cursor + k);
@@ -735,7 +931,7 @@ scatter_kernel(Buf D, Buf A, long long n, long long chunk, int k, int logk,
 			{
 				int			pos = lstart[bucket[i]] + rank[i];
 
-				stage[pos] = x[i];
+				stage.put(pos, x[i]);
 				sbucket[pos] = (unsigned short) bucket[i];
 			}
 		}
@@ -748,7 +944,7 @@ scatter_kernel(Buf D, Buf A, long long n, long long chunk, int k, int logk,
 
 			store_pair<NW>(A.keys, A.rows,
 						   (long long) cursor[b] + (pos - lstart[b]),
-						   stage[pos]);
+						   stage.get(pos));
 		}
 		__syncthreads();
 		for (int b = threadIdx.x; b < k; b += THREADS)
@@ -763,13 +959,7 @@ template <int NW>
 static size_t
 tile_smem()
 {
-	constexpr int THREADS = Policy<NW>::TILE_THREADS;
-	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
-	typedef cub::BlockMergeSort<Pair<NW>, THREADS, ITEMS> BlockSort;
-	size_t		a = sizeof(typename BlockSort::TempStorage);
-	size_t		b = (size_t) THREADS * ITEMS * sizeof(Pair<NW>);
-
-	return a > b ? a : b;
+	return Tile<NW>::bytes(Policy<NW>::TILE_THREADS * Policy<NW>::TILE_ITEMS);
 }
 
 /*
@@ -786,11 +976,8 @@ tile_sort_kernel(Buf src, const long long *src_start, Buf D, Buf A,
 	constexpr int THREADS = Policy<NW>::TILE_THREADS;
 	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
 	constexpr int TILE = THREADS * ITEMS;
-	typedef cub::BlockMergeSort<Pair<NW>, THREADS, ITEMS> BlockSort;
 	extern __shared__ __align__(16) unsigned char smem[];
-	typename BlockSort::TempStorage &ts =
-		*reinterpret_cast<typename BlockSort::TempStorage *>(smem);
-	Pair<NW>   *sm = reinterpret_cast<Pair<NW> *>(smem);
+	Tile<NW>	tile(smem, TILE);
 	Pair<NW>	x[ITEMS];
 	int			b = bk.map[blockIdx.x];
 	long long	size,
@@ -816,22 +1003,21 @@ tile_sort_kernel(Buf src, const long long *src_start, Buf D, Buf A,
 		x[i] = (idx < count) ? load_pair<NW>(src.keys, src.rows, sbase + idx)
 			: pair_max<NW>();
 	}
-	BlockSort(ts).Sort(x, PairLess<NW>());
-	__syncthreads();
+	block_sort<NW, THREADS, ITEMS>(x, tile);
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
-		sm[threadIdx.x * ITEMS + i] = x[i];
+		tile.put(threadIdx.x * ITEMS + i, x[i]);
 	__syncthreads();
 
 	if (to_a)
 	{
 		dbase = bk.astart[b] + o0;
-		store_run<NW, THREADS>(A.keys, A.rows, dbase, sm, count);
+		store_run<NW, THREADS>(A.keys, A.rows, dbase, tile, count);
 	}
 	else
 	{
 		dbase = bk.dstart[b] + o0;
-		store_run<NW, THREADS>(D.keys, D.rows, dbase, sm, count);
+		store_run<NW, THREADS>(D.keys, D.rows, dbase, tile, count);
 	}
 }
 
@@ -948,7 +1134,7 @@ partition_kernel(Buf D, Buf A, Buckets bk, long long G, int p)
 template <int NW>
 __device__ __forceinline__ void
 merge_block(const Buf &D, const Buf &A, const Buckets &bk, long long g,
-			const MergeJob &job, Pair<NW> *sm)
+			const MergeJob &job, const Tile<NW> &tile)
 {
 	constexpr int THREADS = Policy<NW>::TILE_THREADS;
 	constexpr int ITEMS = Policy<NW>::TILE_ITEMS;
@@ -964,73 +1150,27 @@ merge_block(const Buf &D, const Buf &A, const Buckets &bk, long long g,
 		: bk.part[g + 1];
 	int			na = a1 - a0;
 	long long	b0 = job.d0 - a0;
-	int			diag,
-				ai,
-				bi,
-				nout;
-	Pair<NW>	ha,
-				hb;
+	int			diag = min((int) threadIdx.x * ITEMS, count);
+	int			nout = min(ITEMS, count - diag);
 
 	for (int i = threadIdx.x; i < count; i += THREADS)
 	{
 		long long	idx = (i < na) ? sbase + a0 + i
 			: sbase + job.la + b0 + (i - na);
 
-		sm[i] = load_pair<NW>(src.keys, src.rows, idx);
+		tile.put(i, load_pair<NW>(src.keys, src.rows, idx));
 	}
 	__syncthreads();
-
-	diag = min((int) threadIdx.x * ITEMS, count);
-	{
-		int			lo = max(0, diag - (count - na));
-		int			hi = min(diag, na);
-
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (!pair_less<NW>(sm[na + diag - 1 - mid], sm[mid]))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		ai = lo;
-		bi = na + diag - lo;
-	}
-	nout = min(ITEMS, count - diag);
-	ha = sm[min(ai, count - 1)];
-	hb = sm[min(bi, count - 1)];
-#pragma unroll
-	for (int i = 0; i < ITEMS; i++)
-	{
-		if (i < nout)
-		{
-			bool		take_a = ai < na &&
-				(bi >= count || !pair_less<NW>(hb, ha));
-
-			if (take_a)
-			{
-				out[i] = ha;
-				ai++;
-				ha = sm[min(ai, count - 1)];
-			}
-			else
-			{
-				out[i] = hb;
-				bi++;
-				hb = sm[min(bi, count - 1)];
-			}
-		}
-	}
+	merge_serial<NW, ITEMS>(tile, 0, na, na, count - na, diag, nout, out);
 	__syncthreads();
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
 	{
 		if (i < nout)
-			sm[diag + i] = out[i];
+			tile.put(diag + i, out[i]);
 	}
 	__syncthreads();
-	store_run<NW, THREADS>(dst.keys, dst.rows, dbase, sm, count);
+	store_run<NW, THREADS>(dst.keys, dst.rows, dbase, tile, count);
 	__syncthreads();
 }
 
@@ -1041,7 +1181,7 @@ merge_kernel(Buf D, Buf A, Buckets bk, long long G, int p)
 {
 	constexpr int TILE = Policy<NW>::TILE_THREADS * Policy<NW>::TILE_ITEMS;
 	extern __shared__ __align__(16) unsigned char smem[];
-	Pair<NW>   *sm = reinterpret_cast<Pair<NW> *>(smem);
+	Tile<NW>	tile(smem, TILE);
 
 	if (p >= *bk.maxm)
 		return;
@@ -1051,7 +1191,7 @@ merge_kernel(Buf D, Buf A, Buckets bk, long long G, int p)
 
 		/* the same answer for every thread: the block stays together */
 		if (merge_job<TILE>(bk, g, p, &job))
-			merge_block<NW>(D, A, bk, g, job, sm);
+			merge_block<NW>(D, A, bk, g, job, tile);
 	}
 }
 
@@ -1085,6 +1225,9 @@ struct Plan
 				off_offT,
 				off_tree_k,
 				off_tree_r,
+				off_sample_k,
+				off_sample_r,
+				off_rank,
 				off_size,
 				off_astart,
 				off_dstart,
@@ -1162,6 +1305,9 @@ make_plan(size_t n, Plan *plan)
 		plan->off_offT = take(&cur, cells * sizeof(unsigned int));
 		plan->off_tree_k = take(&cur, (size_t) plan->k * NW * sizeof(uint64_t));
 		plan->off_tree_r = take(&cur, (size_t) plan->k * sizeof(uint32_t));
+		plan->off_sample_k = take(&cur, (size_t) P::SAMPLE * NW * sizeof(uint64_t));
+		plan->off_sample_r = take(&cur, (size_t) P::SAMPLE * sizeof(uint32_t));
+		plan->off_rank = take(&cur, (size_t) P::SAMPLE * sizeof(unsigned int));
 		plan->off_cub = take(&cur, plan->cub_bytes);
 	}
 	plan->off_size = take(&cur, (size_t) plan->k * sizeof(long long));
@@ -1225,7 +1371,7 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 	Buf			A;
 	Buckets		bk;
 	size_t		tsmem = tile_smem<NW>();
-	size_t		msmem = (size_t) TILE * sizeof(Pair<NW>);
+	size_t		msmem = tile_smem<NW>();
 	int			rc;
 	static int	merge_grid = 0;	/* blocks of the merge passes' fixed grid */
 	cudaEvent_t ev[7] = {0};
@@ -1287,19 +1433,29 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 		uint64_t   *tk = (uint64_t *) (t + plan.off_tree_k);
 		uint32_t   *tr = (uint32_t *) (t + plan.off_tree_r);
 		size_t		cub_bytes = plan.cub_bytes;
-		size_t		ssmem = (size_t) P::SAMPLE * (NW * 8 + 4);
+		uint64_t   *sk = (uint64_t *) (t + plan.off_sample_k);
+		uint32_t   *sr = (uint32_t *) (t + plan.off_sample_r);
+		unsigned int *rank = (unsigned int *) (t + plan.off_rank);
+		dim3		rgrid(P::SAMPLE / GSK_SAMPLE_THREADS, GSK_SAMPLE_SPLIT);
 		size_t		hsmem = (size_t) plan.k * (NW * 8 + 4 + 4);
 		size_t		xsmem = scatter_smem<NW>(plan.k);
 		dim3		tgrid((plan.nchunks + 31) / 32, (plan.k + 31) / 32);
 
-		if ((rc = allow_smem(sample_kernel<NW>, ssmem, "sample setup")) != 0 ||
-			(rc = allow_smem(hist_kernel<NW>, hsmem, "histogram setup")) != 0 ||
+		if ((rc = allow_smem(hist_kernel<NW>, hsmem, "histogram setup")) != 0 ||
 			(rc = allow_smem(scatter_kernel<NW>, xsmem, "scatter setup")) != 0)
 			return rc;
 
-		sample_kernel<NW><<<1, GSK_SAMPLE_THREADS, ssmem, stream>>>(
-			d_keys, d_rows, (long long) n, plan.k, plan.logk, tk, tr);
+		draw_sample_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
+			GSK_SAMPLE_THREADS, 0, stream>>>(d_keys, d_rows, (long long) n,
+											 sk, sr, rank);
 		GSK_LAUNCHED("sample kernel");
+		rank_sample_kernel<NW><<<rgrid, GSK_SAMPLE_THREADS, 0, stream>>>(
+			sk, sr, rank);
+		GSK_LAUNCHED("sample ranking kernel");
+		build_tree_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
+			GSK_SAMPLE_THREADS, 0, stream>>>(sk, sr, rank, plan.k, plan.logk,
+											 tk, tr);
+		GSK_LAUNCHED("splitter tree kernel");
 		GSK_PHASE();
 		hist_kernel<NW><<<plan.nchunks, P::PART_THREADS, hsmem, stream>>>(
 			d_keys, d_rows, (long long) n, plan.chunk, plan.k, plan.logk,

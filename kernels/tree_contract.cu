@@ -731,8 +731,11 @@ gsk_tree_plan(int op, size_t ntok, GskTreePlan *plan)
 		return gsk_fail(err, "cudaGetDevice");
 	if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
 		return gsk_fail(err, "cudaDeviceGetAttribute");
+	/* occupancy is bounded by shared memory: ask for all of it */
 	if ((err = cudaFuncSetAttribute(kk.local, cudaFuncAttributeMaxDynamicSharedMemorySize,
-									(int) kk.smem)) != cudaSuccess)
+									(int) kk.smem)) != cudaSuccess ||
+		(err = cudaFuncSetAttribute(kk.local, cudaFuncAttributePreferredSharedMemoryCarveout,
+									cudaSharedmemCarveoutMaxShared)) != cudaSuccess)
 		return gsk_fail(err, "cudaFuncSetAttribute(tree local contraction)");
 	if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kk.local, TB,
 															 kk.smem)) != cudaSuccess)

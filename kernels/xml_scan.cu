@@ -654,10 +654,11 @@ chunk_maps(ScanArgs a)
 	/*
 	 * Transient states (SKIP, "-", "]", "?") also move on ordinary bytes;
 	 * as long as no start state has reached one, ordinary bytes change
-	 * nothing.  (The extra chunk c == nchunks is empty: the identity, so
-	 * that the exclusive scan's last element is the whole composition.)
+	 * nothing.  The identity map has every state, transient ones included.
+	 * (The extra chunk c == nchunks is empty: the identity, so that the
+	 * exclusive scan's last element is the whole composition.)
 	 */
-	bool		transient = false;
+	bool		transient = true;
 
 	for (size_t i = from; i < to; i++)
 	{

@@ -1,7 +1,7 @@
 -- 10^6 rows through GpuSort, compared with stock PostgreSQL by a digest of
--- the whole ordered result: an int8 key, a text key in the C collation, two
--- columns with many ties, DESC.  The sorts must run on the engine, not fall
--- back to tuplesort.
+-- the whole ordered result: an int8 key, and two columns (an int with many
+-- ties, then text in the C collation, DESC).  The sorts must run on the
+-- engine, not fall back to tuplesort.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -9,9 +9,9 @@ LOAD 'gpusort';
 SET gpusort.min_rows = 0;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE TABLE lg (i8 int8, t text COLLATE "C", a int4, f float8);
+CREATE TABLE lg (i8 int8, t text COLLATE "C", a int4);
 INSERT INTO lg
-SELECT hashint8(i), md5(i::text), hashint4(i) % 1000, (hashint4(-i) % 100000) / 3.0
+SELECT hashint8(i), md5(i::text), hashint4(i) % 1000
   FROM generate_series(1, 1000000) i;
 ANALYZE lg;
 
@@ -38,5 +38,4 @@ END
 $f$;
 
 SELECT large_check('SELECT i8 FROM lg ORDER BY i8');
-SELECT large_check('SELECT t FROM lg ORDER BY t DESC');
-SELECT large_check('SELECT a, f FROM lg ORDER BY a, f DESC');
+SELECT large_check('SELECT a, t FROM lg ORDER BY a, t DESC');

@@ -140,8 +140,9 @@ EXECUTE lim(3, 0);
 EXECUTE lim(2, 1000);
 DEALLOCATE lim;
 
--- a parallel plan: Gather Merge over per-worker sorts becomes one GpuSort
--- over a Gather; sorts inside the workers (under a MergeJoin) run there
+-- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,
+-- over a plain Seq Scan when the workers would only scan, else over a
+-- Gather; sorts inside the workers (under a MergeJoin) run there
 CREATE TABLE big AS SELECT i AS id, hashint4(i) % 100000 AS k, md5(i::text) AS s FROM generate_series(1, 20000) i;
 ANALYZE big;
 SET parallel_setup_cost = 0;
@@ -152,6 +153,11 @@ SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT k, s FROM big WHERE k > 0 ORDER BY k, s;
 SELECT gs_check('SELECT k, s FROM big WHERE k > 0 ORDER BY k, s');
 SELECT gs_check('SELECT k, s FROM big ORDER BY s DESC LIMIT 7');
+SELECT gs_check('SELECT k % 100 AS g, count(*) AS n FROM big GROUP BY 1 ORDER BY 1');
+SELECT k AS renamed, upper(s) AS label FROM big WHERE k > 99900 ORDER BY 1 DESC;
+EXPLAIN (COSTS OFF) SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b1.k DESC, b2.s;
+SELECT gs_check('SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b1.k DESC, b2.s');
+SELECT gs_check('SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b2.s LIMIT 10');
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM big b1 JOIN big b2 ON b1.k = b2.id;
@@ -163,6 +169,20 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
+
+-- with JIT-compiled expressions above and below the node (where the server
+-- has JIT): parents deform its MinimalTuple slots
+SET jit = on;
+SET jit_above_cost = 0;
+SET jit_inline_above_cost = 0;
+SET jit_optimize_above_cost = 0;
+SET enable_hashagg = off;
+SELECT gs_check('SELECT k % 7 AS a, sum(v) AS total, max(s) AS top FROM m1 WHERE v > -500 GROUP BY k % 7');
+RESET enable_hashagg;
+RESET jit;
+RESET jit_above_cost;
+RESET jit_inline_above_cost;
+RESET jit_optimize_above_cost;
 
 -- empty input and one row
 SELECT gs_check('SELECT k, v FROM m1 WHERE false ORDER BY k');

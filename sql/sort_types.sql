@@ -126,6 +126,9 @@ SELECT gs_check('SELECT by, i8 FROM ty ORDER BY by, i8 DESC');
 SELECT gs_check('SELECT t COLLATE "en-x-icu" AS s, i4 FROM ty ORDER BY 1 DESC, 2');
 SELECT gs_check('SELECT i2 % 3 AS a, t AS s, id FROM ty ORDER BY 1, 2, 3');
 SELECT gs_check('SELECT id % 7 AS a, (id * 7919) % 10007 AS b FROM ty ORDER BY 1 DESC, 2');
+-- time and money are integers inside
+SELECT gs_check('SELECT time ''00:00'' + i4 * interval ''1 second'' AS tm FROM ty ORDER BY 1 DESC NULLS LAST');
+SELECT gs_check('SELECT (i8 / 100.0)::numeric::money AS m FROM ty WHERE i8 BETWEEN -1000000000000 AND 1000000000000 ORDER BY 1');
 -- expressions, a USING operator, and a domain
 CREATE DOMAIN gs_dom AS int8 CHECK (VALUE > -100);
 SELECT gs_check('SELECT (i4 / 1000)::gs_dom AS v FROM ty WHERE i4 > -100000 ORDER BY 1');

@@ -377,7 +377,8 @@ gs_tree_reduce_chunked(int op, const GsToken *tok, size_t n, int k,
 	if (cuts == NULL)
 	{
 		for (i = 0; i <= k; i++)
-			even[i] = (size_t) ((unsigned __int128) n * (unsigned) i / (unsigned) k);
+			even[i] = n / (size_t) k * (size_t) i +
+				n % (size_t) k * (size_t) i / (size_t) k;	/* = n * i / k */
 		cuts = even;
 	}
 	if (cuts[0] != 0 || cuts[k] != n)

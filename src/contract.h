@@ -287,7 +287,9 @@ extern int	gs_tree_reduce_chunked(int op, const GsToken *tok, size_t n, int k,
  * 5-tuples and run step 3 themselves.  gs_match_parentheses writes at most
  * 2k intervals to iv and returns how many, or -1 if the pieces are
  * unbalanced; stack has room for k entries.  gs_contract_global needs the
- * same stack and returns GS_TREE_OK or GS_TREE_MALFORMED.
+ * same stack and returns GS_TREE_OK or GS_TREE_MALFORMED.  Both read only
+ * na, nc and (step 4) c[nc - 1] of each piece, so a caller that keeps the
+ * 5-tuples elsewhere (in device memory) need copy back only those.
  */
 extern long gs_match_parentheses(const GsContracted *t, int k,
 								 GsInterval *iv, GsOpenRun *stack);

@@ -17,7 +17,7 @@
  * The encodings (every one is a function v -> bytes with a < b => enc(a) <=
  * enc(b) under memcmp, and a = b => enc(a) = enc(b)):
  *
- *	 integers, date, timestamp[tz], oid, bool
+ *	 integers, date, time, timestamp[tz], money, oid, bool
  *					v - min as an unsigned big-endian number of as many bytes
  *					as max - min needs, min and max observed in this sort.
  *					A sort of values in a small range gets a small key.
@@ -304,6 +304,8 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		case F_BTINT8CMP:
 		case F_TIMESTAMP_CMP:
 		case F_TIMESTAMPTZ_CMP:
+		case F_TIME_CMP:
+		case F_CASH_CMP:
 			col->kind = GSK_INT;
 			col->typlen = 8;
 			return true;

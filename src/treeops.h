@@ -230,6 +230,17 @@ gs_op_mul(int op, double a, GsVal y)
 }
 
 /*
+ * h(w): the value of a leaf of weight w.  By convention 1 of the header
+ * comment it is w (x) identity for every op, which is what lets Algorithm
+ * 3.1 treat a leaf as a vertex with an empty child sum.
+ */
+GS_HD GsVal
+gs_op_leaf(int op, double w)
+{
+	return gs_op_mul(op, w, gs_op_identity(op));
+}
+
+/*
  * Partial contraction rule: (a, b, c) = (rho1, rho2, rho3)(b0, c0, a1, b1,
  * c1, a2), see the header comment.
  */

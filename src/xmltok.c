@@ -569,34 +569,39 @@ static int
 read_weight(TokState *st, size_t name_pos, size_t vstart, size_t vend, double *w)
 {
 	char		val[WEIGHT_MAX_LEN + 8];
-	size_t		n = 0;
-	size_t		p = vstart;
+	const char *text = (const char *) st->buf + vstart;
+	size_t		n = vend - vstart;
+	bool		ok;
 	int			rc;
 
-	if (memchr(st->buf + vstart, '&', vend - vstart) == NULL &&
-		gs_parse_weight((const char *) st->buf + vstart, vend - vstart, w))
-		goto parsed;			/* the common case: nothing to decode */
-	while (p < vend)
+	if (memchr(text, '&', n) == NULL)
+		ok = gs_parse_weight(text, n, w);	/* the common case: as it is */
+	else
 	{
-		if (n > WEIGHT_MAX_LEN)
-			break;
-		if (st->buf[p] == '&')
+		size_t		p = vstart;
+
+		n = 0;
+		while (p < vend && n <= WEIGHT_MAX_LEN)
 		{
-			if ((rc = parse_reference(st, p, &p, val, &n)) != GS_XML_OK)
-				return rc;
+			if (st->buf[p] == '&')
+			{
+				if ((rc = parse_reference(st, p, &p, val, &n)) != GS_XML_OK)
+					return rc;
+			}
+			else
+				val[n++] = (char) st->buf[p++];
 		}
-		else
-			val[n++] = (char) st->buf[p++];
+		text = val;
+		ok = p == vend && gs_parse_weight(val, n, w);
 	}
-	if (p < vend || !gs_parse_weight(val, n, w))
+	if (!ok)
 	{
 		copy_text(st->err->element, sizeof(st->err->element),
 				  st->buf + name_pos, name_len(st, name_pos));
 		copy_text(st->err->value, sizeof(st->err->value),
-				  (const unsigned char *) val, n);
+				  (const unsigned char *) text, n);
 		return fail_at(st, vstart, GS_XML_BAD_WEIGHT, "weight is not a finite number");
 	}
-parsed:
 	if (st->opt->abs_sum_max > 0)
 	{
 		st->abs_sum += fabs(*w);

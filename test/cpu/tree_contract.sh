@@ -13,7 +13,6 @@ $cc -std=gnu99 -O2 -Wall -Werror -Isrc test/tree/tree_check.c src/contract.c \
 	-lpthread -lm -o "$out/tree_check"
 "$out/tree_check" 1 1 1
 
-
 if $cc -fsanitize=address,undefined -x c /dev/null -c -o /dev/null 2>/dev/null; then
 	$cc -std=gnu99 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-Isrc test/tree/tree_check.c src/contract.c -lpthread -lm -o "$out/tree_check_san"

@@ -388,8 +388,8 @@ main(int argc, char **argv)
 	{
 		if (!small)
 			break;
-		/* tile sizes of the policies: 4096, 2048, 1024 pairs */
-		size_t		tile = nw == 1 ? 4096 : (nw == 2 ? 2048 : 1024);
+		/* tile sizes of the policies (partition_sort.cu): 2816, 1792, 1280 */
+		size_t		tile = nw == 1 ? 2816 : (nw == 2 ? 1792 : 1280);
 		std::vector<size_t> sizes = {0, 1, 2, 3, tile - 1, tile, tile + 1,
 			2 * tile + 1, 5 * tile + 7};
 

@@ -229,6 +229,7 @@ static double *d_tok;
 static size_t d_tok_cap;
 
 static float last_local_ms;	/* step 1 alone, of the last gpu_reduce */
+static int	last_k;				/* pieces of the last gpu_reduce */
 
 static int
 gpu_reduce(int op, size_t n, GsVal *result, float *ms)
@@ -250,6 +251,7 @@ gpu_reduce(int op, size_t n, GsVal *result, float *ms)
 		fprintf(stderr, "gsk_tree_plan: %s\n", gsk_last_error());
 		exit(2);
 	}
+	last_k = plan.k;
 	if (plan.temp_bytes > d_temp_bytes)
 	{
 		if (d_temp)
@@ -385,9 +387,9 @@ run_case(const char *name, const Forest &f, unsigned mask, double rel = 0,
 				best = fmin(best, ms);
 				best_local = fmin(best_local, last_local_ms);
 			}
-			check(ok, "%s %s: n=%zu depth=%zu: %.17g (seq %.17g), %.3f ms = %.1f GB/s "
+			check(ok, "%s %s: n=%zu depth=%zu k=%d: %.17g (seq %.17g), %.3f ms = %.1f GB/s "
 				  "(step 1 alone %.3f ms = %.1f GB/s)",
-				  name, op_names[op], tok.size(), f.max_depth, got.m, want.m,
+				  name, op_names[op], tok.size(), f.max_depth, last_k, got.m, want.m,
 				  best, tok.size() * 8.0 / (best * 1e6),
 				  best_local, tok.size() * 8.0 / (best_local * 1e6));
 		}

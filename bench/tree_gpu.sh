@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# tree_reduce on the GPU against the CPU and stock PostgreSQL, side by side
+# in one run, end to end through SQL (on the GPU machine):
+#
+#   gpu       gpusort.device = gpu (GPU tokenizer + GPU contraction; the
+#             aggregate ships a group's small documents as one forest)
+#   cpu k     gpusort.device = cpu, chunked contraction on nproc threads
+#   cpu 1     gpusort.device = cpu, gpusort.tree_threads = 1 (sequential)
+#   stock     xpath('sum(//@w)', doc), or the recursive CTE a user writes
+#             for max_path (bench/tree.sh's)
+#
+# on one ~100 MB document (xml), one ~700 MB document (text: the "1 GB
+# class", beyond what xpath() and the xml type handle in reasonable time)
+# and 10^6 small documents (xml).  Both large documents are stored
+# uncompressed (STORAGE EXTERNAL), so no side pays for pglz.  Stock queries
+# stop at a statement_timeout and show as "> N s".  Every cell prints the
+# result too, so the columns can be checked against each other.
+#
+#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/tree_gpu.sh
+#
+# Output: a markdown table on stdout and in $OUT/tree_gpu.md (OUT defaults
+# to /tmp/tree-gpu-bench).  TREE_BENCH_SMALL_DOCS (10^6), TREE_BENCH_BIG_COPIES
+# (700 copies of the ~1 MB tree in the big document) scale the data.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
+
+OUT=${OUT:-/tmp/tree-gpu-bench}
+mkdir -p "$OUT"
+ndocs=${TREE_BENCH_SMALL_DOCS:-1000000}
+copies=${TREE_BENCH_BIG_COPIES:-700}
+threads=$(nproc)
+
+gs_build_install >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+gs_cluster_start "shared_buffers = 2GB" "work_mem = 1GB" \
+	"max_parallel_workers_per_gather = 0" || exit 1
+data=$(mktemp -d /tmp/gpusort-treegpu.XXXXXX)
+chmod 755 "$data"
+
+psql_q() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# ---- data ---------------------------------------------------------------------
+# A random tree of ~70,000 elements, depth <= 60, weights in [-100, 100]
+# (~1 MB); the large documents are one root over many copies of it.
+awk 'BEGIN {
+	srand(42); depth = 0; n = 0; s = "";
+	while (n < 70000 || depth > 0) {
+		if (depth > 0 && (n >= 70000 || depth >= 60 || rand() < 0.45)) {
+			s = s "</n>"; depth--;
+		} else {
+			s = s sprintf("<n w=\"%d\">", int(rand() * 201) - 100); depth++; n++;
+		}
+	}
+	print s;
+}' >"$data/tree.txt"
+
+psql_q <<EOF
+CREATE EXTENSION gpusort;
+CREATE TABLE base (t text);
+\copy base FROM '$data/tree.txt'
+CREATE TABLE doc100 (doc xml);
+ALTER TABLE doc100 ALTER doc SET STORAGE EXTERNAL;
+INSERT INTO doc100 SELECT ('<r w="1">' || repeat(t, 100) || '</r>')::xml FROM base;
+CREATE TABLE docbig (doc text);
+ALTER TABLE docbig ALTER doc SET STORAGE EXTERNAL;
+INSERT INTO docbig SELECT '<r w="1">' || repeat(t, $copies) || '</r>' FROM base;
+CREATE TABLE small AS
+SELECT format('<order w="%s"><line w="%s"><part w="%s"/></line><line w="%s"/></order>',
+              g % 100, g % 7 - 3, g % 11 - 5, g % 13 - 6)::xml AS doc
+FROM generate_series(1, $ndocs) g;
+VACUUM ANALYZE;
+EOF
+
+# ---- timing -------------------------------------------------------------------
+# time_query RUNS TIMEOUT_S SETTINGS SQL: best time, "ms|result"
+time_query() {
+	local runs=$1 tmo=$2 settings=$3 sql=$4 best="" res="" i out ms
+	for ((i = 0; i < runs; i++)); do
+		out=$(psql_q -At -c "SET statement_timeout = '${tmo}s'" -c "$settings" \
+			-c '\timing on' -c "$sql" 2>&1)
+		if grep -q 'statement timeout' <<<"$out"; then
+			echo "timeout:$tmo|"
+			return
+		fi
+		if grep -qE 'ERROR|WARNING' <<<"$out"; then
+			echo "error|$(grep -E 'ERROR|WARNING' <<<"$out" | head -1)"
+			return
+		fi
+		res=$(grep -v '^Time:' <<<"$out" | grep -v '^SET' | tail -1)
+		ms=$(grep '^Time:' <<<"$out" | tail -1 | awk '{print $2}')
+		if [ -z "$best" ] || awk "BEGIN{exit !($ms < $best)}"; then best=$ms; fi
+	done
+	echo "$best|$res"
+}
+
+fmt() {
+	local t=${1%%|*} r=${1#*|}
+	case $t in
+		timeout:*) echo "> ${t#timeout:} s" ;;
+		error) echo "error: $r" ;;
+		"") echo "-" ;;
+		*) awk -v m="$t" -v r="$r" 'BEGIN{ if (m >= 1000) printf "%.2f s (%s)", m/1000, r; else printf "%.1f ms (%s)", m, r }' ;;
+	esac
+}
+
+# speedup of the GPU over a column: "12.3x", "> 40x" for timeouts
+speedup() {
+	local g=${1%%|*} o=${2%%|*}
+	if [[ $g =~ ^[0-9.]+$ && $o =~ ^[0-9.]+$ ]]; then
+		awk -v a="$o" -v b="$g" 'BEGIN{printf "%.1fx", a/b}'
+	elif [[ $g =~ ^[0-9.]+$ && $o == timeout:* ]]; then
+		awk -v a="${o#timeout:}" -v b="$g" 'BEGIN{printf "> %.0fx", a*1000/b}'
+	else
+		echo "-"
+	fi
+}
+
+GPU="SET gpusort.device = gpu"
+CPUK="SET gpusort.device = cpu; SET gpusort.tree_threads = $threads"
+CPU1="SET gpusort.device = cpu; SET gpusort.tree_threads = 1"
+
+recursive_max_path() {
+	cat <<EOF
+WITH RECURSIVE walk(node, path) AS (
+  SELECT n, coalesce((xpath('/*/@w', n))[1]::text::float8, 0)
+  FROM $1 t, unnest(xpath('/*', t.doc)) n
+  UNION ALL
+  SELECT c, path + coalesce((xpath('/*/@w', c))[1]::text::float8, 0)
+  FROM walk, unnest(xpath('/*/*', node)) c
+)
+SELECT max(path) FROM walk WHERE NOT xpath_exists('/*/*', node)
+EOF
+}
+
+table="| data | op | gpu | cpu $threads threads | cpu 1 thread | stock | gpu vs stock | gpu vs cpu $threads |
+|---|---|---|---|---|---|---|---|"
+row() {							# row DATA OP TABLE STOCK_SQL STOCK_TIMEOUT
+	local d=$1 op=$2 tab=$3 stock=$4 tmo=$5 g k o s
+	g=$(time_query 3 600 "$GPU" "SELECT tree_reduce(doc, '$op') FROM $tab")
+	k=$(time_query 1 600 "$CPUK" "SELECT tree_reduce(doc, '$op') FROM $tab")
+	o=$(time_query 1 600 "$CPU1" "SELECT tree_reduce(doc, '$op') FROM $tab")
+	if [ -n "$stock" ]; then s=$(time_query 1 "$tmo" "SET gpusort.device = cpu" "$stock"); else s="|"; fi
+	local line="| $d | $op | $(fmt "$g") | $(fmt "$k") | $(fmt "$o") | $(fmt "$s") | $(speedup "$g" "$s") | $(speedup "$g" "$k") |"
+	echo "$line" >&2
+	table="$table
+$line"
+}
+
+s100=$(psql_q -At -c "SELECT pg_size_pretty(octet_length(doc::text)::bigint) FROM doc100")
+sbig=$(psql_q -At -c "SELECT pg_size_pretty(octet_length(doc)::bigint) FROM docbig")
+ssmall=$(psql_q -At -c "SELECT pg_size_pretty(sum(octet_length(doc::text))::bigint) FROM small")
+
+row "1 doc, $s100 (xml)" sum doc100 "SELECT (xpath('sum(//@w)', doc))[1]::text::float8 FROM doc100" 120
+row "1 doc, $s100 (xml)" max_path doc100 "$(recursive_max_path doc100)" 30
+row "1 doc, $s100 (xml)" max_subtree doc100 "" 0
+row "1 doc, $sbig (text)" sum docbig "SELECT (xpath('sum(//@w)', doc::xml))[1]::text::float8 FROM docbig" 30
+row "1 doc, $sbig (text)" max_path docbig "" 0
+row "$ndocs docs, $ssmall (xml)" sum small "SELECT sum((xpath('sum(//@w)', doc))[1]::text::float8) FROM small" 120
+row "$ndocs docs, $ssmall (xml)" max_path small "" 0
+
+{
+	echo "tree_reduce, end to end through SQL: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) CPU threads, $(date -u '+%Y-%m-%d')"
+	echo
+	echo "$table"
+} | tee "$OUT/tree_gpu.md"
+rm -rf "$data"
