@@ -86,10 +86,12 @@ def plot(ms, png, title):
         ax.set_title("SELECT * FROM t ORDER BY key OFFSET n, n = %s rows"
                      % format(n, ","), fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=8, loc="upper left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center",
+               ncol=len(labels), frameon=False)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(png, dpi=110)
 
 

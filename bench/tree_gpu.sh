@@ -29,6 +29,7 @@ OUT=${OUT:-/tmp/tree-gpu-bench}
 mkdir -p "$OUT"
 ndocs=${TREE_BENCH_SMALL_DOCS:-1000000}
 copies=${TREE_BENCH_BIG_COPIES:-700}
+mid=${TREE_BENCH_MID_COPIES:-100}
 threads=$(nproc)
 
 gs_build_install >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
@@ -60,7 +61,7 @@ CREATE TABLE base (t text);
 \copy base FROM '$data/tree.txt'
 CREATE TABLE doc100 (doc xml);
 ALTER TABLE doc100 ALTER doc SET STORAGE EXTERNAL;
-INSERT INTO doc100 SELECT ('<r w="1">' || repeat(t, 100) || '</r>')::xml FROM base;
+INSERT INTO doc100 SELECT ('<r w="1">' || repeat(t, $mid) || '</r>')::xml FROM base;
 CREATE TABLE docbig (doc text);
 ALTER TABLE docbig ALTER doc SET STORAGE EXTERNAL;
 INSERT INTO docbig SELECT '<r w="1">' || repeat(t, $copies) || '</r>' FROM base;
@@ -115,9 +116,9 @@ speedup() {
 	fi
 }
 
-GPU="SET gpusort.device = gpu"
-CPUK="SET gpusort.device = cpu; SET gpusort.tree_threads = $threads"
-CPU1="SET gpusort.device = cpu; SET gpusort.tree_threads = 1"
+GPU="LOAD 'gpusort'; SET gpusort.device = gpu"
+CPUK="LOAD 'gpusort'; SET gpusort.device = cpu; SET gpusort.tree_threads = $threads"
+CPU1="LOAD 'gpusort'; SET gpusort.device = cpu; SET gpusort.tree_threads = 1"
 
 recursive_max_path() {
 	cat <<EOF
@@ -136,7 +137,7 @@ table="| data | op | gpu | cpu $threads threads | cpu 1 thread | stock | gpu vs 
 |---|---|---|---|---|---|---|---|"
 row() {							# row DATA OP TABLE STOCK_SQL STOCK_TIMEOUT
 	local d=$1 op=$2 tab=$3 stock=$4 tmo=$5 g k o s
-	g=$(time_query 3 600 "$GPU" "SELECT tree_reduce(doc, '$op') FROM $tab")
+	g=$(time_query 2 600 "$GPU" "SELECT tree_reduce(doc, '$op') FROM $tab")
 	k=$(time_query 1 600 "$CPUK" "SELECT tree_reduce(doc, '$op') FROM $tab")
 	o=$(time_query 1 600 "$CPU1" "SELECT tree_reduce(doc, '$op') FROM $tab")
 	if [ -n "$stock" ]; then s=$(time_query 1 "$tmo" "SET gpusort.device = cpu" "$stock"); else s="|"; fi
@@ -150,12 +151,12 @@ s100=$(psql_q -At -c "SELECT pg_size_pretty(octet_length(doc::text)::bigint) FRO
 sbig=$(psql_q -At -c "SELECT pg_size_pretty(octet_length(doc)::bigint) FROM docbig")
 ssmall=$(psql_q -At -c "SELECT pg_size_pretty(sum(octet_length(doc::text))::bigint) FROM small")
 
-row "1 doc, $s100 (xml)" sum doc100 "SELECT (xpath('sum(//@w)', doc))[1]::text::float8 FROM doc100" 120
-row "1 doc, $s100 (xml)" max_path doc100 "$(recursive_max_path doc100)" 30
+row "1 doc, $s100 (xml)" sum doc100 "SELECT (xpath('sum(//@w)', doc))[1]::text::float8 FROM doc100" 60
+row "1 doc, $s100 (xml)" max_path doc100 "$(recursive_max_path doc100)" 20
 row "1 doc, $s100 (xml)" max_subtree doc100 "" 0
-row "1 doc, $sbig (text)" sum docbig "SELECT (xpath('sum(//@w)', doc::xml))[1]::text::float8 FROM docbig" 30
+row "1 doc, $sbig (text)" sum docbig "SELECT (xpath('sum(//@w)', doc::xml))[1]::text::float8 FROM docbig" 20
 row "1 doc, $sbig (text)" max_path docbig "" 0
-row "$ndocs docs, $ssmall (xml)" sum small "SELECT sum((xpath('sum(//@w)', doc))[1]::text::float8) FROM small" 120
+row "$ndocs docs, $ssmall (xml)" sum small "SELECT sum((xpath('sum(//@w)', doc))[1]::text::float8) FROM small" 60
 row "$ndocs docs, $ssmall (xml)" max_path small "" 0
 
 {

@@ -35,6 +35,13 @@ gsk_fail(cudaError_t err, const char *what)
 		return 0;
 	snprintf(gsk_errbuf, sizeof(gsk_errbuf), "%s: %s (%s)",
 			 what, cudaGetErrorString(err), cudaGetErrorName(err));
+
+	/*
+	 * The runtime also keeps err as its "last error" until someone reads
+	 * it; reported here, it must not resurface as the failure of the next
+	 * kernel launch (a sticky error still fails every later call).
+	 */
+	(void) cudaGetLastError();
 	return (int) err;
 }
 

@@ -65,12 +65,20 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * GSK_XML_SCAN_EMULATE: only the kernels and their device functions, for
+ * test/gpu/xml_scan_emu.cpp, which runs them thread by thread on the CPU so
+ * that CI (no GPU) tests the scanner's logic against xmltok.c.
+ */
+#ifndef GSK_XML_SCAN_EMULATE
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "gpusort_kernels.h"
 #include "gsk_internal.cuh"
+#endif
+
+#include "gpusort_kernels.h"
 #include "../src/treerep.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
@@ -911,6 +919,8 @@ check_names(ScanArgs a, const uint32_t *keys, const uint32_t *rows)
 		}
 }
 
+#ifndef GSK_XML_SCAN_EMULATE
+
 /* ---- host side ----------------------------------------------------------- */
 
 static size_t
@@ -1140,3 +1150,5 @@ gsk_xml_scan_emit(const GskXmlScan *s, void *d_temp, size_t temp_bytes,
 		return gsk_fail(err, "xml scan: copying the flags");
 	return 0;
 }
+
+#endif							/* !GSK_XML_SCAN_EMULATE */

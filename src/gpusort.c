@@ -19,6 +19,7 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
+#include "treereduce.h"
 
 PG_MODULE_MAGIC;
 
@@ -84,7 +85,8 @@ _PG_init(void)
 							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
-	MarkGUCPrefixReserved("gpusort");
-
+	gpusort_tree_init();
 	gpusort_planner_init();
+
+	MarkGUCPrefixReserved("gpusort");
 }

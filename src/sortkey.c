@@ -52,7 +52,11 @@
  *
  * Widths come from the data: gs_keys_observe records per column whether
  * NULLs and values occur, integer ranges and the longest encoding, and
- * gs_keys_layout packs the columns into the fewest of 8, 16 or 32 bytes.
+ * gs_keys_layout packs the columns into the fewest of 8, 16 or 32 bytes
+ * (or fewer, when the caller asks for a shorter, inexact key: the key
+ * budgeted at W bytes is the W-byte prefix of the full key, since columns
+ * keep their places and a truncated column keeps the first bytes of its
+ * encoding).
  *
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
@@ -403,7 +407,7 @@ gs_keys_create(int ncols, const AttrNumber *attnos, const Oid *sortops,
 		return NULL;
 	}
 	gs_keys_reset(spec);
-	gs_keys_layout(spec);
+	gs_keys_layout(spec, GS_KEY_MAX_BYTES);
 	return spec;
 }
 
@@ -600,7 +604,7 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 }
 
 void
-gs_keys_layout(GsKeySpec *spec)
+gs_keys_layout(GsKeySpec *spec, int max_bytes)
 {
 	int			off = 0;
 	int			i;
@@ -615,7 +619,7 @@ gs_keys_layout(GsKeySpec *spec)
 		bool		injective;
 		int			full = keycol_full_width(col, &injective);
 		int			nb = (col->seen_null && col->seen_value) ? 1 : 0;
-		int			avail = GS_KEY_MAX_BYTES - off - nb;
+		int			avail = max_bytes - off - nb;
 
 		if (avail <= 0 && full + nb > 0)
 		{
@@ -645,6 +649,12 @@ int
 gs_keys_nwords(const GsKeySpec *spec)
 {
 	return spec->nwords;
+}
+
+int
+gs_keys_key_bytes(const GsKeySpec *spec)
+{
+	return spec->key_bytes;
 }
 
 int

@@ -12,7 +12,7 @@
  *	   spec = gs_keys_create(...);			once per node; may refuse (reason)
  *	   gs_keys_reset(spec);					before each sort
  *	   gs_keys_observe(spec, slot);			for every row: ranges, lengths
- *	   gs_keys_layout(spec);				choose widths from what was seen
+ *	   gs_keys_layout(spec, max_bytes);	choose widths from what was seen
  *	   gs_keys_encode(spec, slot, words);	for every row
  *
  * A key need not decide the order by itself: when spec->first_inexact <
@@ -44,11 +44,12 @@ extern GsKeySpec *gs_keys_create(int ncols, const AttrNumber *attnos,
 								 const bool *nulls_first, char **reason);
 extern void gs_keys_reset(GsKeySpec *spec);
 extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot);
-extern void gs_keys_layout(GsKeySpec *spec);
+extern void gs_keys_layout(GsKeySpec *spec, int max_bytes);
 extern void gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words);
 
 /* after gs_keys_layout */
 extern int	gs_keys_nwords(const GsKeySpec *spec);
+extern int	gs_keys_key_bytes(const GsKeySpec *spec);
 extern int	gs_keys_first_inexact(const GsKeySpec *spec);
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);

@@ -49,6 +49,7 @@
 #include "access/htup_details.h"
 #include "commands/explain.h"
 #include "common/int.h"
+#include "port/pg_bswap.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -88,6 +89,16 @@
 #define gs_prefetch(p)		((void) 0)
 #endif
 
+/*
+ * Key width from a sample: rows sampled to see whether a shorter, inexact
+ * key separates the rows about as well as the full one, and how many more
+ * of the sample's rows (per thousand) may share a short key than share a
+ * full one for the short key to be taken.
+ */
+#define GS_SAMPLE_ROWS		1024
+#define GS_SAMPLE_MIN_ROWS	16384
+#define GS_SAMPLE_SLACK		10
+
 /* rows between interrupt checks in loops that do not call the executor */
 #define GS_INTERRUPT_EVERY	4096
 
@@ -100,7 +111,6 @@ typedef struct GsRunInfo
 	bool		have_engine;
 	GsSortStats engine;			/* of the last engine sort */
 	TuplesortInstrumentation tsstats;
-	uint64		rows_read;
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
@@ -408,6 +418,85 @@ settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 
 /* ---- sorting the stored rows -------------------------------------------------- */
 
+static int
+key_compare(const void *a, const void *b, void *arg)
+{
+	return memcmp(a, b, *(int *) arg);
+}
+
+/* distinct prefixes of len bytes among n sorted keys of stride bytes */
+static int
+count_distinct(const uint8 *keys, int n, int stride, int len)
+{
+	int			d = n > 0 ? 1 : 0;
+	int			i;
+
+	for (i = 1; i < n; i++)
+		if (memcmp(keys + (i - 1) * stride, keys + i * stride, len) != 0)
+			d++;
+	return d;
+}
+
+/*
+ * Chooses the key width.  The full layout makes every column it can exact,
+ * up to 32 bytes, but the engines' cost grows with the width (the CPU radix
+ * sort moves every byte of every pair on each pass; so do the GPU's
+ * copies), while a shorter prefix costs only comparator calls for the rows
+ * whose prefixes collide.  So a sample of the rows is encoded with the full
+ * key, sorted, and the shortest of 8 and 16 bytes whose prefixes leave
+ * hardly more rows tied than the full key does is taken: md5-like strings
+ * or a small integer before a wide one get 8 bytes; strings that share long
+ * prefixes (URLs, codes) keep their width.
+ */
+static void
+choose_key_width(GpuSortState *node)
+{
+	GsKeySpec  *keys = node->keys;
+	uint64		n = node->ntuples;
+	int			full_bytes = gs_keys_key_bytes(keys);
+	int			stride = gs_keys_nwords(keys) * (int) sizeof(uint64);
+	int			m = GS_SAMPLE_ROWS;
+	uint8	   *sample;
+	uint64		words[GS_MAX_KEY_WORDS];
+	int			distinct_full;
+	int			width;
+	int			i,
+				w;
+
+	if (full_bytes <= 8 || n < GS_SAMPLE_MIN_ROWS)
+		return;
+
+	sample = palloc(m * stride);
+	for (i = 0; i < m; i++)
+	{
+		uint64		row = (uint64) i * n / m;
+
+		ExecStoreMinimalTuple(node->tuples[row], node->row_slot, false);
+		gs_keys_encode(keys, node->row_slot, words);
+		/* big-endian bytes, so that memcmp orders them as the engines do */
+		for (w = 0; w < stride / 8; w++)
+		{
+			uint64		be = pg_hton64(words[w]);
+
+			memcpy(sample + i * stride + 8 * w, &be, sizeof(be));
+		}
+	}
+	ExecClearTuple(node->row_slot);
+	qsort_arg(sample, m, stride, key_compare, &stride);
+	distinct_full = count_distinct(sample, m, stride, stride);
+
+	for (width = 8; width < full_bytes; width *= 2)
+	{
+		if (m - count_distinct(sample, m, stride, width) <=
+			m - distinct_full + m * GS_SAMPLE_SLACK / 1000)
+		{
+			gs_keys_layout(keys, width);
+			break;
+		}
+	}
+	pfree(sample);
+}
+
 /*
  * Sorts the stored rows: afterwards node->tuples holds the first nout rows
  * (all rows, or the first bound of them) in output order.
@@ -427,7 +516,8 @@ sort_stored(GpuSortState *node)
 
 	/* keys */
 	INSTR_TIME_SET_CURRENT(start);
-	gs_keys_layout(keys);
+	gs_keys_layout(keys, GS_KEY_MAX_BYTES);
+	choose_key_width(node);
 	nwords = gs_keys_nwords(keys);
 	first_inexact = gs_keys_first_inexact(keys);
 	sorter = gs_sorter_begin(nwords, n,
@@ -602,7 +692,6 @@ gpusort_run(GpuSortState *node)
 {
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = (Size) gpusort_max_memory * 1024;
-	uint64		seen = 0;
 	MemoryContext oldcxt;
 
 	memset(&node->info, 0, sizeof(GsRunInfo));
@@ -634,7 +723,6 @@ gpusort_run(GpuSortState *node)
 
 		if (TupIsNull(slot))
 			break;
-		seen++;
 		if (node->tuplesort)
 		{
 			tuplesort_puttupleslot(node->tuplesort, slot);
@@ -679,7 +767,6 @@ gpusort_run(GpuSortState *node)
 		if (node->bounded && node->ntuples >= node->prune_at)
 			prune_to_bound(node);
 	}
-	node->info.rows_read = seen;
 
 	if (node->tuplesort)
 	{
@@ -1015,14 +1102,16 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
 			if (node->bounded)
 				appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
-								 " dropped, %d prunes)", node->bound,
-								 info->rows_dropped, info->nprunes);
+								 " dropped early)", node->bound,
+								 info->rows_dropped);
 			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
 							 " rows  Memory: %zukB", info->tie_groups,
 							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
 		}
-		if (es->timing)
+		if (es->timing && info->used_tuplesort)
+			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
+		else if (es->timing)
 			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
 						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
 		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
@@ -1059,6 +1148,7 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Bound", NULL, node->bound, es);
 			ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
+			ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
 		}
 		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
 		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);

@@ -46,6 +46,7 @@ EOF
 # -- CUDA starts in a backend, and what it costs
 info=$(sql -- "SELECT built_with_cuda, context_held, round(first_use_ms::numeric, 1), device FROM gpusort_gpu_info(true)")
 echo "gpu info: $info"
+info0=$info
 case "$info" in
 	t\|t\|*) ok "CUDA starts in a backend (first use: $(echo "$info" | cut -d'|' -f3) ms)" ;;
 	*) bad "CUDA start: $info" ;;
@@ -140,5 +141,6 @@ sql "${GPU[@]}" -- "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT a FROM gt OR
 	grep 'Execution Time' | sed 's/^/    first, second, third GPU sort of a session: /'
 
 psql -X -q -c "DROP TABLE gt"
+echo "gpu info (built_with_cuda|context_held|first_use_ms|device): $info0"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

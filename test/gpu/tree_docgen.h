@@ -1,0 +1,222 @@
+/*
+ * tree_docgen.h
+ *	  Random numbers and the XML document generator shared by tree_test.cu
+ *	  (GPU tokenizer against xmltok.c on the device) and xml_scan_emu.cpp
+ *	  (the same on the CPU, emulating the kernels, in CI).
+ */
+#ifndef TREE_DOCGEN_H
+#define TREE_DOCGEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string>
+
+/* ---- random numbers ------------------------------------------------------ */
+
+static uint64_t rng_state = 88172645463325252ULL;
+
+static inline uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static inline uint64_t
+rnd_below(uint64_t n)
+{
+	return rnd() % n;
+}
+
+/* ---- document generator -------------------------------------------------- */
+
+struct DocGen
+{
+	bool		cpu_only = false;	/* a weight the GPU leaves to the CPU */
+	bool		doctype = false;	/* a DOCTYPE: the GPU leaves it to the CPU */
+	bool		fancy = true;
+};
+
+static const char *names[] = {"a", "b", "item", "x:y", "_n", "n-1.2", "\xc3\xa9l"};
+
+static std::string
+weight_text(DocGen &g)
+{
+	char		buf[64];
+
+	switch (rnd_below(g.fancy ? 14 : 2))
+	{
+		case 0:
+		case 1:
+			snprintf(buf, sizeof(buf), "%d", (int) rnd_below(2001) - 1000);
+			return buf;
+		case 2:
+			snprintf(buf, sizeof(buf), "%d.%03d", (int) rnd_below(200) - 100, (int) rnd_below(1000));
+			return buf;
+		case 3:
+			snprintf(buf, sizeof(buf), " +%de%d ", (int) rnd_below(100), (int) rnd_below(10));
+			return buf;
+		case 4:
+			{
+				int			e = (int) rnd_below(25);
+
+				snprintf(buf, sizeof(buf), ".%dE-%d", (int) rnd_below(1000), e);
+				if (e > 18)
+					g.cpu_only = true;	/* may pass 10^-22 */
+			}
+			return buf;
+		case 5:
+			snprintf(buf, sizeof(buf), "%d.", (int) rnd_below(1000));
+			return buf;
+		case 6:
+			snprintf(buf, sizeof(buf), "-0.%020d", (int) rnd_below(1000));	/* > 19 digits? no: zeros */
+			return buf;
+		case 7:
+			snprintf(buf, sizeof(buf), "%llu%llu", (unsigned long long) rnd(), (unsigned long long) rnd_below(100));
+			g.cpu_only = true;	/* more digits than the fast path */
+			return buf;
+		case 8:
+			g.cpu_only = true;	/* a reference in the weight */
+			return "&#49;5";
+		case 9:
+			snprintf(buf, sizeof(buf), "1e%d", 20 + (int) rnd_below(300));
+			g.cpu_only = true;	/* exponent past 10^22 */
+			return buf;
+		case 10:
+			g.cpu_only = true;	/* not a number: the CPU reports it */
+			return rnd_below(2) ? "abc" : "NaN";
+		case 11:
+			snprintf(buf, sizeof(buf), "\t%d\n", (int) rnd_below(50));
+			return buf;
+		case 12:
+			snprintf(buf, sizeof(buf), "0.000%d", (int) rnd_below(99999));
+			return buf;
+		default:
+			snprintf(buf, sizeof(buf), "-%d.25e-2", (int) rnd_below(99999));
+			return buf;
+	}
+}
+
+static std::string
+filler(DocGen &g)
+{
+	if (!g.fancy)
+		return rnd_below(3) ? "" : " t ";
+	switch (rnd_below(12))
+	{
+		case 0:
+			return "text &lt; &amp; &#x41; &#65; > ] ]] \"'";
+		case 1:
+			return "<!-- comment with <a> and > and - single - dashes -->";
+		case 2:
+			return "<![CDATA[ <b w=\"9\"> ]] ]> ]]]]>";
+		case 3:
+			return "<?pi data <a> ? > ?>";
+		case 4:
+			return "\n  \t";
+		case 5:
+			return "<!---->";
+		default:
+			return "";
+	}
+}
+
+static void
+gen_element(DocGen &g, std::string &out, int depth, int max_depth, size_t &budget)
+{
+	const char *name = names[rnd_below(g.fancy ? 7 : 2)];
+	bool		quote2 = rnd_below(2);
+	char		q = quote2 ? '\'' : '"';
+
+	out += '<';
+	out += name;
+	if (g.fancy && rnd_below(3) == 0)
+	{
+		out += " other=";
+		out += q;
+		out += quote2 ? "x > \"y\" &amp; /" : "x > 'y' &quot; /";
+		out += q;
+	}
+	if (rnd_below(10) < 8)
+	{
+		out += rnd_below(4) == 0 && g.fancy ? "  w = " : " w=";
+		out += q;
+		out += weight_text(g);
+		out += q;
+	}
+	if (g.fancy && rnd_below(4) == 0)
+		out += " z:k='1'";
+	budget = budget > 0 ? budget - 1 : 0;
+	if (depth >= max_depth || budget == 0 || rnd_below(3) == 0)
+	{
+		out += rnd_below(2) && g.fancy ? " />" : "/>";
+		return;
+	}
+	out += '>';
+	int			nchild = 1 + (int) rnd_below(4);
+
+	for (int i = 0; i < nchild && budget > 0; i++)
+	{
+		out += filler(g);
+		gen_element(g, out, depth + 1, max_depth, budget);
+	}
+	out += filler(g);
+	out += "</";
+	out += name;
+	out += rnd_below(5) == 0 && g.fancy ? " >" : ">";
+}
+
+static std::string
+gen_document(DocGen &g, size_t elements, int max_depth)
+{
+	std::string out;
+	size_t		budget = elements;
+
+	if (g.fancy && rnd_below(4) == 0)
+		out += "<?xml version=\"1.0\"?>\n";
+	if (g.fancy && rnd_below(30) == 0)
+	{
+		out += "<!DOCTYPE r [ <!ENTITY e \"x\"> ]>";
+		g.doctype = true;
+	}
+	while (budget > 0)
+	{
+		out += filler(g);
+		gen_element(g, out, 1, max_depth, budget);
+	}
+	out += filler(g);
+	return out;
+}
+
+static void
+mutate(std::string &doc)
+{
+	static const char junk[] = "<>&\"'-]?/!=; \x01";
+	size_t		at = doc.empty() ? 0 : rnd_below(doc.size());
+
+	switch (rnd_below(4))
+	{
+		case 0:
+			if (!doc.empty())
+				doc.erase(at, 1);
+			break;
+		case 1:
+			doc.insert(at, 1, junk[rnd_below(sizeof(junk) - 1)]);
+			break;
+		case 2:
+			{
+				size_t		p = doc.find("</", at);
+
+				if (p != std::string::npos && p + 2 < doc.size())
+					doc[p + 2] = doc[p + 2] == 'a' ? 'b' : 'a';
+			}
+			break;
+		default:
+			doc.resize(at);
+			break;
+	}
+}
+
+#endif							/* TREE_DOCGEN_H */
