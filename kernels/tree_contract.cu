@@ -19,8 +19,9 @@
  *	   b*i + (i+j) % b (Figure 17(b)), so that lane i reading w[i][j] for
  *	   the same j on every lane touches 32 different banks.
  *	2. Lane i runs Algorithm 3.1 over row i, producing a 5-tuple t_i whose
- *	   arrays live in "bank i": A_i[j] at b*j + i (Figure 18).  The top of B
- *	   and of C stay in registers.
+ *	   arrays live in "bank i": A_i[j] at b*j + i (Figure 18).  B_i and C_i
+ *	   share one column (B from the top, C from the bottom: a row leaves at
+ *	   most 33 entries in all), and their tops stay in registers.
  *	3. The arrays are rotated in place to A_i[j] at b*j + (i+j) % b (Figure
  *	   19), so that the lanes can read different entries of one t_i at once.
  *	4. t_0 .. t_31 are merged, in order, into the running 5-tuple T of the
@@ -40,9 +41,10 @@
  *	memory (k * (piece_len + 1) entries per array: a piece never has more
  *	open vertices or unmatched end tags than tokens), written when a push
  *	moves them out of the window and read when a pop moves them back.  The
- *	top of C_T is a register.  Every token is read from global memory once
- *	and every A/B entry is written and read back at most once per time it
- *	leaves the window, which is the paper's O(n/b) I/O.
+ *	top of C_T is a register.  Every token is read from global memory once,
+ *	and a merge, which consumes a row of 32 tokens, moves at most 32
+ *	entries out of or into the window, so T's traffic stays within a
+ *	constant factor of the input's: the paper's O(n/b) I/O.
  *
  * Step 3, local contraction of the contracted trees (section 3.6).  Each
  * interval of Algorithm 3.2 (A_p[lo..hi] closed by piece q's end tags
@@ -62,10 +64,20 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * GSK_TREE_EMULATE: only the kernels, for test/gpu/tree_contract_emu.cpp,
+ * which runs each warp as 32 CPU threads so that CI (no GPU) tests the
+ * kernels' logic against contract.c.
+ */
+#ifndef GSK_TREE_EMULATE
 #include <cuda_runtime.h>
 
-#include "gpusort_kernels.h"
 #include "gsk_internal.cuh"
+
+#define WARP_SMEM(name)	extern __shared__ double name[]
+#endif
+
+#include "gpusort_kernels.h"
 #include "../src/contract.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
@@ -433,7 +445,7 @@ __global__ void __launch_bounds__(TB)
 local_contract(LocalArgs g)
 {
 	constexpr int VW = ValWidth<OP>::n;
-	extern __shared__ double smem[];
+	WARP_SMEM(smem);
 	double	   *sW = smem;
 	double	   *sA = sW + SUB;
 	double	   *sBC = sA + SUB;
@@ -616,6 +628,8 @@ interval_contract(IntervalArgs g)
 	if (lane == 0)
 		g.iv[w].f = f;
 }
+
+#ifndef GSK_TREE_EMULATE
 
 /* ---- host side ----------------------------------------------------------- */
 
@@ -853,3 +867,5 @@ gsk_tree_intervals(const GskTreePlan *plan, void *d_temp, size_t temp_bytes,
 		return gsk_fail(err, "copying the contracted intervals");
 	return 0;
 }
+
+#endif							/* !GSK_TREE_EMULATE */

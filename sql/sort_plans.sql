@@ -113,6 +113,8 @@ EXPLAIN (COSTS OFF)
 SELECT m2.k, (SELECT v FROM m1 WHERE m1.k = m2.k ORDER BY v DESC LIMIT 1) FROM m2;
 SELECT gs_check('SELECT m2.id, (SELECT v FROM m1 WHERE m1.k = m2.k ORDER BY v DESC LIMIT 1) AS top FROM m2 ORDER BY m2.id');
 SELECT gs_check('SELECT m2.id, ARRAY(SELECT v FROM m1 WHERE m1.k BETWEEN m2.k AND m2.k + 3 ORDER BY v LIMIT (m2.id % 4) + 1 OFFSET m2.id % 2) AS vs FROM m2 ORDER BY m2.id');
+-- only the LIMIT changes with the outer row: the bound differs on rescan
+SELECT gs_check('SELECT m2.id, ARRAY(SELECT v FROM m1 ORDER BY v DESC, k LIMIT (m2.id * 7) % 23 + 1) AS vs FROM m2 WHERE m2.id <= 200 ORDER BY m2.id');
 EXPLAIN (COSTS OFF)
 SELECT m2.id, (SELECT max(v) FROM (SELECT v FROM m1 ORDER BY v LIMIT 50) s WHERE s.v < m2.w) FROM m2;
 SELECT gs_check('SELECT m2.id, (SELECT max(v) FROM (SELECT v FROM m1 ORDER BY v LIMIT 50) s WHERE s.v < m2.w) AS mx FROM m2 ORDER BY m2.id');

@@ -126,6 +126,12 @@ SELECT gs_check('SELECT by, i8 FROM ty ORDER BY by, i8 DESC');
 SELECT gs_check('SELECT t COLLATE "en-x-icu" AS s, i4 FROM ty ORDER BY 1 DESC, 2');
 SELECT gs_check('SELECT i2 % 3 AS a, t AS s, id FROM ty ORDER BY 1, 2, 3');
 SELECT gs_check('SELECT id % 7 AS a, (id * 7919) % 10007 AS b FROM ty ORDER BY 1 DESC, 2');
+-- degenerate columns: only NULLs, one value (zero-width keys), one value and
+-- NULLs, only empty strings
+SELECT gs_check('SELECT n, i FROM (SELECT NULL::int AS n, i FROM generate_series(1, 300) i) s ORDER BY n, i DESC');
+SELECT gs_check('SELECT c, i FROM (SELECT 7 AS c, i FROM generate_series(1, 300) i) s ORDER BY c DESC, i');
+SELECT gs_check('SELECT c, i FROM (SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE 7 END AS c, i FROM generate_series(1, 300) i) s ORDER BY c NULLS FIRST, i DESC');
+SELECT gs_check('SELECT e, i FROM (SELECT CASE WHEN i % 4 = 0 THEN NULL ELSE '''' END COLLATE "C" AS e, i FROM generate_series(1, 300) i) s ORDER BY e DESC, i');
 -- time and money are integers inside
 SELECT gs_check('SELECT time ''00:00'' + i4 * interval ''1 second'' AS tm FROM ty ORDER BY 1 DESC NULLS LAST');
 SELECT gs_check('SELECT (i8 / 100.0)::numeric::money AS m FROM ty WHERE i8 BETWEEN -1000000000000 AND 1000000000000 ORDER BY 1');

@@ -38,7 +38,7 @@
  * the device's free memory, the input is cut into runs that do; each run is
  * sorted on the GPU with its own row numbers, copied back, and the runs are
  * merged on the host (gs_cpu_merge_runs).  The developer setting
- * gpusort.gpu_max_run_rows, if defined, caps the run length, to test this
+ * gpusort.gpu_max_run_rows caps the run length, to test this
  * path on a large GPU.
  *
  * Every failure (allocation, copy, kernel) is returned with its reason; the
@@ -393,20 +393,11 @@ device_need(const GsGpuSort *g, uint64 n)
 		gsk_sort_temp_bytes(n, g->nwords);
 }
 
-/* the developer cap gpusort.gpu_max_run_rows, if that setting exists */
+/* the developer cap gpusort.gpu_max_run_rows (0: none) */
 static uint64
 run_cap_setting(void)
 {
-	const char *v = GetConfigOption("gpusort.gpu_max_run_rows", true, false);
-
-	if (v != NULL)
-	{
-		uint64		cap = strtou64(v, NULL, 10);
-
-		if (cap > 0)
-			return cap;
-	}
-	return PG_UINT64_MAX;
+	return gpusort_gpu_max_run_rows > 0 ? (uint64) gpusort_gpu_max_run_rows : PG_UINT64_MAX;
 }
 
 /*
@@ -611,14 +602,10 @@ gs_gpu_grow(GsGpuSort *g, uint64 min_pairs, uint64 *capacity,
 			char *reason, size_t len)
 {
 	uint64	   *keys;
-	int			rc;
 
 	/* pending copies read the old buffer */
-	if ((rc = gsk_stream_sync(g->stream)) != 0)
-	{
-		set_reason(reason, len, "GPU copy failed", rc);
+	if (!wait_stream(g, reason, len))
 		return NULL;
-	}
 	keys = pool_get((Size) min_pairs * g->pair_key_bytes, reason, len);
 	if (keys == NULL)
 		return NULL;
@@ -668,11 +655,8 @@ sort_one_run(GsGpuSort *g, uint64 n, bool need_keys, GsSortStats *stats,
 
 	/* copies still running when the keys were done count as unhidden */
 	INSTR_TIME_SET_CURRENT(t0);
-	if ((rc = gsk_stream_sync(g->stream)) != 0)
-	{
-		set_reason(reason, len, "GPU copy failed", rc);
+	if (!wait_stream(g, reason, len))
 		return false;
-	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	wait_ms = INSTR_TIME_GET_MILLISEC(t1);
@@ -732,11 +716,9 @@ sort_in_runs(GsGpuSort *g, uint64 n, uint64 run, GsSortStats *stats,
 				t1;
 	int			rc;
 
-	if ((rc = gsk_stream_sync(g->stream)) != 0)
-	{
-		set_reason(reason, len, "GPU copy failed", rc);
+	/* early copies may still be writing the buffers device_alloc frees */
+	if (!wait_stream(g, reason, len))
 		return false;
-	}
 	g->early_copy = false;
 	if (!device_alloc(g, run, reason, len))
 		return false;

@@ -28,6 +28,7 @@ int			gpusort_device = GS_DEVICE_AUTO;
 int			gpusort_min_rows = 10000;
 int			gpusort_max_memory = 4 * 1024 * 1024;	/* 4 GB, in kB */
 int			gpusort_max_gpu_sessions = 8;
+int			gpusort_gpu_max_run_rows = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GS_DEVICE_AUTO, false},
@@ -83,6 +84,15 @@ _PG_init(void)
 							&gpusort_max_gpu_sessions,
 							8, 0, 1024,
 							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.gpu_max_run_rows",
+							"Caps the rows of one GPU sort run (0: no cap).",
+							"A developer setting: it forces the path that sorts inputs larger "
+							"than GPU memory in runs and merges them, on any GPU.",
+							&gpusort_gpu_max_run_rows,
+							0, 0, INT_MAX,
+							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	gpusort_tree_init();

@@ -80,6 +80,19 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+
+/*
+ * pg_locale.h includes ICU's headers when the server was built with ICU.  A
+ * build machine without them (libicu-dev) still builds gpusort: ICU
+ * collations then fall back to tuplesort.  Only the leading fields of
+ * pg_locale_struct are read without ICU, whose layout does not depend on it.
+ */
+#if defined(USE_ICU) && defined(__has_include)
+#if !__has_include(<unicode/ucol.h>)
+#undef USE_ICU
+#define GS_NO_ICU_HEADERS
+#endif
+#endif
 #include "utils/pg_locale.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
@@ -371,6 +384,14 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		}
 		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
 		return true;
+	}
+#endif
+#ifdef GS_NO_ICU_HEADERS
+	if (col->locale && col->locale->provider == COLLPROVIDER_ICU)
+	{
+		*reason = psprintf("ICU collation \"%s\", and gpusort was built without ICU's headers",
+						   get_collation_name(collation));
+		return false;
 	}
 #endif
 	*reason = psprintf("collation \"%s\" is a libc collation, whose order no key prefix follows",

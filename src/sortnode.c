@@ -71,11 +71,12 @@
 #include "sortnode.h"
 
 /*
- * Bytes per row the engine needs besides the tuple itself, for the memory
- * budget: the tuple pointer, and key + row number twice (the engines sort
- * out of place), at a typical 16-byte key.
+ * Bytes per stored row that the sort will need besides the tuple and its
+ * pointer, for the memory budget: key + row number twice (the engines sort
+ * out of place) at a typical 16-byte key, and the row's place in the
+ * output array.
  */
-#define GS_ROW_OVERHEAD		(sizeof(MinimalTuple) + 2 * (16 + sizeof(uint32)))
+#define GS_ROW_OVERHEAD		(2 * (16 + sizeof(uint32)) + sizeof(MinimalTuple))
 
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
@@ -683,7 +684,8 @@ static inline Size
 stored_bytes(GpuSortState *node)
 {
 	return MemoryContextMemAllocated(node->tuplecxt, false) +
-		node->maxtuples * GS_ROW_OVERHEAD;
+		node->maxtuples * sizeof(MinimalTuple) +
+		node->ntuples * GS_ROW_OVERHEAD;
 }
 
 /* reads the input and sorts it */

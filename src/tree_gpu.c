@@ -329,7 +329,12 @@ stage_to_device(char *dst, const char *src, size_t len)
 		memcpy(h, src + off, n);
 		if ((rc = gsk_copy_h2d_async(dst + off, h, n, stream)) != 0)
 			return rc;
-		CHECK_FOR_INTERRUPTS();
+		if (InterruptPending)
+		{
+			/* never leave a copy reading the staging buffer behind */
+			(void) gsk_stream_sync(stream);
+			CHECK_FOR_INTERRUPTS();
+		}
 	}
 	return 0;
 }
@@ -423,9 +428,9 @@ cpu_tokens(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 
 /*
  * Steps 1 to 4 of the contraction over the ntok tokens at d_tok, with
- * scratch after them in dev_work.  Step 1 may already have been enqueued
- * behind other work (the emit pass); *step1_done says whether the caller
- * has waited for it.
+ * scratch after them.  Step 1 is enqueued behind whatever the stream
+ * holds (the emit pass), and still_ok, if given, is asked once that has all
+ * finished: false means the tokens are not to be trusted (RUN_INPUT).
  */
 static RunResult
 contract(int op, const GskTreePlan *plan, double *d_tok, char *d_scratch,

@@ -15,7 +15,7 @@ BUILD=${BUILD:-test/build}
 mkdir -p "$BUILD"
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels -Isrc \
 	-o "$BUILD/tree_test" test/gpu/tree_test.cu kernels/tree_contract.cu \
-	kernels/xml_scan.cu kernels/runtime.cu kernels/partition_sort.cu \
+	kernels/xml_scan.cu kernels/runtime.cu \
 	src/contract.c src/xmltok.c -lpthread
 if [ -n "${OUT:-}" ]; then
 	"$BUILD/tree_test" "$@" | tee "$OUT/tree_test.log"
