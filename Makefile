@@ -33,6 +33,7 @@ CUDA_ARCH ?= 90
 ifneq ($(and $(strip $(NVCC)),$(CU_SRCS)),)
 CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
 OBJS      += $(CU_SRCS:.cu=.o)
+PG_CPPFLAGS += -DGPUSORT_TREE_GPU
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \

@@ -417,6 +417,9 @@ merge_row(Tuple<OP> &T, const double *sA, const double *sBC, int t, int nat, int
 				vstore<OP>(T.gB, pos, T.b1);
 			}
 		}
+		/* a later pop may read these back on another lane */
+		if (T.na + nat > 2 * TB)
+			__syncwarp();
 
 		double		xa0 = shfl_d(T.a0, src),
 					xa1 = shfl_d(T.a1, src);

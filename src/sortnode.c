@@ -5,11 +5,12 @@
  *
  * One sort goes through these steps:
  *
- *	 1. read: pull every input row, copy it as a MinimalTuple into a memory
- *		context of its own, and let sortkey.c observe the sort columns
- *		(NULLs, ranges, lengths);
- *	 2. keys: choose the key layout from what was seen, and encode each row's
- *		key straight into the engine's buffer, in row order;
+ *	 1. read: pull every input row, copy it as a MinimalTuple into large
+ *		blocks of a memory context of its own (packed, no per-row palloc),
+ *		and let sortkey.c observe the sort columns (NULLs, ranges, lengths);
+ *	 2. keys: choose the key layout from what was seen (and the width from
+ *		a sample), and encode each row's key straight into the engine's
+ *		buffer, in row order;
  *	 3. sort: the engine (engine.h) sorts the (key, row number) pairs; it is
  *		stable, so equal keys keep row order;
  *	 4. ties: where the key does not decide the order by itself (a truncated
@@ -46,6 +47,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "access/htup_details.h"
 #include "commands/explain.h"
 #include "common/int.h"
@@ -77,6 +80,17 @@
  * output array.
  */
 #define GS_ROW_OVERHEAD		(2 * (16 + sizeof(uint32)) + sizeof(MinimalTuple))
+
+/*
+ * The stored rows are packed one after another into blocks of tuplecxt that
+ * grow from GS_ROWS_FIRST_BLOCK to GS_ROWS_MAX_BLOCK bytes: no allocation
+ * header per row, and the large blocks are offered to the kernel as huge
+ * pages, which spares most of the page faults that first touching
+ * gigabytes of rows costs.
+ */
+#define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
+#define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
+#define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
@@ -151,6 +165,9 @@ typedef struct GpuSortState
 	int64		bound;
 	MemoryContext runcxt;		/* all memory of the current sort */
 	MemoryContext tuplecxt;		/* the stored rows (child of runcxt) */
+	char	   *rows_next;		/* free space of the current block */
+	char	   *rows_end;
+	Size		rows_block;		/* size of the next block */
 	MinimalTuple *tuples;		/* input order; output order once sorted */
 	uint64		ntuples;
 	uint64		maxtuples;
@@ -419,6 +436,81 @@ settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 
 /* ---- sorting the stored rows -------------------------------------------------- */
 
+/* ---- storing rows ------------------------------------------------------------ */
+
+/* a fresh, empty tuplecxt */
+static void
+rows_init(GpuSortState *node)
+{
+	node->tuplecxt = AllocSetContextCreate(node->runcxt, "GpuSort rows",
+										   ALLOCSET_SMALL_SIZES);
+	node->rows_next = node->rows_end = NULL;
+	node->rows_block = GS_ROWS_FIRST_BLOCK;
+}
+
+static void
+advise_huge_pages(char *block, Size size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) block);
+	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) block + size);
+
+	/* only a hint: the kernel may ignore it, and an error changes nothing */
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
+static char *
+rows_alloc(GpuSortState *node, Size len)
+{
+	char	   *p;
+
+	len = MAXALIGN(len);
+	if ((Size) (node->rows_end - node->rows_next) < len)
+	{
+		Size		size = Max(node->rows_block, len);
+
+		node->rows_next = MemoryContextAllocHuge(node->tuplecxt, size);
+		node->rows_end = node->rows_next + size;
+		if (size >= 2 * GS_HUGE_PAGE)
+			advise_huge_pages(node->rows_next, size);
+		if (node->rows_block < GS_ROWS_MAX_BLOCK)
+			node->rows_block *= 2;
+	}
+	p = node->rows_next;
+	node->rows_next += len;
+	return p;
+}
+
+/* copies the slot's row into the store, as a MinimalTuple */
+static MinimalTuple
+rows_store_slot(GpuSortState *node, TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	MinimalTuple mtup = (MinimalTuple) rows_alloc(node, len);
+
+	/* as minimal_tuple_from_heap_tuple does, without its palloc */
+	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+	mtup->t_len = len;
+	if (should_free)
+		heap_freetuple(htup);
+	return mtup;
+}
+
+static MinimalTuple
+rows_store_copy(GpuSortState *node, MinimalTuple tup)
+{
+	MinimalTuple mtup = (MinimalTuple) rows_alloc(node, tup->t_len);
+
+	memcpy(mtup, tup, tup->t_len);
+	return mtup;
+}
+
+/* ---- choosing the key width ----------------------------------------------------- */
+
 static int
 key_compare(const void *a, const void *b, void *arg)
 {
@@ -606,29 +698,25 @@ sort_stored(GpuSortState *node)
 static void
 prune_to_bound(GpuSortState *node)
 {
-	MemoryContext newcxt;
+	MemoryContext oldrows;
 	MinimalTuple *kept;
-	MemoryContext oldcxt;
 	uint64		capacity = node->maxtuples;
 	uint64		nstored = node->ntuples;
 	uint64		i;
 
 	sort_stored(node);
-	newcxt = GenerationContextCreate(node->runcxt, "GpuSort rows",
-									 ALLOCSET_DEFAULT_SIZES);
+	oldrows = node->tuplecxt;
+	rows_init(node);
 	kept = MemoryContextAllocHuge(node->runcxt, sizeof(MinimalTuple) * capacity);
-	oldcxt = MemoryContextSwitchTo(newcxt);
 	for (i = 0; i < node->nout; i++)
-		kept[i] = heap_copy_minimal_tuple(node->tuples[i]);
-	MemoryContextSwitchTo(oldcxt);
+		kept[i] = rows_store_copy(node, node->tuples[i]);
 	ExecClearTuple(node->cmp_slot);
 
 	node->info.rows_dropped += nstored - node->nout;
 	node->info.nprunes++;
-	MemoryContextDelete(node->tuplecxt);
+	MemoryContextDelete(oldrows);
 	pfree(node->tuples);
 	node->maxtuples = capacity;
-	node->tuplecxt = newcxt;
 	node->tuples = kept;
 	node->ntuples = node->nout;
 	node->cutoff = (node->nout == (uint64) node->bound) ?
@@ -671,6 +759,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	if (node->tuplecxt)
 		MemoryContextDelete(node->tuplecxt);
 	node->tuplecxt = NULL;
+	node->rows_next = node->rows_end = NULL;
 	if (node->tuples)
 		pfree(node->tuples);
 	node->tuples = NULL;
@@ -694,7 +783,6 @@ gpusort_run(GpuSortState *node)
 {
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = (Size) gpusort_max_memory * 1024;
-	MemoryContext oldcxt;
 
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
@@ -709,8 +797,7 @@ gpusort_run(GpuSortState *node)
 		switch_to_tuplesort(node, node->nokey_reason);
 	else
 	{
-		node->tuplecxt = GenerationContextCreate(node->runcxt, "GpuSort rows",
-												 ALLOCSET_DEFAULT_SIZES);
+		rows_init(node);
 		node->maxtuples = 1024;
 		node->tuples = MemoryContextAllocHuge(node->runcxt,
 											  sizeof(MinimalTuple) * node->maxtuples);
@@ -751,9 +838,7 @@ gpusort_run(GpuSortState *node)
 			node->tuples = repalloc_huge(node->tuples, sizeof(MinimalTuple) * newmax);
 			node->maxtuples = newmax;
 		}
-		oldcxt = MemoryContextSwitchTo(node->tuplecxt);
-		node->tuples[node->ntuples++] = ExecCopySlotMinimalTuple(slot);
-		MemoryContextSwitchTo(oldcxt);
+		node->tuples[node->ntuples++] = rows_store_slot(node, slot);
 		gs_keys_observe(node->keys, slot);
 
 		if (stored_bytes(node) > budget)
@@ -877,6 +962,7 @@ gpusort_reset(GpuSortState *node)
 		MemoryContextDelete(node->runcxt);
 	node->runcxt = NULL;
 	node->tuplecxt = NULL;
+	node->rows_next = node->rows_end = NULL;
 	node->tuples = NULL;
 	node->ntuples = node->maxtuples = 0;
 	node->order = NULL;

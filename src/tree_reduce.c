@@ -45,6 +45,9 @@
 #include "contract.h"
 #include "treereduce.h"
 #include "xmltok.h"
+#ifdef GPUSORT_TREE_GPU
+#include "tree_gpu.h"
+#endif
 
 int			gpusort_tree_threads = 4;
 static int	gpusort_tree_parallel_tokens = 1 << 20;
@@ -279,28 +282,12 @@ contract_cpu(TreeScratch *s, int op)
  * if the document has no element.
  */
 static bool
-reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
-				const char *weight_attr, GsVal *result)
+reduce_document_cpu(TreeScratch *s, const char *buf, size_t len, int op,
+					const char *weight_attr, GsVal *result)
 {
 	GsXmlOptions opt;
 	GsXmlError	err;
 	int			rc;
-
-#ifdef GPUSORT_TREE_GPU
-	if (gpusort_device != GS_DEVICE_CPU)
-	{
-		char		why[256];
-		size_t		nelements = 0;
-
-		why[0] = '\0';
-		if (gs_tree_reduce_gpu(buf, len, op, weight_attr, strlen(weight_attr),
-							   result, &nelements, why, sizeof(why)))
-			return nelements > 0;
-		if (gpusort_device == GS_DEVICE_GPU)
-			ereport(WARNING,
-					(errmsg("tree_reduce ran on the CPU: %s", why)));
-	}
-#endif
 
 	memset(&opt, 0, sizeof(opt));
 	opt.weight_attr = weight_attr;
@@ -323,6 +310,39 @@ reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
 	*result = contract_cpu(s, op);
 	shrink_scratch(s);
 	return true;
+}
+
+/*
+ * The GPU path's refusal: worth a WARNING when the GPU was asked for and
+ * the reason is the GPU's (an empty reason means the input needs the CPU,
+ * which reports any error itself).
+ */
+static void
+gpu_declined(const char *why)
+{
+	if (gpusort_device == GS_DEVICE_GPU && why[0] != '\0')
+		ereport(WARNING,
+				(errmsg("tree_reduce ran on the CPU: %s", why)));
+}
+
+static bool
+reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
+				const char *weight_attr, GsVal *result)
+{
+#ifdef GPUSORT_TREE_GPU
+	if (gpusort_device != GS_DEVICE_CPU)
+	{
+		char		why[256];
+		size_t		nelements = 0;
+
+		why[0] = '\0';
+		if (gs_tree_reduce_gpu(buf, len, op, weight_attr, strlen(weight_attr),
+							   result, &nelements, why, sizeof(why)))
+			return nelements > 0;
+		gpu_declined(why);
+	}
+#endif
+	return reduce_document_cpu(s, buf, len, op, weight_attr, result);
 }
 
 /* (+) of two results, refusing to return an overflowed sum */
@@ -368,6 +388,9 @@ typedef struct TreeAggState
 	bool		has;			/* some document had an element */
 	GsVal		acc;			/* (+) of the documents' values */
 	char	   *weight_attr;
+#ifdef GPUSORT_TREE_GPU
+	GsTreeBatch *batch;			/* small documents waiting for one GPU launch */
+#endif
 } TreeAggState;
 
 static TreeAggState *
@@ -407,6 +430,51 @@ agg_context(FunctionCallInfo fcinfo, const char *fn)
 	return cxt;
 }
 
+#ifdef GPUSORT_TREE_GPU
+/*
+ * Reduce the documents batched in st as one forest on the GPU, or one by
+ * one on the CPU if the GPU declines.
+ */
+static void
+flush_batch(FunctionCallInfo fcinfo, TreeAggState *st)
+{
+	GsVal		v;
+	size_t		nelements = 0;
+	char		why[256];
+	int			i;
+
+	if (st->batch == NULL || gs_tree_batch_ndocs(st->batch) == 0)
+		return;
+	why[0] = '\0';
+	if (gs_tree_batch_flush(st->batch, &v, &nelements, why, sizeof(why)))
+	{
+		if (nelements > 0)
+		{
+			st->acc = combine_values(st->op, st->acc, v);
+			st->has = true;
+		}
+	}
+	else
+	{
+		gpu_declined(why);
+		for (i = 0; i < gs_tree_batch_ndocs(st->batch); i++)
+		{
+			const char *doc;
+			size_t		len;
+
+			gs_tree_batch_doc(st->batch, i, &doc, &len);
+			if (reduce_document_cpu(get_scratch(fcinfo), doc, len, st->op,
+									st->weight_attr, &v))
+			{
+				st->acc = combine_values(st->op, st->acc, v);
+				st->has = true;
+			}
+		}
+	}
+	gs_tree_batch_reset(st->batch);
+}
+#endif
+
 /* tree_reduce_trans(state, doc, op [, weight_attr]) */
 Datum
 tree_reduce_trans(PG_FUNCTION_ARGS)
@@ -436,6 +504,27 @@ tree_reduce_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(st);
 	doc = PG_GETARG_TEXT_PP(1);
+#ifdef GPUSORT_TREE_GPU
+
+	/*
+	 * Small documents wait in a batch and go to the GPU together, as one
+	 * forest: one launch per GS_TREE_BATCH_BYTES, not one per row.
+	 */
+	if (gpusort_device != GS_DEVICE_CPU &&
+		VARSIZE_ANY_EXHDR(doc) < GS_TREE_GPU_MIN_BYTES)
+	{
+		if (st->batch == NULL)
+			st->batch = gs_tree_batch_create(aggcxt, op, attr);
+		if (!gs_tree_batch_add(st->batch, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc)))
+		{
+			flush_batch(fcinfo, st);
+			(void) gs_tree_batch_add(st->batch, VARDATA_ANY(doc),
+									 VARSIZE_ANY_EXHDR(doc));
+		}
+		pfree(attr);
+		PG_RETURN_POINTER(st);
+	}
+#endif
 	if (reduce_document(get_scratch(fcinfo), VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc),
 						op, attr, &v))
 	{
@@ -453,6 +542,12 @@ tree_reduce_combine(PG_FUNCTION_ARGS)
 	TreeAggState *a = PG_ARGISNULL(0) ? NULL : (TreeAggState *) PG_GETARG_POINTER(0);
 	TreeAggState *b = PG_ARGISNULL(1) ? NULL : (TreeAggState *) PG_GETARG_POINTER(1);
 
+#ifdef GPUSORT_TREE_GPU
+	if (a)
+		flush_batch(fcinfo, a);
+	if (b)
+		flush_batch(fcinfo, b);
+#endif
 	if (b == NULL)
 	{
 		if (a == NULL)
@@ -482,6 +577,11 @@ tree_reduce_final(PG_FUNCTION_ARGS)
 
 	agg_context(fcinfo, "tree_reduce_final");
 	st = PG_ARGISNULL(0) ? NULL : (TreeAggState *) PG_GETARG_POINTER(0);
+#ifdef GPUSORT_TREE_GPU
+	/* flushing twice is harmless: the batch is empty the second time */
+	if (st)
+		flush_batch(fcinfo, st);
+#endif
 	if (st == NULL || !st->has)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(gs_op_result(st->op, st->acc));
@@ -495,6 +595,9 @@ tree_reduce_serialize(PG_FUNCTION_ARGS)
 
 	agg_context(fcinfo, "tree_reduce_serialize");
 	st = (TreeAggState *) PG_GETARG_POINTER(0);
+#ifdef GPUSORT_TREE_GPU
+	flush_batch(fcinfo, st);
+#endif
 	pq_begintypsend(&buf);
 	pq_sendint32(&buf, st->op);
 	pq_sendbyte(&buf, st->has ? 1 : 0);
