@@ -9,40 +9,10 @@ RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
 SET gpusort.device = cpu;
--- gs_check(q): runs q with GpuSort forced on and with gpusort off, and
--- compares the whole results, row by row in order, with each column's
--- equality (so -0 = 0, NaN = NaN, and a nondeterministic collation's equal
--- strings are equal, as the sort itself considers them).  Says "ok" or what
--- differs, and whether the plan used GpuSort at all.
-CREATE OR REPLACE FUNCTION gs_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	ln text;
-	used boolean := false;
-	n_on bigint;
-	n_off bigint;
-	ndiff bigint;
-BEGIN
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	PERFORM set_config('gpusort.min_rows', '0', true);
-	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
-	END LOOP;
-	EXECUTE format('CREATE TEMP TABLE gs_on AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
-	PERFORM set_config('gpusort.enabled', 'off', true);
-	EXECUTE format('CREATE TEMP TABLE gs_off AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	SELECT count(*) INTO n_on FROM gs_on;
-	SELECT count(*) INTO n_off FROM gs_off;
-	SELECT count(*) INTO ndiff
-	  FROM gs_on gs_a FULL JOIN gs_off gs_b USING (gs_n)
-	 WHERE gs_a IS DISTINCT FROM gs_b;
-	DROP TABLE gs_on, gs_off;
-	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
-				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
-				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
-				ELSE 'ok' END || format(' (%s rows)', n_on);
-END
-$f$;
+-- gs_check(q), shared by the sort tests: test/sql/gs_check.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\i :gs_check_sql
 
 CREATE OR REPLACE FUNCTION fallback_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE
