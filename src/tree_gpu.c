@@ -339,21 +339,6 @@ stage_to_device(char *dst, const char *src, size_t len)
 	return 0;
 }
 
-static bool
-tokenizer_interrupted(void *arg)
-{
-	CHECK_FOR_INTERRUPTS();
-	return false;
-}
-
-static void *
-grow_in_context(void *arg, void *old, size_t newsize)
-{
-	if (old == NULL)
-		return MemoryContextAllocHuge((MemoryContext) arg, newsize);
-	return repalloc_huge(old, newsize);
-}
-
 /*
  * xmltok.c's tokens for the documents, back to back, in *tok (palloc'd):
  * the fallback of the GPU tokenizer.  False if a document is not accepted.
@@ -371,16 +356,8 @@ cpu_tokens(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 				cap = 0;
 	int			i;
 
-	memset(&opt, 0, sizeof(opt));
 	memset(&toks, 0, sizeof(toks));
-	opt.weight_attr = attr;
-	opt.weight_attr_len = attrlen;
-	opt.read_weight = gs_op_reads_weight(op);
-	opt.missing_weight = gs_op_default_weight(op);
-	opt.abs_sum_max = gs_op_sums_weights(op) ? GS_WEIGHT_ABS_SUM_MAX : 0;
-	opt.grow = grow_in_context;
-	opt.grow_arg = CurrentMemoryContext;
-	opt.interrupted = tokenizer_interrupted;
+	gs_tree_tokenizer_options(&opt, op, attr, attrlen, CurrentMemoryContext);
 	*nelements = 0;
 
 	for (i = 0; i < ndocs; i++)

@@ -21,6 +21,15 @@ extern int	gpusort_tree_threads;
 extern void gpusort_tree_init(void);
 
 /*
+ * Fills the tokenizer's options for op (xmltok.h's GsXmlOptions), token
+ * arrays growing in the memory context cxt.  Backend code only.
+ */
+struct GsXmlOptions;
+extern void gs_tree_tokenizer_options(struct GsXmlOptions *opt, int op,
+									  const char *weight_attr,
+									  size_t weight_attr_len, void *cxt);
+
+/*
  * The GPU path (src/tree_gpu.c; called only when built with
  * GPUSORT_TREE_GPU and gpusort.device is not cpu).
  *

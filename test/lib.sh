@@ -101,15 +101,18 @@ gs_cluster_stop() {
 	GS_CLUSTER=
 }
 
-# gs_regress OUTDIR [pg_regress options...] -- runs the sql/ suite
+# gs_regress OUTDIR [TEST...] -- runs these tests of sql/ (default: all)
+# through pg_regress against the cluster; its output files go to OUTDIR.
 gs_regress() {
 	local out=$1; shift
+	local tests=("$@")
 	mkdir -p "$out"
+	chmod 755 "$out"
 	[ "$(id -u)" = 0 ] && chown postgres "$out"
-	local tests
-	tests=$(cd "$GS_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
+	[ ${#tests[@]} -gt 0 ] ||
+		mapfile -t tests < <(cd "$GS_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
 	gs_as_pg "$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
 		--inputdir="$GS_ROOT" --outputdir="$out" \
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
-		--dbname=contrib_regression "$@" $tests
+		--dbname=contrib_regression "${tests[@]}"
 }
