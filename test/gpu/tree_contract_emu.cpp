@@ -353,16 +353,7 @@ emu_reduce_op(int op, const std::vector<double> &tok, size_t piece_len, GsVal *r
 
 /* ---- trees ------------------------------------------------------------------ */
 
-static uint64_t rng = 0x2545F4914F6CDD1DULL;
-
-static uint64_t
-rnd(uint64_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
-}
+#include "tree_docgen.h"
 
 struct Forest
 {
@@ -373,8 +364,8 @@ struct Forest
 
 	void		open()
 	{
-		tok.push_back((double) ((int64_t) rnd(2001) - 1000));
-		missing.push_back(rnd(20) == 0);
+		tok.push_back((double) ((int64_t) rnd_below(2001) - 1000));
+		missing.push_back(rnd_below(20) == 0);
 		if (++depth > max_depth)
 			max_depth = depth;
 	}
@@ -396,7 +387,7 @@ random_forest(size_t nvert, size_t max_depth, int p_open)
 	{
 		bool		can_open = nvert > 0 && f.depth < max_depth;
 
-		if (can_open && (f.depth == 0 || (int) rnd(1000) < p_open))
+		if (can_open && (f.depth == 0 || (int) rnd_below(1000) < p_open))
 		{
 			f.open();
 			nvert--;
@@ -416,7 +407,7 @@ chain(size_t depth)
 	for (size_t i = 0; i < depth; i++)
 	{
 		f.open();
-		if (rnd(3) == 0)
+		if (rnd_below(3) == 0)
 		{
 			f.open();
 			f.close();
@@ -424,7 +415,7 @@ chain(size_t depth)
 	}
 	while (f.depth > 0)
 	{
-		if (rnd(3) == 0)
+		if (rnd_below(3) == 0)
 		{
 			f.open();
 			f.close();
@@ -434,25 +425,6 @@ chain(size_t depth)
 	return f;
 }
 
-static int	npassed,
-			nfailed;
-
-static void
-check(bool ok, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAILED");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (ok)
-		npassed++;
-	else
-		nfailed++;
-}
 
 /* every op, pieces of piece_len tokens, against the sequential reference */
 static void

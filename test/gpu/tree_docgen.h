@@ -1,15 +1,20 @@
 /*
  * tree_docgen.h
- *	  Random numbers and the XML document generator shared by tree_test.cu
- *	  (GPU tokenizer against xmltok.c on the device) and xml_scan_emu.cpp
- *	  (the same on the CPU, emulating the kernels, in CI).
+ *	  Random numbers, the XML document generator, test reporting and the
+ *	  CPU tokenizer as oracle, shared by tree_test.cu (on the device) and
+ *	  the CPU emulations of the kernels run in CI (xml_scan_emu.cpp,
+ *	  tree_contract_emu.cpp).
  */
 #ifndef TREE_DOCGEN_H
 #define TREE_DOCGEN_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <string>
+#include <vector>
 
 /* ---- random numbers ------------------------------------------------------ */
 
@@ -218,5 +223,63 @@ mutate(std::string &doc)
 			break;
 	}
 }
+
+/* ---- test reporting ----------------------------------------------------- */
+
+static int	npassed,
+			nfailed;
+
+static void
+check(bool ok, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	printf("%s: ", ok ? "ok" : "FAILED");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	if (ok)
+		npassed++;
+	else
+		nfailed++;
+}
+
+#ifdef GPUSORT_XMLTOK_H
+/* ---- xmltok.c, the tokenizers' oracle -------------------------------------- */
+
+static void *
+grow_realloc(void *arg, void *old, size_t newsize)
+{
+	(void) arg;
+	return realloc(old, newsize);
+}
+
+/* xmltok.c's tokens for doc, or false if it rejects the document */
+static bool
+cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
+{
+	GsXmlOptions opt;
+	GsXmlTokens toks;
+	GsXmlError	err;
+	int			rc;
+
+	memset(&opt, 0, sizeof(opt));
+	memset(&toks, 0, sizeof(toks));
+	opt.weight_attr = "w";
+	opt.weight_attr_len = 1;
+	opt.read_weight = read_weight;
+	opt.missing_weight = -0.5;
+	opt.abs_sum_max = GS_WEIGHT_ABS_SUM_MAX;
+	opt.grow = grow_realloc;
+	rc = gs_xml_tokenize(doc.data(), doc.size(), &opt, &toks, &err);
+	if (rc == GS_XML_OK)
+		out.assign(toks.tok, toks.tok + toks.ntok);
+	free(toks.tok);
+	free(toks.stack);
+	return rc == GS_XML_OK;
+}
+#endif
 
 #endif							/* TREE_DOCGEN_H */

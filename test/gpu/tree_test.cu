@@ -59,25 +59,6 @@ static const char *op_names[GS_NUM_OPS] = {
 	"max_path", "min_path", "max_subtree"
 };
 
-static int	npassed,
-			nfailed;
-
-static void
-check(bool ok, const char *fmt, ...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAILED");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (ok)
-		npassed++;
-	else
-		nfailed++;
-}
 
 #define CUDA_OK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(2); } } while (0)
@@ -500,37 +481,7 @@ test_contraction(bool quick)
 
 /* ---- tokenizer ------------------------------------------------------------ */
 
-static void *
-grow_realloc(void *arg, void *old, size_t newsize)
-{
-	(void) arg;
-	return realloc(old, newsize);
-}
 
-/* xmltok.c's tokens for doc, or false if it rejects the document */
-static bool
-cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
-{
-	GsXmlOptions opt;
-	GsXmlTokens toks;
-	GsXmlError	err;
-	int			rc;
-
-	memset(&opt, 0, sizeof(opt));
-	memset(&toks, 0, sizeof(toks));
-	opt.weight_attr = "w";
-	opt.weight_attr_len = 1;
-	opt.read_weight = read_weight;
-	opt.missing_weight = -0.5;
-	opt.abs_sum_max = GS_WEIGHT_ABS_SUM_MAX;
-	opt.grow = grow_realloc;
-	rc = gs_xml_tokenize(doc.data(), doc.size(), &opt, &toks, &err);
-	if (rc == GS_XML_OK)
-		out.assign(toks.tok, toks.tok + toks.ntok);
-	free(toks.tok);
-	free(toks.stack);
-	return rc == GS_XML_OK;
-}
 
 static char *d_text;
 static size_t d_text_cap;

@@ -54,55 +54,7 @@ extern "C" {
 #include "treeops.h"
 #include "tree_docgen.h"
 
-static int	npassed,
-			nfailed;
 
-static void
-check(bool ok, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	printf("%s: ", ok ? "ok" : "FAILED");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npassed++;
-	else
-		nfailed++;
-}
-
-static void *
-grow_realloc(void *arg, void *old, size_t newsize)
-{
-	(void) arg;
-	return realloc(old, newsize);
-}
-
-static bool
-cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
-{
-	GsXmlOptions opt;
-	GsXmlTokens toks;
-	GsXmlError	err;
-	int			rc;
-
-	memset(&opt, 0, sizeof(opt));
-	memset(&toks, 0, sizeof(toks));
-	opt.weight_attr = "w";
-	opt.weight_attr_len = 1;
-	opt.read_weight = read_weight;
-	opt.missing_weight = -0.5;
-	opt.abs_sum_max = GS_WEIGHT_ABS_SUM_MAX;
-	opt.grow = grow_realloc;
-	rc = gs_xml_tokenize(doc.data(), doc.size(), &opt, &toks, &err);
-	if (rc == GS_XML_OK)
-		out.assign(toks.tok, toks.tok + toks.ntok);
-	free(toks.tok);
-	free(toks.stack);
-	return rc == GS_XML_OK;
-}
 
 /* gsk_xml_scan_count + gsk_xml_scan_emit, every launch as a loop */
 static bool
