@@ -58,6 +58,22 @@
  * keep their places and a truncated column keeps the first bytes of its
  * encoding).
  *
+ * Since the layout is known only once every row has been seen, while the
+ * rows are cheapest to read as they stream in (deformed, in cache), a key
+ * is built in two steps.  First the row's "raw key" (gs_keys_raw_bytes
+ * bytes): per column a null flag and the part of its encoding that any
+ * layout can use, before the range is known (integers as their 8-byte
+ * value, floats as their order-preserving bits, strings, numerics and ICU
+ * keys as the first GS_KEY_MAX_BYTES bytes of their encoding).
+ * gs_keys_observe writes it as it observes the incoming row, when the
+ * caller keeps raw keys for all rows (small ones: a few numbers), or
+ * gs_keys_capture writes it later from a stored row.  Then gs_keys_encode
+ * builds the key from the raw key under the chosen layout: bias integers
+ * by the observed minimum, cut each column to its width, add null bytes
+ * and invert DESC columns.  Exactness rests on statistics over every row
+ * either way.  Columns past GS_RAW_MAX_BYTES of raw key are left to the
+ * comparators.
+ *
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
  * DESC/USING forms of the same operators all work; anything else (other
@@ -103,6 +119,20 @@
 
 #include "sortkey.h"
 
+/*
+ * Raw key budget per row.  Two string columns and a few integers fit; a
+ * sort on more columns than that keys only the leading ones (a key holds
+ * GS_KEY_MAX_BYTES anyway) and settles the rest with the comparators.
+ */
+#define GS_RAW_MAX_BYTES	128
+
+/*
+ * Raw keys up to this size are worth keeping for every row while the rows
+ * are stored (a few numbers): beyond it (strings), faulting in the memory
+ * for them costs more than deforming the stored rows a second time.
+ */
+#define GS_RAW_SMALL_BYTES	24
+
 typedef enum GsKeyKind
 {
 	GSK_INT,					/* signed integer of typlen bytes */
@@ -135,6 +165,10 @@ typedef struct GsKeyCol
 	int64		max;
 	uint32		maxlen;			/* variable kinds: longest full encoding */
 
+	/* where the raw key holds this column: null flag, then raw_len bytes */
+	int			raw_off;
+	int			raw_len;
+
 	/* what gs_keys_layout chose */
 	int			offset;			/* of the null byte, or of the value */
 	int			null_bytes;		/* 0 or 1 */
@@ -147,10 +181,14 @@ struct GsKeySpec
 {
 	int			ncols;			/* sort columns */
 	int			nenc;			/* leading columns that have an encoder */
+	int			nraw;			/* leading columns in the raw key (<= nenc) */
+	int			raw_bytes;		/* raw key size */
 	GsKeyCol   *cols;			/* [nenc] */
 	int			key_bytes;
 	int			nwords;
 	int			first_inexact;	/* ncols when the key decides everything */
+	bool		one_word;		/* the key is column 0 alone, a number in
+								 * one word: see encode_one_word */
 };
 
 /* ---- numeric's on-disk format (numeric.c keeps it private) -------------- */
@@ -193,6 +231,8 @@ numeric_parse(const char *body, Size len, GsNumeric *n)
 {
 	uint16		header;
 
+	n->weight = 0;
+	n->digits = NULL;
 	if (len < sizeof(uint16))
 		elog(ERROR, "invalid numeric datum of %zu bytes", len);
 	memcpy(&header, body, sizeof(uint16));
@@ -399,6 +439,62 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 	return false;
 }
 
+/*
+ * Bytes of a column's raw key value: all that any layout can take of it.
+ * Integers keep their whole value, since the bias (the minimum) is known
+ * only at the end.
+ */
+static int
+keycol_raw_len(const GsKeyCol *col)
+{
+	switch (col->kind)
+	{
+		case GSK_INT:
+		case GSK_OID:
+		case GSK_BOOL:
+			return sizeof(int64);
+		case GSK_FLOAT4:
+			return sizeof(uint32);
+		case GSK_FLOAT8:
+			return sizeof(uint64);
+		case GSK_UUID:
+			return UUID_LEN;
+		case GSK_NUMERIC:
+		case GSK_TEXT_C:
+		case GSK_BPCHAR_C:
+		case GSK_TEXT_ICU:
+		case GSK_BPCHAR_ICU:
+		case GSK_BYTEA:
+			return GS_KEY_MAX_BYTES;
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * Places the columns in the raw key, in order, while it stays within
+ * GS_RAW_MAX_BYTES; at least the first column always fits.
+ */
+static void
+raw_layout(GsKeySpec *spec)
+{
+	int			off = 0;
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+		int			len = keycol_raw_len(col);
+
+		if (i > 0 && off + 1 + len > GS_RAW_MAX_BYTES)
+			break;
+		col->raw_off = off;
+		col->raw_len = len;
+		off += 1 + len;
+	}
+	spec->nraw = i;
+	spec->raw_bytes = off;
+}
+
 GsKeySpec *
 gs_keys_create(int ncols, const AttrNumber *attnos, const Oid *sortops,
 			   const Oid *collations, const bool *nulls_first, char **reason)
@@ -427,6 +523,7 @@ gs_keys_create(int ncols, const AttrNumber *attnos, const Oid *sortops,
 		pfree(spec);
 		return NULL;
 	}
+	raw_layout(spec);
 	gs_keys_reset(spec);
 	gs_keys_layout(spec, GS_KEY_MAX_BYTES);
 	return spec;
@@ -472,12 +569,6 @@ int_value(const GsKeyCol *col, Datum d)
 	return 0;					/* keep compiler quiet */
 }
 
-static inline bool
-kind_is_int(GsKeyKind kind)
-{
-	return kind == GSK_INT || kind == GSK_OID || kind == GSK_BOOL;
-}
-
 /* the detoasted (but possibly short-header) body of a varlena datum */
 static inline struct varlena *
 varlena_fetch(Datum d, const char **data, Size *len)
@@ -496,23 +587,186 @@ varlena_release(Datum d, struct varlena *v)
 		pfree(v);
 }
 
+static inline uint64
+float8_bits(double f)
+{
+	uint64		bits;
+
+	if (isnan(f))
+		return PG_UINT64_MAX;
+	if (f == 0.0)
+		f = 0.0;				/* -0 -> +0 */
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & UINT64CONST(0x8000000000000000)) ? ~bits :
+		bits | UINT64CONST(0x8000000000000000);
+}
+
+static inline uint32
+float4_bits(float f)
+{
+	uint32		bits;
+
+	if (isnan(f))
+		return PG_UINT32_MAX;
+	if (f == 0.0f)
+		f = 0.0f;
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & 0x80000000) ? ~bits : bits | 0x80000000;
+}
+
+/*
+ * Writes the first width bytes of a string column's encoding to p, zero
+ * padded, and returns the length of its full encoding (for ICU keys, which
+ * have no useful full length, 0).
+ */
+static Size
+encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
+{
+	const char *data;
+	Size		len;
+	struct varlena *v = varlena_fetch(d, &data, &len);
+
+	if (col->kind == GSK_BPCHAR_C || col->kind == GSK_BPCHAR_ICU)
+		len = bpchartruelen((char *) data, (int) len);
+
+	if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+	{
+#ifdef USE_ICU
+		UCharIterator iter;
+		uint32_t	state[2] = {0, 0};
+		UErrorCode	status = U_ZERO_ERROR;
+
+		/* a part of the key is a prefix of any longer part */
+		memset(p, 0, width);
+		uiter_setUTF8(&iter, data, (int32_t) len);
+		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
+									p, width, &status);
+		if (U_FAILURE(status))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("sort key generation failed: %s",
+							u_errorName(status))));
+#endif
+		len = 0;
+	}
+	else
+	{
+		Size		n = Min(len, (Size) width);
+
+		memcpy(p, data, n);
+		memset(p + n, 0, width - n);
+	}
+	varlena_release(d, v);
+	return len;
+}
+
+/*
+ * Writes the raw key value of a non-NULL datum (raw_len bytes) and returns
+ * the length of its full encoding for the variable-width kinds, else 0.
+ */
+static Size
+capture_value(const GsKeyCol *col, Datum d, uint8 *r)
+{
+	switch (col->kind)
+	{
+		case GSK_INT:
+		case GSK_OID:
+		case GSK_BOOL:
+			{
+				int64		v = int_value(col, d);
+
+				memcpy(r, &v, sizeof(v));
+				return 0;
+			}
+		case GSK_FLOAT4:
+			{
+				uint32		bits = float4_bits(DatumGetFloat4(d));
+
+				memcpy(r, &bits, sizeof(bits));
+				return 0;
+			}
+		case GSK_FLOAT8:
+			{
+				uint64		bits = float8_bits(DatumGetFloat8(d));
+
+				memcpy(r, &bits, sizeof(bits));
+				return 0;
+			}
+		case GSK_UUID:
+			memcpy(r, DatumGetUUIDP(d)->data, UUID_LEN);
+			return 0;
+		case GSK_NUMERIC:
+			{
+				const char *data;
+				Size		len;
+				struct varlena *v = varlena_fetch(d, &data, &len);
+				GsNumeric	n;
+
+				numeric_parse(data, len, &n);
+				memset(r, 0, col->raw_len);
+				numeric_encode(&n, r, col->raw_len);
+				varlena_release(d, v);
+				return numeric_enc_len(&n);
+			}
+		case GSK_TEXT_C:
+		case GSK_BPCHAR_C:
+		case GSK_BYTEA:
+		case GSK_TEXT_ICU:
+		case GSK_BPCHAR_ICU:
+			return encode_string(col, d, r, col->raw_len);
+	}
+	return 0;					/* keep compiler quiet */
+}
+
+/* the full encoding length of a variable-width datum, without encoding it */
+static Size
+varlena_enc_len(const GsKeyCol *col, Datum d)
+{
+	const char *data;
+	Size		len;
+	struct varlena *v;
+
+	if (col->kind == GSK_TEXT_C || col->kind == GSK_BYTEA)
+		return toast_raw_datum_size(d) - VARHDRSZ;	/* needs no detoasting */
+
+	v = varlena_fetch(d, &data, &len);
+	if (col->kind == GSK_BPCHAR_C)
+		len = bpchartruelen((char *) data, (int) len);
+	else
+	{
+		GsNumeric	n;
+
+		Assert(col->kind == GSK_NUMERIC);
+		numeric_parse(data, len, &n);
+		len = numeric_enc_len(&n);
+	}
+	varlena_release(d, v);
+	return len;
+}
+
 void
-gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot)
+gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 {
 	int			i;
 
-	for (i = 0; i < spec->nenc; i++)
+	for (i = 0; i < spec->nraw; i++)
 	{
 		GsKeyCol   *col = &spec->cols[i];
 		bool		isnull;
 		Datum		d = slot_getattr(slot, col->attno, &isnull);
+		Size		len = 0;
 
+		/* a NULL's value bytes are never read */
+		if (raw)
+			raw[col->raw_off] = isnull ? 1 : 0;
 		if (isnull)
 		{
 			col->seen_null = true;
 			continue;
 		}
 		col->seen_value = true;
+		if (raw)
+			len = capture_value(col, d, raw + col->raw_off + 1);
 
 		switch (col->kind)
 		{
@@ -528,41 +782,15 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot)
 						col->max = v;
 					break;
 				}
-			case GSK_TEXT_C:
-			case GSK_BYTEA:
-				{
-					/* the raw size needs no detoasting */
-					Size		len = toast_raw_datum_size(d) - VARHDRSZ;
-
-					if (len > col->maxlen)
-						col->maxlen = (uint32) Min(len, PG_UINT32_MAX);
-					break;
-				}
-			case GSK_BPCHAR_C:
-				{
-					const char *data;
-					Size		len;
-					struct varlena *v = varlena_fetch(d, &data, &len);
-
-					len = bpchartruelen((char *) data, (int) len);
-					if (len > col->maxlen)
-						col->maxlen = (uint32) len;
-					varlena_release(d, v);
-					break;
-				}
 			case GSK_NUMERIC:
-				{
-					const char *data;
-					Size		len;
-					struct varlena *v = varlena_fetch(d, &data, &len);
-					GsNumeric	n;
-
-					numeric_parse(data, len, &n);
-					if (numeric_enc_len(&n) > col->maxlen)
-						col->maxlen = numeric_enc_len(&n);
-					varlena_release(d, v);
-					break;
-				}
+			case GSK_TEXT_C:
+			case GSK_BPCHAR_C:
+			case GSK_BYTEA:
+				if (raw == NULL)
+					len = varlena_enc_len(col, d);
+				if (len > col->maxlen)
+					col->maxlen = (uint32) Min(len, PG_UINT32_MAX);
+				break;
 			case GSK_FLOAT4:
 			case GSK_FLOAT8:
 			case GSK_UUID:
@@ -572,6 +800,36 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot)
 				break;
 		}
 	}
+}
+
+void
+gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+{
+	int			i;
+
+	for (i = 0; i < spec->nraw; i++)
+	{
+		const GsKeyCol *col = &spec->cols[i];
+		bool		isnull;
+		Datum		d = slot_getattr(slot, col->attno, &isnull);
+
+		raw[col->raw_off] = isnull ? 1 : 0;
+		if (!isnull)
+			(void) capture_value(col, d, raw + col->raw_off + 1);
+	}
+}
+
+bool
+gs_keys_raw_is_small(const GsKeySpec *spec)
+{
+	return spec->raw_bytes <= GS_RAW_SMALL_BYTES;
+}
+
+static inline bool
+kind_is_fixed_number(GsKeyKind kind)
+{
+	return kind == GSK_INT || kind == GSK_OID || kind == GSK_BOOL ||
+		kind == GSK_FLOAT4 || kind == GSK_FLOAT8;
 }
 
 /* ---- layout ------------------------------------------------------------------- */
@@ -634,7 +892,7 @@ gs_keys_layout(GsKeySpec *spec, int max_bytes)
 	for (i = 0; i < spec->nenc; i++)
 		spec->cols[i].in_key = false;
 
-	for (i = 0; i < spec->nenc; i++)
+	for (i = 0; i < spec->nraw; i++)
 	{
 		GsKeyCol   *col = &spec->cols[i];
 		bool		injective;
@@ -659,11 +917,20 @@ gs_keys_layout(GsKeySpec *spec, int max_bytes)
 			break;
 		}
 	}
-	if (i == spec->nenc && spec->nenc < spec->ncols)
-		spec->first_inexact = spec->nenc;
+	if (i == spec->nraw && spec->nraw < spec->ncols)
+		spec->first_inexact = spec->nraw;
 
 	spec->key_bytes = off;
 	spec->nwords = off <= 8 ? 1 : off <= 16 ? 2 : 4;
+	spec->one_word = spec->nwords == 1 && spec->cols[0].in_key &&
+		(spec->nraw == 1 || !spec->cols[1].in_key) &&
+		(kind_is_fixed_number(spec->cols[0].kind));
+}
+
+int
+gs_keys_raw_bytes(const GsKeySpec *spec)
+{
+	return spec->raw_bytes;
 }
 
 int
@@ -696,83 +963,82 @@ put_be(uint8 *p, uint64 v, int full, int width)
 		p[i] = (uint8) (v >> (8 * (full - 1 - i)));
 }
 
+/*
+ * The common key of one number column (an integer, a float, a timestamp),
+ * built as a word rather than byte by byte: the same bytes gs_keys_encode's
+ * general path writes (null byte, then the first width bytes of the
+ * full_width-byte encoding, inverted for DESC), loaded big-endian.
+ */
 static inline uint64
-float8_bits(double f)
+encode_one_word(const GsKeyCol *col, const uint8 *raw)
 {
-	uint64		bits;
+	bool		isnull = (raw[0] != 0);
+	uint64		key = 0;
 
-	if (isnan(f))
-		return PG_UINT64_MAX;
-	if (f == 0.0)
-		f = 0.0;				/* -0 -> +0 */
-	memcpy(&bits, &f, sizeof(bits));
-	return (bits & UINT64CONST(0x8000000000000000)) ? ~bits :
-		bits | UINT64CONST(0x8000000000000000);
-}
-
-static inline uint32
-float4_bits(float f)
-{
-	uint32		bits;
-
-	if (isnan(f))
-		return PG_UINT32_MAX;
-	if (f == 0.0f)
-		f = 0.0f;
-	memcpy(&bits, &f, sizeof(bits));
-	return (bits & 0x80000000) ? ~bits : bits | 0x80000000;
-}
-
-static void
-encode_string(const GsKeyCol *col, Datum d, uint8 *p)
-{
-	const char *data;
-	Size		len;
-	struct varlena *v = varlena_fetch(d, &data, &len);
-
-	if (col->kind == GSK_BPCHAR_C || col->kind == GSK_BPCHAR_ICU)
-		len = bpchartruelen((char *) data, (int) len);
-
-	if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+	if (col->null_bytes)
+		key = (uint64) ((isnull != col->nulls_first) ? 1 : 0) << 56;
+	if (!isnull && col->width > 0)
 	{
-#ifdef USE_ICU
-		UCharIterator iter;
-		uint32_t	state[2] = {0, 0};
-		UErrorCode	status = U_ZERO_ERROR;
+		uint64		v;
+		int			full;
 
-		uiter_setUTF8(&iter, data, (int32_t) len);
-		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
-									p, col->width, &status);
-		if (U_FAILURE(status))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("sort key generation failed: %s",
-							u_errorName(status))));
-#endif
+		switch (col->kind)
+		{
+			case GSK_FLOAT4:
+				{
+					uint32		bits;
+
+					memcpy(&bits, raw + 1, sizeof(bits));
+					v = bits;
+					full = 4;
+					break;
+				}
+			case GSK_FLOAT8:
+				memcpy(&v, raw + 1, sizeof(v));
+				full = 8;
+				break;
+			default:
+				{
+					int64		iv;
+
+					memcpy(&iv, raw + 1, sizeof(iv));
+					v = (uint64) iv - (uint64) col->min;
+					full = col->full_width;
+					break;
+				}
+		}
+		/* width <= full, and width = 8 only when full = 8 */
+		v >>= 8 * (full - col->width);
+		if (col->desc)
+			v = ~v & (col->width == 8 ? PG_UINT64_MAX :
+					  (UINT64CONST(1) << (8 * col->width)) - 1);
+		key |= v << (8 * (8 - col->null_bytes - col->width));
 	}
-	else
-		memcpy(p, data, Min(len, (Size) col->width));
-	varlena_release(d, v);
+	return key;
 }
 
 void
-gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words)
+gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 {
 	uint8		buf[GS_KEY_MAX_BYTES];
 	int			i;
 
-	memset(buf, 0, spec->nwords * 8);
-	for (i = 0; i < spec->nenc && spec->cols[i].in_key; i++)
+	if (spec->one_word)
 	{
-		GsKeyCol   *col = &spec->cols[i];
+		words[0] = encode_one_word(&spec->cols[0], raw + spec->cols[0].raw_off);
+		return;
+	}
+	memset(buf, 0, spec->nwords * 8);
+	for (i = 0; i < spec->nraw && spec->cols[i].in_key; i++)
+	{
+		const GsKeyCol *col = &spec->cols[i];
+		const uint8 *r = raw + col->raw_off;
 		uint8	   *p = buf + col->offset;
-		bool		isnull;
-		Datum		d;
+		bool		isnull = (*r++ != 0);
 		int			j;
 
 		if (col->width == 0 && col->null_bytes == 0)
 			continue;			/* every row has the same value here */
-		d = slot_getattr(slot, col->attno, &isnull);
 		if (col->null_bytes)
 			*p++ = (isnull != col->nulls_first) ? 1 : 0;
 		if (isnull)
@@ -783,36 +1049,39 @@ gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words)
 			case GSK_INT:
 			case GSK_OID:
 			case GSK_BOOL:
-				put_be(p, (uint64) int_value(col, d) - (uint64) col->min,
-					   col->full_width, col->width);
-				break;
-			case GSK_FLOAT4:
-				put_be(p, float4_bits(DatumGetFloat4(d)), 4, col->width);
-				break;
-			case GSK_FLOAT8:
-				put_be(p, float8_bits(DatumGetFloat8(d)), 8, col->width);
-				break;
-			case GSK_UUID:
-				memcpy(p, DatumGetUUIDP(d)->data, col->width);
-				break;
-			case GSK_NUMERIC:
 				{
-					const char *data;
-					Size		len;
-					struct varlena *v = varlena_fetch(d, &data, &len);
-					GsNumeric	n;
+					int64		v;
 
-					numeric_parse(data, len, &n);
-					numeric_encode(&n, p, col->width);
-					varlena_release(d, v);
+					memcpy(&v, r, sizeof(v));
+					put_be(p, (uint64) v - (uint64) col->min,
+						   col->full_width, col->width);
 					break;
 				}
+			case GSK_FLOAT4:
+				{
+					uint32		bits;
+
+					memcpy(&bits, r, sizeof(bits));
+					put_be(p, bits, 4, col->width);
+					break;
+				}
+			case GSK_FLOAT8:
+				{
+					uint64		bits;
+
+					memcpy(&bits, r, sizeof(bits));
+					put_be(p, bits, 8, col->width);
+					break;
+				}
+			case GSK_UUID:
+			case GSK_NUMERIC:
 			case GSK_TEXT_C:
 			case GSK_BPCHAR_C:
 			case GSK_TEXT_ICU:
 			case GSK_BPCHAR_ICU:
 			case GSK_BYTEA:
-				encode_string(col, d, p);
+				/* the raw bytes are the encoding's first raw_len >= width */
+				memcpy(p, r, col->width);
 				break;
 		}
 		if (col->desc)

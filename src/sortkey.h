@@ -11,9 +11,15 @@
  * Use:
  *	   spec = gs_keys_create(...);			once per node; may refuse (reason)
  *	   gs_keys_reset(spec);					before each sort
- *	   gs_keys_observe(spec, slot);			for every row: ranges, lengths
+ *	   gs_keys_observe(spec, slot, raw);	for every row as it comes: ranges,
+ *											lengths, and (raw not NULL) the
+ *											row's raw key, gs_keys_raw_bytes
  *	   gs_keys_layout(spec, max_bytes);	choose widths from what was seen
- *	   gs_keys_encode(spec, slot, words);	for every row
+ *	   gs_keys_capture(spec, slot, raw);	the raw key, if not kept above
+ *	   gs_keys_encode(spec, raw, words);	for every row, from its raw key
+ *
+ * Keeping the raw keys of all rows from gs_keys_observe on spares reading
+ * the stored rows again; gs_keys_raw_is_small says whether that pays.
  *
  * A key need not decide the order by itself: when spec->first_inexact <
  * spec->ncols, rows whose keys are equal must still be compared with the
@@ -43,9 +49,14 @@ extern GsKeySpec *gs_keys_create(int ncols, const AttrNumber *attnos,
 								 const Oid *sortops, const Oid *collations,
 								 const bool *nulls_first, char **reason);
 extern void gs_keys_reset(GsKeySpec *spec);
-extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot);
+extern int	gs_keys_raw_bytes(const GsKeySpec *spec);
+extern bool gs_keys_raw_is_small(const GsKeySpec *spec);
+extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw);
+extern void gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot,
+							uint8 *raw);
 extern void gs_keys_layout(GsKeySpec *spec, int max_bytes);
-extern void gs_keys_encode(GsKeySpec *spec, TupleTableSlot *slot, uint64 *words);
+extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
+						   uint64 *words);
 
 /* after gs_keys_layout */
 extern int	gs_keys_nwords(const GsKeySpec *spec);

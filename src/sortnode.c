@@ -8,9 +8,14 @@
  *	 1. read: pull every input row, copy it as a MinimalTuple into large
  *		blocks of a memory context of its own (packed, no per-row palloc),
  *		and let sortkey.c observe the sort columns (NULLs, ranges, lengths);
+ *		when the key columns are a few numbers, it also writes each row's
+ *		raw key (sortkey.h) into an array in row order, while the row is
+ *		still deformed and in cache;
  *	 2. keys: choose the key layout from what was seen (and the width from
- *		a sample), and encode each row's key straight into the engine's
- *		buffer, in row order;
+ *		a sample), and build each row's key from its raw key straight into
+ *		the engine's buffer, in row order: a sequential pass over the raw
+ *		keys, or over the stored rows for wider raw keys (strings), whose
+ *		array would cost more to fault in than a second deform does;
  *	 3. sort: the engine (engine.h) sorts the (key, row number) pairs; it is
  *		stable, so equal keys keep row order;
  *	 4. ties: where the key does not decide the order by itself (a truncated
@@ -92,11 +97,19 @@
 #define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
 #define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
+/*
+ * Row arrays start with room for GS_CAPACITY_SLACK times the planner's
+ * estimate, within these bounds (rows).
+ */
+#define GS_MIN_CAPACITY			1024
+#define GS_MAX_INITIAL_CAPACITY	((uint64) 16 * 1024 * 1024)
+#define GS_CAPACITY_SLACK		1.1
+
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
 
 /* how far ahead of the row being returned to prefetch */
-#define GS_PREFETCH_AHEAD	8
+#define GS_PREFETCH_AHEAD	16
 
 #if defined(__GNUC__)
 #define gs_prefetch(p)		__builtin_prefetch(p)
@@ -169,11 +182,13 @@ typedef struct GpuSortState
 	char	   *rows_end;
 	Size		rows_block;		/* size of the next block */
 	MinimalTuple *tuples;		/* input order; output order once sorted */
+	uint8	   *raw;			/* raw keys, raw_bytes each, [maxtuples], or
+								 * NULL: taken from the stored rows */
+	int			raw_bytes;
 	uint64		ntuples;
 	uint64		maxtuples;
 	uint64		prune_at;
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
-	uint32	   *order;			/* while sorting: row numbers in output order */
 	uint64		nout;			/* rows to return */
 	uint64		current;		/* next row forwards: tuples[current] */
 	bool		eof_reached;
@@ -449,7 +464,7 @@ rows_init(GpuSortState *node)
 }
 
 static void
-advise_huge_pages(char *block, Size size)
+advise_huge_pages(void *block, Size size)
 {
 #ifdef MADV_HUGEPAGE
 	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) block);
@@ -459,6 +474,30 @@ advise_huge_pages(char *block, Size size)
 	if (end > start)
 		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
 #endif
+}
+
+/*
+ * The arrays indexed by row number (row pointers, raw keys) are read in
+ * random order when the rows are gathered into output order: huge pages
+ * spare that pass most of its TLB misses.
+ */
+static void *
+array_alloc(MemoryContext cxt, Size size)
+{
+	void	   *p = MemoryContextAllocHuge(cxt, size);
+
+	if (size >= 2 * GS_HUGE_PAGE)
+		advise_huge_pages(p, size);
+	return p;
+}
+
+static void *
+array_realloc(void *p, Size size)
+{
+	p = repalloc_huge(p, size);
+	if (size >= 2 * GS_HUGE_PAGE)
+		advise_huge_pages(p, size);
+	return p;
 }
 
 static char *
@@ -509,6 +548,20 @@ rows_store_copy(GpuSortState *node, MinimalTuple tup)
 	return mtup;
 }
 
+/*
+ * The raw key of stored row i: kept since the row was stored, or taken
+ * from the row now into buf (raw_bytes).
+ */
+static inline const uint8 *
+row_raw(GpuSortState *node, uint64 i, uint8 *buf)
+{
+	if (node->raw)
+		return node->raw + i * node->raw_bytes;
+	ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
+	gs_keys_capture(node->keys, node->row_slot, buf);
+	return buf;
+}
+
 /* ---- choosing the key width ----------------------------------------------------- */
 
 static int
@@ -551,6 +604,7 @@ choose_key_width(GpuSortState *node)
 	int			m = GS_SAMPLE_ROWS;
 	uint8	   *sample;
 	uint64		words[GS_MAX_KEY_WORDS];
+	uint8	   *rawbuf = palloc(node->raw_bytes);
 	int			distinct_full;
 	int			width;
 	int			i,
@@ -564,8 +618,7 @@ choose_key_width(GpuSortState *node)
 	{
 		uint64		row = (uint64) i * n / m;
 
-		ExecStoreMinimalTuple(node->tuples[row], node->row_slot, false);
-		gs_keys_encode(keys, node->row_slot, words);
+		gs_keys_encode(keys, row_raw(node, row, rawbuf), words);
 		/* big-endian bytes, so that memcmp orders them as the engines do */
 		for (w = 0; w < stride / 8; w++)
 		{
@@ -575,6 +628,7 @@ choose_key_width(GpuSortState *node)
 		}
 	}
 	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
 	qsort_arg(sample, m, stride, key_compare, &stride);
 	distinct_full = count_distinct(sample, m, stride, stride);
 
@@ -592,17 +646,21 @@ choose_key_width(GpuSortState *node)
 
 /*
  * Sorts the stored rows: afterwards node->tuples holds the first nout rows
- * (all rows, or the first bound of them) in output order.
+ * (all rows, or the first bound of them) in output order, and so does
+ * node->raw when keep_raw (a prune goes on storing rows after them);
+ * otherwise the raw keys are freed.
  */
 static void
-sort_stored(GpuSortState *node)
+sort_stored(GpuSortState *node, bool keep_raw)
 {
 	GsKeySpec  *keys = node->keys;
 	uint64		n = node->ntuples;
 	int			nwords;
 	int			first_inexact;
 	GsSorter   *sorter;
-	const uint32 *rows;
+	const uint32 *order;
+	uint32	   *settled = NULL;
+	uint8	   *rawbuf;
 	instr_time	start;
 	uint64		i;
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
@@ -615,14 +673,15 @@ sort_stored(GpuSortState *node)
 	first_inexact = gs_keys_first_inexact(keys);
 	sorter = gs_sorter_begin(nwords, n,
 							 first_inexact < node->nkeys ? GS_SORTER_NEED_KEYS : 0);
+	rawbuf = palloc(node->raw_bytes);
 	for (i = 0; i < n; i++)
 	{
-		ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
-		gs_keys_encode(keys, node->row_slot, gs_sorter_push(sorter));
+		gs_keys_encode(keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
 	node->info.ms_keys += elapsed_ms(start);
 
 	/* sort */
@@ -630,11 +689,7 @@ sort_stored(GpuSortState *node)
 	gs_sorter_sort(sorter);
 	node->info.ms_sort += elapsed_ms(start);
 
-	rows = gs_sorter_rows(sorter);
-	if (node->order)
-		pfree(node->order);
-	node->order = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(n, 1));
-	memcpy(node->order, rows, sizeof(uint32) * n);
+	order = gs_sorter_rows(sorter);
 	node->nout = (node->bounded && (uint64) node->bound < n) ? (uint64) node->bound : n;
 
 	/* ties: runs of equal keys that start within the output */
@@ -646,6 +701,9 @@ sort_stored(GpuSortState *node)
 		uint64		r = 0;
 
 		INSTR_TIME_SET_CURRENT(start);
+		/* the engine's array is read-only: settle runs in a copy */
+		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+		memcpy(settled, order, sizeof(uint32) * n);
 		while (r < node->nout)
 		{
 			const uint64 *k0 = gs_sorter_key(sorter, r);
@@ -655,7 +713,7 @@ sort_stored(GpuSortState *node)
 				e++;
 			if (e - r > 1)
 			{
-				settle_run(node, node->order + r, e - r, first_inexact, tiecxt);
+				settle_run(node, settled + r, e - r, first_inexact, tiecxt);
 				node->info.tie_groups++;
 				node->info.tie_rows += e - r;
 			}
@@ -664,30 +722,61 @@ sort_stored(GpuSortState *node)
 		}
 		MemoryContextDelete(tiecxt);
 		node->info.ms_ties += elapsed_ms(start);
+		order = settled;
 	}
 
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
-	gs_sorter_end(sorter);
 
-	/* rows beyond nout stay in tuplecxt, unreferenced, until it goes */
+	/*
+	 * Rows beyond nout stay in tuplecxt, unreferenced, until it goes.  The
+	 * raw keys are dead once the keys are built, so unless a prune needs
+	 * them, their array takes the output order when it is large enough:
+	 * fresh memory is costly to fault in, and this spares 8 bytes a row.
+	 */
+	INSTR_TIME_SET_CURRENT(start);
+	if (keep_raw && node->raw)
 	{
-		MinimalTuple *sorted = MemoryContextAllocHuge(node->runcxt,
-													  sizeof(MinimalTuple) * Max(node->nout, 1));
+		int			rb = node->raw_bytes;
+		uint8	   *raw = array_alloc(node->runcxt, (Size) rb * node->maxtuples);
 
-		INSTR_TIME_SET_CURRENT(start);
 		for (i = 0; i < node->nout; i++)
-			sorted[i] = node->tuples[node->order[i]];
-		pfree(node->tuples);
-		pfree(node->order);
-		node->order = NULL;
-		node->tuples = sorted;
-		node->ntuples = node->nout;
-		node->maxtuples = Max(node->nout, 1);
-		node->info.ms_emit += elapsed_ms(start);
+			memcpy(raw + i * rb, node->raw + (Size) order[i] * rb, rb);
+		pfree(node->raw);
+		node->raw = raw;
 	}
+	{
+		MinimalTuple *sorted;
+
+		if (!keep_raw && node->raw &&
+			(Size) node->raw_bytes * node->maxtuples >= sizeof(MinimalTuple) * node->nout)
+		{
+			sorted = (MinimalTuple *) node->raw;
+			node->raw = NULL;
+		}
+		else
+			sorted = array_alloc(node->runcxt,
+								 sizeof(MinimalTuple) * Max(node->nout, 1));
+		for (i = 0; i < node->nout; i++)
+			sorted[i] = node->tuples[order[i]];
+		pfree(node->tuples);
+		node->tuples = sorted;
+	}
+	if (!keep_raw)
+	{
+		if (node->raw)
+			pfree(node->raw);
+		node->raw = NULL;
+		node->maxtuples = Max(node->nout, 1);
+	}
+	node->ntuples = node->nout;
+	node->info.ms_emit += elapsed_ms(start);
+
+	gs_sorter_end(sorter);
+	if (settled)
+		pfree(settled);
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -704,10 +793,10 @@ prune_to_bound(GpuSortState *node)
 	uint64		nstored = node->ntuples;
 	uint64		i;
 
-	sort_stored(node);
+	sort_stored(node, true);
 	oldrows = node->tuplecxt;
 	rows_init(node);
-	kept = MemoryContextAllocHuge(node->runcxt, sizeof(MinimalTuple) * capacity);
+	kept = array_alloc(node->runcxt, sizeof(MinimalTuple) * capacity);
 	for (i = 0; i < node->nout; i++)
 		kept[i] = rows_store_copy(node, node->tuples[i]);
 	ExecClearTuple(node->cmp_slot);
@@ -763,18 +852,45 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	if (node->tuples)
 		pfree(node->tuples);
 	node->tuples = NULL;
+	if (node->raw)
+		pfree(node->raw);
+	node->raw = NULL;
 	node->ntuples = 0;
 	node->cutoff = NULL;
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* stored bytes as the budget counts them */
+/*
+ * Stored bytes as the budget counts them: the arrays only as far as they
+ * are filled, since the kernel backs the rest of them only once touched.
+ */
 static inline Size
 stored_bytes(GpuSortState *node)
 {
 	return MemoryContextMemAllocated(node->tuplecxt, false) +
-		node->maxtuples * sizeof(MinimalTuple) +
-		node->ntuples * GS_ROW_OVERHEAD;
+		node->ntuples * (sizeof(MinimalTuple) +
+						 (node->raw ? node->raw_bytes : 0) +
+						 GS_ROW_OVERHEAD);
+}
+
+/*
+ * Room for the rows the planner expects, and some: growing the row
+ * arrays by doubling copies them each time (tens of milliseconds for
+ * millions of rows), while room that is never used costs only address
+ * space.  A wild estimate is capped; beyond the cap the arrays double.
+ */
+static uint64
+initial_capacity(GpuSortState *node)
+{
+	double		rows = node->css.ss.ps.plan->plan_rows * GS_CAPACITY_SLACK;
+	uint64		capacity = GS_MIN_CAPACITY;
+
+	if (rows > (double) GS_MIN_CAPACITY)
+		capacity = rows < (double) GS_MAX_INITIAL_CAPACITY ?
+			(uint64) rows : GS_MAX_INITIAL_CAPACITY;
+	if (node->bounded)
+		capacity = Min(capacity, Max(node->prune_at, GS_MIN_CAPACITY));
+	return capacity;
 }
 
 /* reads the input and sorts it */
@@ -798,11 +914,15 @@ gpusort_run(GpuSortState *node)
 	else
 	{
 		rows_init(node);
-		node->maxtuples = 1024;
-		node->tuples = MemoryContextAllocHuge(node->runcxt,
-											  sizeof(MinimalTuple) * node->maxtuples);
 		node->prune_at = node->bounded ?
 			(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
+		node->maxtuples = initial_capacity(node);
+		node->tuples = array_alloc(node->runcxt,
+								   sizeof(MinimalTuple) * node->maxtuples);
+		node->raw_bytes = gs_keys_raw_bytes(node->keys);
+		node->raw = gs_keys_raw_is_small(node->keys) ?
+			array_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
+			NULL;
 		gs_keys_reset(node->keys);
 	}
 
@@ -835,11 +955,14 @@ gpusort_run(GpuSortState *node)
 				tuplesort_puttupleslot(node->tuplesort, slot);
 				continue;
 			}
-			node->tuples = repalloc_huge(node->tuples, sizeof(MinimalTuple) * newmax);
+			node->tuples = array_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
+			if (node->raw)
+				node->raw = array_realloc(node->raw, (Size) node->raw_bytes * newmax);
 			node->maxtuples = newmax;
 		}
+		gs_keys_observe(node->keys, slot, node->raw ?
+						node->raw + node->ntuples * node->raw_bytes : NULL);
 		node->tuples[node->ntuples++] = rows_store_slot(node, slot);
-		gs_keys_observe(node->keys, slot);
 
 		if (stored_bytes(node) > budget)
 		{
@@ -867,7 +990,7 @@ gpusort_run(GpuSortState *node)
 	else
 	{
 		node->info.rows_sorted = node->ntuples;
-		sort_stored(node);
+		sort_stored(node, false);
 	}
 	node->current = 0;
 	node->eof_reached = false;
@@ -965,7 +1088,7 @@ gpusort_reset(GpuSortState *node)
 	node->rows_next = node->rows_end = NULL;
 	node->tuples = NULL;
 	node->ntuples = node->maxtuples = 0;
-	node->order = NULL;
+	node->raw = NULL;
 	node->nout = 0;
 	node->cutoff = NULL;
 	node->sort_done = false;
