@@ -324,6 +324,7 @@ reduce_document_cpu(TreeScratch *s, const char *buf, size_t len, int op,
 	return true;
 }
 
+#ifdef GPUSORT_TREE_GPU
 /*
  * The GPU path's refusal: worth a WARNING when the GPU was asked for and
  * the reason is the GPU's (an empty reason means the input needs the CPU,
@@ -336,6 +337,7 @@ gpu_declined(const char *why)
 		ereport(WARNING,
 				(errmsg("tree_reduce ran on the CPU: %s", why)));
 }
+#endif
 
 static bool
 reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
