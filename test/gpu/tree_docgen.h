@@ -280,6 +280,29 @@ cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
 	free(toks.stack);
 	return rc == GS_XML_OK;
 }
+
+/* token arrays equal bit for bit (close markers included) */
+static bool
+same_tokens(const std::vector<double> &a, const std::vector<double> &b)
+{
+	return a.size() == b.size() &&
+		(a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+/* a well-formed tree is balanced; the contraction checks that on the GPU */
+static bool
+balanced(const std::vector<double> &tok)
+{
+	long		d = 0;
+
+	for (double t : tok)
+	{
+		d += gs_is_close(t) ? -1 : 1;
+		if (d < 0)
+			return false;
+	}
+	return d == 0;
+}
 #endif
 
 #endif							/* TREE_DOCGEN_H */

@@ -615,28 +615,6 @@ dump_doc(const char *what, int n, const std::string &doc)
 	}
 }
 
-static bool
-same_tokens(const std::vector<double> &a, const std::vector<double> &b)
-{
-	return a.size() == b.size() &&
-		(a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-/* a well-formed tree is balanced; the contraction checks that on the GPU */
-static bool
-balanced(const std::vector<double> &tok)
-{
-	long		d = 0;
-
-	for (double t : tok)
-	{
-		d += gs_is_close(t) ? -1 : 1;
-		if (d < 0)
-			return false;
-	}
-	return d == 0;
-}
-
 static void
 test_tokenizer(bool quick)
 {

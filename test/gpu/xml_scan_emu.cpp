@@ -147,27 +147,6 @@ gpu_tokens(const std::string &text, const std::vector<uint64_t> &starts,
 	return true;
 }
 
-static bool
-same_tokens(const std::vector<double> &a, const std::vector<double> &b)
-{
-	return a.size() == b.size() &&
-		(a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-static bool
-balanced(const std::vector<double> &tok)
-{
-	long		d = 0;
-
-	for (double t : tok)
-	{
-		d += gs_is_close(t) ? -1 : 1;
-		if (d < 0)
-			return false;
-	}
-	return d == 0;
-}
-
 int
 main(int argc, char **argv)
 {
