@@ -30,18 +30,28 @@ NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/b
 # newer GPUs JIT-compile it.
 CUDA_ARCH ?= 90
 
-ifneq ($(and $(strip $(NVCC)),$(CU_SRCS)),)
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+# The static runtime lives in lib64/ or lib/ of a CUDA install and in the
+# multiarch directory of Debian's nvidia-cuda-dev; an nvcc without it (some
+# images ship only the shared runtime) cannot build a module that loads on a
+# machine without CUDA, so that case builds CPU-only too.
+ifneq ($(strip $(NVCC)),)
+CUDA_HOME    := $(patsubst %/bin/nvcc,%,$(or $(realpath $(NVCC)),$(NVCC)))
+CUDART_STATIC ?= $(firstword $(wildcard $(addsuffix /libcudart_static.a,\
+	$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib $(CUDA_HOME)/targets/*/lib \
+	$(patsubst %/bin/nvcc,%,$(NVCC))/lib64 /usr/lib/$(shell uname -m)-linux-gnu /usr/lib64)))
+endif
+
+ifneq ($(and $(strip $(NVCC)),$(CU_SRCS),$(CUDART_STATIC)),)
 OBJS      += $(CU_SRCS:.cu=.o)
 PG_CPPFLAGS += -DGPUSORT_TREE_GPU
-SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+SHLIB_LINK += $(CUDART_STATIC) -ldl -lrt -lstdc++
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
 	-gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
 	-I$(srcdir)/kernels
 else
 PG_CPPFLAGS += -DGPUSORT_NO_CUDA
-$(info gpusort: nvcc not found (or no kernels), building without the GPU engines)
+$(info gpusort: $(if $(strip $(NVCC)),$(NVCC) found but no libcudart_static.a under $(CUDA_HOME),nvcc not found (or no kernels)), building without the GPU engines)
 endif
 
 # Debian's PostgreSQL asks for LLVM bitcode of every object; nvcc makes none.
