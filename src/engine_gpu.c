@@ -1,31 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * engine_gpu.c
- *	  The GPU sort engine's host side: CUDA start, session cap, pinned
- *	  buffers, overlapped copies, cancellable waits, runs, timings.
+ *	  The GPU sort engine's host side: overlapped copies, cancellable
+ *	  waits, runs, timings.
  *
- * CUDA start.  A CUDA context does not survive fork(), so the postmaster
- * must never create one: CUDA is started lazily, by the first backend sort
- * that wants the GPU, and kept for the backend's life.  The driver starts
- * threads of its own; all signals are blocked while it does, so those
- * threads never run the backend's signal handlers.  A failed start is
- * remembered and not retried in this backend.
+ * The backend's CUDA session (the lazy start, the gpusort.max_gpu_sessions
+ * slot, the pinned buffer pool) is gpu_session.c's; a sort starts it, or
+ * finds it started, in gs_gpu_begin, and everything below is per sort.
  *
- * Session cap.  gpusort.max_gpu_sessions bounds the backends holding a
- * context.  It works without shared_preload_libraries: slot i is the file
- * $PGDATA/pg_gpusort/slot.i, and a backend holds a slot by holding
- * flock(LOCK_EX) on it for its whole life; the kernel drops the lock when
- * the process exits, however it exits, so a crashed backend never leaks a
- * slot.  A backend that finds every slot taken sorts on the CPU.
- *
- * Buffers.  Host keys and rows live in pinned memory (fast, asynchronous
- * copies); pinning is slow, so the buffers go back to a per-backend pool at
- * the end of a sort and the next sort reuses them.  Device memory is
- * allocated per sort, sized from the planner's estimate, so that chunks of
- * keys can be copied while the caller is still producing later ones: every
- * chunk (GS_CHUNK_BYTES) is enqueued on the sort's stream as soon as it is
- * complete, and by the time the last key is pushed most keys are already
- * on the device.
+ * Buffers.  Host keys and rows live in pinned memory from the session's
+ * pool (fast, asynchronous copies, and the next sort reuses them).  Device
+ * memory is allocated per sort, sized from the planner's estimate, so that
+ * chunks of keys can be copied while the caller is still producing later
+ * ones: every chunk (GS_CHUNK_BYTES) is enqueued on the sort's stream as
+ * soon as it is complete, and by the time the last key is pushed most keys
+ * are already on the device.
  *
  * Waiting.  The wait for the GPU polls the stream and runs
  * CHECK_FOR_INTERRUPTS() in between, so a cancel is served within
@@ -41,80 +30,35 @@
  * gpusort.gpu_max_run_rows caps the run length, to test this
  * path on a large GPU.
  *
- * Every failure (allocation, copy, kernel) is returned with its reason; the
- * caller then sorts the host buffer on the CPU.  Built without CUDA
- * (GPUSORT_NO_CUDA), the engine reports "built without CUDA" and nothing
- * else.
+ * Every failure (start, allocation, copy, kernel) is returned with its
+ * reason; the caller then sorts the host buffer on the CPU.  Built without
+ * CUDA (GPUSORT_NO_CUDA), the engine reports "built without CUDA" and
+ * nothing else.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "access/htup_details.h"
-#include "common/file_perm.h"
-#include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
-#include "utils/builtins.h"
-#include "utils/guc.h"
-#include "utils/memutils.h"
 
 #include "gpusort.h"
 #include "engine.h"
 #include "engine_gpu.h"
+#include "gpu_session.h"
 
 #ifndef GPUSORT_NO_CUDA
+
 #include "gpusort_kernels.h"
-#endif
-
-PG_FUNCTION_INFO_V1(gpusort_gpu_info);
-
-#ifndef GPUSORT_NO_CUDA
 
 /* keys are handed to the copy engine in chunks of this size */
 #define GS_CHUNK_BYTES		((Size) 4 * 1024 * 1024)
-
-/* free pinned buffers kept for reuse, at most this many bytes in all */
-#define GS_POOL_MAX_BYTES	((Size) 2 * 1024 * 1024 * 1024)
-#define GS_POOL_SLOTS		16
 
 /* device memory left to others (the driver, other sessions) */
 #define GS_DEVICE_RESERVE	((Size) 256 * 1024 * 1024)
 
 /* runs shorter than this are not worth the GPU */
 #define GS_MIN_RUN_PAIRS	((uint64) 1 << 16)
-
-/* ---- per-backend state ------------------------------------------------- */
-
-typedef enum GpuState
-{
-	GPU_UNTRIED,
-	GPU_READY,
-	GPU_FAILED
-} GpuState;
-
-static GpuState gpu_state = GPU_UNTRIED;
-static char gpu_failure[128];
-static GskDeviceInfo gpu_device;
-static double gpu_init_ms;		/* cost of the first CUDA use */
-static int	slot_fd = -1;
-static int	slot_no = -1;
-
-typedef struct PinnedBuf
-{
-	void	   *p;
-	Size		size;
-	bool		busy;
-} PinnedBuf;
-
-static PinnedBuf pool[GS_POOL_SLOTS];
 
 struct GsGpuSort
 {
@@ -155,216 +99,6 @@ set_reason(char *reason, size_t len, const char *what, int rc)
 		snprintf(reason, len, "%s: %s", what, gsk_last_error());
 	else
 		strlcpy(reason, what, len);
-}
-
-/* ---- session slots ------------------------------------------------------ */
-
-static bool
-take_slot(char *reason, size_t len)
-{
-	char		dir[MAXPGPATH];
-	int			i;
-
-	if (slot_fd >= 0)
-		return true;
-	if (gpusort_max_gpu_sessions <= 0)
-	{
-		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
-		return false;
-	}
-
-	snprintf(dir, sizeof(dir), "%s/pg_gpusort", DataDir);
-	if (mkdir(dir, pg_dir_create_mode) != 0 && errno != EEXIST)
-	{
-		snprintf(reason, len, "cannot create \"%s\": %m", dir);
-		return false;
-	}
-	for (i = 0; i < gpusort_max_gpu_sessions; i++)
-	{
-		char		path[MAXPGPATH];
-		int			fd;
-
-		snprintf(path, sizeof(path), "%s/slot.%d", dir, i);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | PG_BINARY, pg_file_create_mode);
-		if (fd < 0)
-		{
-			snprintf(reason, len, "cannot open \"%s\": %m", path);
-			return false;
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		{
-			slot_fd = fd;
-			slot_no = i;
-			return true;
-		}
-		close(fd);
-	}
-	snprintf(reason, len, "all %d GPU sessions (gpusort.max_gpu_sessions) are in use",
-			 gpusort_max_gpu_sessions);
-	return false;
-}
-
-static void
-release_slot(void)
-{
-	if (slot_fd >= 0)
-		close(slot_fd);
-	slot_fd = -1;
-	slot_no = -1;
-}
-
-/* ---- CUDA start ---------------------------------------------------------- */
-
-static bool
-gpu_start(char *reason, size_t len)
-{
-	sigset_t	all,
-				old;
-	instr_time	t0,
-				t1;
-	int			rc;
-
-	if (gpu_state == GPU_READY)
-		return true;
-	if (gpu_state == GPU_FAILED)
-	{
-		strlcpy(reason, gpu_failure, len);
-		return false;
-	}
-	if (IsPostmasterEnvironment && !IsUnderPostmaster)
-	{
-		/* the postmaster: its children could not use an inherited context */
-		strlcpy(reason, "CUDA is never started in the postmaster", len);
-		return false;
-	}
-	if (!take_slot(reason, len))
-		return false;			/* may succeed later: not remembered */
-
-	INSTR_TIME_SET_CURRENT(t0);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = gsk_init(0, &gpu_device);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gpu_init_ms = INSTR_TIME_GET_MILLISEC(t1);
-
-	if (rc != 0)
-	{
-		set_reason(gpu_failure, sizeof(gpu_failure), "no usable GPU", rc);
-		gpu_state = GPU_FAILED;
-		release_slot();
-		strlcpy(reason, gpu_failure, len);
-		return false;
-	}
-	gpu_state = GPU_READY;
-	return true;
-}
-
-/* ---- pinned buffer pool ------------------------------------------------- */
-
-static void
-pool_trim(Size limit)
-{
-	for (;;)
-	{
-		Size		cached = 0;
-		int			largest = -1;
-		int			i;
-
-		for (i = 0; i < GS_POOL_SLOTS; i++)
-		{
-			if (pool[i].p && !pool[i].busy)
-			{
-				cached += pool[i].size;
-				if (largest < 0 || pool[i].size > pool[largest].size)
-					largest = i;
-			}
-		}
-		if (cached <= limit || largest < 0)
-			return;
-		gsk_host_free(pool[largest].p);
-		pool[largest].p = NULL;
-		pool[largest].size = 0;
-	}
-}
-
-/* a pinned buffer of at least bytes, or NULL with a reason */
-static void *
-pool_get(Size bytes, char *reason, size_t len)
-{
-	int			best = -1;
-	int			empty = -1;
-	int			i;
-	int			rc;
-	void	   *p;
-
-	for (i = 0; i < GS_POOL_SLOTS; i++)
-	{
-		if (pool[i].p == NULL)
-		{
-			if (empty < 0)
-				empty = i;
-		}
-		else if (!pool[i].busy && pool[i].size >= bytes &&
-				 (best < 0 || pool[i].size < pool[best].size))
-			best = i;
-	}
-	if (best >= 0)
-	{
-		pool[best].busy = true;
-		return pool[best].p;
-	}
-
-	/* round up so that slightly larger later sorts reuse it */
-	bytes = TYPEALIGN((Size) 2 * 1024 * 1024, bytes + bytes / 8);
-	if (empty < 0)
-	{
-		/* make room by dropping every free buffer (none fits anyway) */
-		pool_trim(0);
-		for (i = 0; i < GS_POOL_SLOTS && empty < 0; i++)
-			if (pool[i].p == NULL)
-				empty = i;
-		if (empty < 0)
-		{
-			strlcpy(reason, "too many pinned buffers in use", len);
-			return NULL;
-		}
-	}
-	rc = gsk_host_alloc(&p, bytes);
-	if (rc != 0)
-	{
-		/* free cached buffers and try once more */
-		pool_trim(0);
-		rc = gsk_host_alloc(&p, bytes);
-	}
-	if (rc != 0)
-	{
-		set_reason(reason, len, "cannot allocate pinned host memory", rc);
-		return NULL;
-	}
-	pool[empty].p = p;
-	pool[empty].size = bytes;
-	pool[empty].busy = true;
-	return p;
-}
-
-static void
-pool_put(void *p)
-{
-	int			i;
-
-	if (p == NULL)
-		return;
-	for (i = 0; i < GS_POOL_SLOTS; i++)
-	{
-		if (pool[i].p == p)
-		{
-			pool[i].busy = false;
-			break;
-		}
-	}
-	pool_trim(GS_POOL_MAX_BYTES);
 }
 
 /* ---- device buffers ----------------------------------------------------- */
@@ -536,7 +270,7 @@ gs_gpu_begin(int nwords, uint64 expected_rows, char *reason, size_t len)
 	int			rc;
 	int			i;
 
-	if (!gpu_start(reason, len))
+	if (!gs_gpu_session_start(reason, len))
 		return NULL;
 
 	g = palloc0(sizeof(GsGpuSort));
@@ -562,7 +296,7 @@ gs_gpu_begin(int nwords, uint64 expected_rows, char *reason, size_t len)
 	}
 
 	cap = Max(expected_rows, g->chunk_pairs);
-	g->h_keys = pool_get((Size) cap * g->pair_key_bytes, reason, len);
+	g->h_keys = gs_pinned_get((Size) cap * g->pair_key_bytes, reason, len);
 	if (g->h_keys == NULL)
 	{
 		gs_gpu_end(g);
@@ -606,11 +340,11 @@ gs_gpu_grow(GsGpuSort *g, uint64 min_pairs, uint64 *capacity,
 	/* pending copies read the old buffer */
 	if (!wait_stream(g, reason, len))
 		return NULL;
-	keys = pool_get((Size) min_pairs * g->pair_key_bytes, reason, len);
+	keys = gs_pinned_get((Size) min_pairs * g->pair_key_bytes, reason, len);
 	if (keys == NULL)
 		return NULL;
 	memcpy(keys, g->h_keys, (Size) g->h_cap * g->pair_key_bytes);
-	pool_put(g->h_keys);
+	gs_pinned_put(g->h_keys);
 	g->h_keys = keys;
 	g->h_cap = min_pairs;
 
@@ -772,8 +506,8 @@ ensure_pinned(void **buf, uint64 *cap_bytes, Size bytes, char *reason, size_t le
 {
 	if (*buf != NULL && *cap_bytes >= bytes)
 		return true;
-	pool_put(*buf);
-	*buf = pool_get(bytes, reason, len);
+	gs_pinned_put(*buf);
+	*buf = gs_pinned_get(bytes, reason, len);
 	*cap_bytes = *buf ? bytes : 0;
 	return *buf != NULL;
 }
@@ -851,9 +585,9 @@ gs_gpu_end(GsGpuSort *g)
 	if (g->stream)
 		(void) gsk_stream_sync(g->stream);
 	device_free(g);
-	pool_put(g->h_keys);
-	pool_put(g->h_rows);
-	pool_put(g->h_sorted);
+	gs_pinned_put(g->h_keys);
+	gs_pinned_put(g->h_rows);
+	gs_pinned_put(g->h_sorted);
 	g->h_keys = NULL;
 	g->h_rows = NULL;
 	g->h_sorted = NULL;
@@ -922,77 +656,3 @@ gs_gpu_end(GsGpuSort *g)
 }
 
 #endif							/* GPUSORT_NO_CUDA */
-
-/*
- * gpusort_gpu_info(start boolean DEFAULT false) -> record
- *
- * What this backend knows about the GPU.  With start = true, CUDA is
- * started first (if it was not), so first_use_ms measures what the first
- * GPU sort of a session pays.
- */
-Datum
-gpusort_gpu_info(PG_FUNCTION_ARGS)
-{
-	bool		start = PG_ARGISNULL(0) ? false : PG_GETARG_BOOL(0);
-	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10];
-	const char *status;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("function returning record called in context that cannot accept type record")));
-	memset(nulls, true, sizeof(nulls));
-
-#ifdef GPUSORT_NO_CUDA
-	(void) start;
-	values[0] = BoolGetDatum(false);
-	values[1] = BoolGetDatum(false);
-	nulls[0] = nulls[1] = false;
-	status = "built without CUDA";
-#else
-	if (start && gpu_state == GPU_UNTRIED)
-	{
-		char		reason[128];
-
-		if (!gpu_start(reason, sizeof(reason)))
-			ereport(NOTICE,
-					(errmsg("gpusort: the GPU cannot be used"),
-					 errdetail("%s", reason)));
-	}
-	values[0] = BoolGetDatum(true);
-	values[1] = BoolGetDatum(gpu_state == GPU_READY);
-	nulls[0] = nulls[1] = false;
-	if (slot_no >= 0)
-	{
-		values[2] = Int32GetDatum(slot_no);
-		nulls[2] = false;
-	}
-	if (gpu_state == GPU_READY)
-	{
-		size_t		free_mem = 0,
-					total_mem = 0;
-		char		cc[32];
-
-		(void) gsk_mem_info(&free_mem, &total_mem);
-		snprintf(cc, sizeof(cc), "%d.%d", gpu_device.cc_major, gpu_device.cc_minor);
-		values[3] = CStringGetTextDatum(gpu_device.name);
-		values[4] = CStringGetTextDatum(cc);
-		values[5] = Int32GetDatum(gpu_device.sm_count);
-		values[6] = Int64GetDatum((int64) (total_mem / (1024 * 1024)));
-		values[7] = Int64GetDatum((int64) (free_mem / (1024 * 1024)));
-		values[8] = Float8GetDatum(gpu_init_ms);
-		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[8] = false;
-		status = "ready";
-	}
-	else if (gpu_state == GPU_FAILED)
-		status = gpu_failure;
-	else
-		status = "not started in this backend";
-#endif
-	values[9] = CStringGetTextDatum(status);
-	nulls[9] = false;
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}

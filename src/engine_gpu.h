@@ -4,11 +4,12 @@
  *	  The GPU sort engine's host side, private to engine.c.
  *
  * A GsGpuSort is one sort on the GPU.  It owns the host key buffer (pinned,
- * borrowed from a per-backend pool so later queries reuse it) and copies
- * full chunks of it to the device while the caller is still writing later
- * keys.  Any failure is reported as false/NULL with a reason, never as an
- * ERROR, so engine.c can sort the same host buffer on the CPU instead; only
- * a query cancel (CHECK_FOR_INTERRUPTS while waiting) throws.
+ * borrowed from the backend's pool in gpu_session.c, so later queries
+ * reuse it) and copies full chunks of it to the device while the caller is
+ * still writing later keys.  Any failure is reported as false/NULL with a
+ * reason, never as an ERROR, so engine.c can sort the same host buffer on
+ * the CPU instead; only a query cancel (CHECK_FOR_INTERRUPTS while
+ * waiting) throws.
  *
  *-------------------------------------------------------------------------
  */

@@ -6,7 +6,7 @@
  * _PG_init runs in the postmaster when the library is preloaded, and in a
  * backend on LOAD or first use.  It only defines settings and installs the
  * planner hook: no CUDA call happens here.  CUDA is started lazily by the
- * backend that first needs the GPU (engine_gpu.c), because a CUDA context
+ * backend that first needs the GPU (gpu_session.c), because a CUDA context
  * does not survive fork() and the postmaster must never hold one.
  *
  *-------------------------------------------------------------------------

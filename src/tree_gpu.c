@@ -21,15 +21,17 @@
  *	   gs_contract_global, O(k)) run here, step 3 on the device between
  *	   them.
  *
- * Host rules, as for the sort engine: CUDA is started lazily and through
- * the sort engine (engine_gpu.c), which owns the context, the session cap
- * (gpusort.max_gpu_sessions) and the remembered start failure; the waits
- * poll the stream and serve interrupts, after letting the GPU finish what
- * was enqueued, so a cancel never leaves work writing into buffers that
- * the next call reuses; buffers (pinned staging, device arenas) are kept
- * per backend and reused, large ones given back after the call; every GPU
- * failure is returned as a reason, never thrown, and the caller reduces on
- * the CPU.  Only interrupts and out-of-memory in palloc throw.
+ * Host rules, as for the sort engine: CUDA is started lazily, through the
+ * backend's GPU session (gpu_session.c), which owns the context, the
+ * session cap (gpusort.max_gpu_sessions) and the remembered start failure;
+ * the waits poll the stream and serve interrupts, after letting the GPU
+ * finish what was enqueued, so a cancel never leaves work writing into
+ * buffers that the next call reuses; the pinned staging buffer is lent by
+ * the session's pool for the call and given back when the stream is idle,
+ * also on an ERROR; the stream and the device arenas are kept per backend
+ * and reused, large arenas given back after the call; every GPU failure is
+ * returned as a reason, never thrown, and the caller reduces on the CPU.
+ * Only interrupts and out-of-memory in palloc throw.
  *
  * Built without CUDA (GPUSORT_NO_CUDA) the GPU path says so and the
  * batches still collect documents, for the CPU to reduce one by one.
@@ -48,8 +50,7 @@
 #include "xmltok.h"
 
 #ifndef GPUSORT_NO_CUDA
-#include "engine.h"
-#include "engine_gpu.h"
+#include "gpu_session.h"
 #include "gpusort_kernels.h"
 #endif
 
@@ -194,10 +195,15 @@ typedef struct HostArea
 	GsInterval	iv[2 * GSK_TREE_MAX_PIECES];
 } HostArea;
 
-static bool started = false;
-static void *stream;
-static char *stage;				/* pinned, 2 * STAGE_CHUNK */
-static HostArea *host;			/* pinned */
+/* the pinned buffer of a call: the HostArea, then the two halves */
+#define STAGE_OFFSET		TYPEALIGN(4096, sizeof(HostArea))
+#define PINNED_BYTES		(STAGE_OFFSET + 2 * STAGE_CHUNK)
+
+static void *stream;			/* the backend's, created on first use */
+
+/* in the pinned buffer lent for the current call; NULL between calls */
+static HostArea *host;
+static char *stage;				/* 2 * STAGE_CHUNK */
 static DevBuf dev_in;			/* bytes, document starts, scan scratch */
 static DevBuf dev_work;			/* tokens, emit / contraction scratch */
 
@@ -211,43 +217,22 @@ set_why(char *why, size_t whylen, const char *what, int rc)
 }
 
 /*
- * Make this backend ready for GPU work.  The CUDA context and the session
- * slot belong to the sort engine: gs_gpu_begin is the way in that
- * engine_gpu.h exports, so open a minimal sort session and close it at once;
- * the context and the slot stay with the backend, and a failure to start is
- * remembered by the engine.
+ * Make this backend ready for GPU work: the session (CUDA, the slot) and
+ * the stream this file enqueues everything on.
  */
 static bool
 tree_gpu_start(char *why, size_t whylen)
 {
-	GsGpuSort  *g;
 	int			rc;
 
-	if (started)
-		return true;
-	g = gs_gpu_begin(1, 1, why, whylen);
-	if (g == NULL)
+	if (!gs_gpu_session_start(why, whylen))
 		return false;
-	gs_gpu_end(g);
-	pfree(g);
-
-	if ((rc = gsk_stream_create(&stream)) != 0)
+	if (stream == NULL && (rc = gsk_stream_create(&stream)) != 0)
 	{
 		set_why(why, whylen, "cannot create a CUDA stream", rc);
-		return false;
-	}
-	if ((rc = gsk_host_alloc((void **) &host, sizeof(HostArea))) != 0 ||
-		(rc = gsk_host_alloc((void **) &stage, 2 * STAGE_CHUNK)) != 0)
-	{
-		set_why(why, whylen, "cannot allocate pinned host memory", rc);
-		if (host)
-			gsk_host_free(host);
-		host = NULL;
-		gsk_stream_destroy(stream);
 		stream = NULL;
 		return false;
 	}
-	started = true;
 	return true;
 }
 
@@ -619,18 +604,41 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 	return res;
 }
 
-/* run_forest, with the backend's buffers trimmed afterwards */
+/*
+ * run_forest with the pinned buffer lent for the call, and the backend's
+ * buffers trimmed afterwards.  The stream is idle before the buffer goes
+ * back to the pool, however the call ends: a RUN_GPU_FAILED may leave
+ * copies enqueued, and an ERROR thrown meanwhile (a cancel, palloc out of
+ * memory) would otherwise leave the buffer lent for the backend's life.
+ */
 static RunResult
 run_and_trim(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 			 int op, const char *attr, size_t attrlen, GsVal *result,
 			 size_t *nelements, char *why, size_t whylen)
 {
-	RunResult	res;
+	char	   *pinned;
+	volatile RunResult res;		/* set in PG_TRY, read after it */
 
-	res = run_forest(bytes, len, starts, ndocs, op, attr, attrlen, result,
-					 nelements, why, whylen);
-	dev_trim(&dev_in);
-	dev_trim(&dev_work);
+	pinned = gs_pinned_get(PINNED_BYTES, why, whylen);
+	if (pinned == NULL)
+		return RUN_GPU_FAILED;
+	host = (HostArea *) pinned;
+	stage = pinned + STAGE_OFFSET;
+	PG_TRY();
+	{
+		res = run_forest(bytes, len, starts, ndocs, op, attr, attrlen, result,
+						 nelements, why, whylen);
+	}
+	PG_FINALLY();
+	{
+		(void) gsk_stream_sync(stream);
+		host = NULL;
+		stage = NULL;
+		gs_pinned_put(pinned);
+		dev_trim(&dev_in);
+		dev_trim(&dev_work);
+	}
+	PG_END_TRY();
 	if (res == RUN_INPUT)
 		why[0] = '\0';
 	return res;

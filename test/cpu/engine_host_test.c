@@ -1,7 +1,8 @@
 /*
  * engine_host_test.c
- *	  The sort engines' host side (src/engine.c, src/engine_gpu.c) on a
- *	  machine without a GPU, against a fake of kernels/gpusort_kernels.h.
+ *	  The sort engines' host side (src/engine.c, src/engine_gpu.c) and the
+ *	  backend's GPU session (src/gpu_session.c) on a machine without a GPU,
+ *	  against a fake of kernels/gpusort_kernels.h.
  *
  * The fake "device" is host memory with a set capacity; its streams run
  * every call at once but answer "not ready" to the first polls, its sort
@@ -16,7 +17,14 @@
  *	   gpu and none under auto, and nothing left allocated;
  *	 - a cancel while waiting for the device: the memory context callback
  *	   must free everything, and the next sort must work;
- *	 - the session cap: slot files held by others, and the cap at 0.
+ *	 - the session: the cap at 0, slot files held by others, the slot
+ *	   kept for the backend's life; a failed CUDA start remembered (in a
+ *	   child process: it is for the process's life) and its slot given
+ *	   back; gpusort_gpu_info() before and after the start;
+ *	 - the pinned pool: reuse of the smallest fitting free buffer, the
+ *	   rounding that lets a slightly larger request reuse one, the cap on
+ *	   free bytes, the cap on entries, and a retry after dropping free
+ *	   buffers when pinning fails.
  * Every result is compared with a reference sort by (key, row).
  *
  * Built with a shim for the backend symbols these files use; see
@@ -27,6 +35,7 @@
 #include <setjmp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -39,6 +48,7 @@
 
 #include "gpusort.h"
 #include "engine.h"
+#include "gpu_session.h"
 #include "gpusort_kernels.h"
 
 #undef qsort
@@ -195,29 +205,41 @@ errfinish(const char *filename, int lineno, const char *funcname)
 		nwarnings++;
 }
 
-/* gpusort_gpu_info's, never called here */
+/*
+ * gpusort_gpu_info's: the "tuple" is kept in info_values / info_nulls, and
+ * its text columns are plain C strings.
+ */
+#define INFO_NATTS	10
+static Datum info_values[INFO_NATTS];
+static bool info_nulls[INFO_NATTS];
+
 Datum
 HeapTupleHeaderGetDatum(HeapTupleHeader tuple)
 {
-	abort();
+	return (Datum) 0;
 }
 
 text *
 cstring_to_text(const char *s)
 {
-	abort();
+	return (text *) strdup(s);
 }
 
 TypeFuncClass
 get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId, TupleDesc *resultTupleDesc)
 {
-	abort();
+	*resultTupleDesc = NULL;
+	return TYPEFUNC_COMPOSITE;
 }
 
 HeapTuple
 heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
 {
-	abort();
+	static HeapTupleData tuple;
+
+	memcpy(info_values, values, sizeof(info_values));
+	memcpy(info_nulls, isnull, sizeof(info_nulls));
+	return &tuple;
 }
 
 /* ---- the fake device ----------------------------------------------------- */
@@ -225,8 +247,11 @@ heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
 static size_t dev_capacity = (size_t) 1 << 30;
 static size_t dev_in_use = 0;
 static long host_live = 0;		/* pinned buffers not freed */
+static size_t host_live_bytes = 0;
 static long ncalls = 0;			/* gsk calls that can fail */
-static long fail_at = -1;		/* that call fails */
+static long fail_at = -1;		/* that call fails ... */
+static long fail_len = 1;		/* ... and the fail_len - 1 after it */
+static long ninits = 0;			/* gsk_init calls */
 static int	not_ready_polls = 3;	/* per wait */
 static int	polls_left = 0;
 static long cancel_at_poll = -1;	/* that poll sees a cancel */
@@ -242,7 +267,8 @@ typedef struct DevBlock
 static int
 call(const char *what)
 {
-	if (++ncalls == fail_at)
+	++ncalls;
+	if (fail_at > 0 && ncalls >= fail_at && ncalls < fail_at + fail_len)
 	{
 		snprintf(last_error, sizeof(last_error), "%s: injected failure", what);
 		return 2;
@@ -253,6 +279,7 @@ call(const char *what)
 int
 gsk_init(int device, GskDeviceInfo *info)
 {
+	ninits++;
 	if (call("gsk_init"))
 		return 2;
 	memset(info, 0, sizeof(*info));
@@ -277,21 +304,32 @@ gsk_mem_info(size_t *free_mem, size_t *total_mem)
 	return 0;
 }
 
+/* pinned buffers are never touched by the pool: large ones cost nothing */
 int
 gsk_host_alloc(void **p, size_t bytes)
 {
+	DevBlock   *b;
+
 	if (call("gsk_host_alloc"))
 		return 2;
-	*p = malloc(bytes);
+	b = malloc(sizeof(DevBlock) + bytes);
+	if (b == NULL)
+		abort();
+	b->size = bytes;
+	*p = b->data;
 	host_live++;
+	host_live_bytes += bytes;
 	return 0;
 }
 
 int
 gsk_host_free(void *p)
 {
-	free(p);
+	DevBlock   *b = (DevBlock *) ((char *) p - offsetof(DevBlock, data));
+
 	host_live--;
+	host_live_bytes -= b->size;
+	free(b);
 	return 0;
 }
 
@@ -597,6 +635,191 @@ expect_gpu(const char *what, Outcome o)
 	}
 }
 
+/* ---- the session and the pool -------------------------------------------- */
+
+extern Datum gpusort_gpu_info(PG_FUNCTION_ARGS);
+
+#define MB	((Size) 1024 * 1024)
+
+/* gpusort_gpu_info(start): its columns land in info_values / info_nulls */
+static void
+gpu_info(bool start)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+
+	memset(fcinfo, 0, SizeForFunctionCallInfo(1));
+	fcinfo->nargs = 1;
+	fcinfo->args[0].value = BoolGetDatum(start);
+	fcinfo->args[0].isnull = false;
+	(void) gpusort_gpu_info(fcinfo);
+}
+
+/* a text column of the last gpusort_gpu_info() row, "" when NULL */
+static const char *
+info_text(int att)
+{
+	return info_nulls[att] ? "" : (const char *) DatumGetPointer(info_values[att]);
+}
+
+static bool
+info_context_held(void)
+{
+	return !info_nulls[1] && DatumGetBool(info_values[1]);
+}
+
+/* whether another open file description finds slot i locked */
+static bool
+slot_locked(int i)
+{
+	char		p[MAXPGPATH];
+	int			fd;
+	bool		locked;
+
+	snprintf(p, sizeof(p), "%s/pg_gpusort/slot.%d", DataDir, i);
+	fd = open(p, O_RDWR | O_CREAT, 0600);
+	if (fd < 0)
+		return false;
+	locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
+	close(fd);
+	return locked;
+}
+
+/*
+ * Runs fn in a child process, where what it does to the backend's state
+ * (a failed start is remembered for the process's life) stays.
+ */
+static void
+in_child(const char *what, int (*fn) (void))
+{
+	pid_t		pid;
+	int			status;
+
+	checks++;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		exit(fn() == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail(what, "failed in the child process");
+}
+
+/*
+ * A start that fails in gsk_init: the sort falls back with the reason, the
+ * slot is given back, and the failure is remembered: no second gsk_init.
+ */
+static int
+failed_start_case(void)
+{
+	Outcome		o;
+
+	gpusort_device = GS_DEVICE_GPU;
+	ncalls = 0;
+	fail_at = 1;				/* gsk_init is the first call */
+	o = sort_case("failed start", 1000, 1, 1000, false, 0);
+	fail_at = -1;
+	if (o.on_gpu || o.warnings != 1 ||
+		strcmp(o.fallback, "no usable GPU: gsk_init: injected failure") != 0)
+		fail("failed start", o.fallback);
+	if (gs_gpu_session_slot() != -1 || slot_locked(0))
+		fail("failed start", "the session slot was kept");
+	if (gs_gpu_session_device() != NULL)
+		fail("failed start", "a device after a failed start");
+
+	o = sort_case("after a failed start", 1000, 1, 1000, false, 0);
+	if (o.on_gpu || strstr(o.fallback, "no usable GPU") == NULL || ninits != 1)
+		fail("after a failed start", "the start was tried again");
+	gpu_info(true);
+	if (info_context_held() || ninits != 1 ||
+		strstr(info_text(9), "no usable GPU") == NULL)
+		fail("gpusort_gpu_info(true) after a failed start", info_text(9));
+	return failures;
+}
+
+/* the pinned pool's rules, from an empty pool */
+static int
+pool_case(void)
+{
+	char		reason[128];
+	void	   *a,
+			   *b,
+			   *c,
+			   *big[3],
+			   *lent[16];
+	int			i;
+
+	if (!gs_gpu_session_start(reason, sizeof(reason)))
+	{
+		fail("pool: start", reason);
+		return failures;
+	}
+
+	/* 1/8 more than asked, rounded up to 2 MB: 3 MB -> 4 MB */
+	a = gs_pinned_get(3 * MB, reason, sizeof(reason));
+	if (a == NULL || host_live != 1 || host_live_bytes != 4 * MB)
+		fail("pool: a new buffer", "not 4 MB");
+	gs_pinned_put(a);
+	/* so a slightly larger request reuses it */
+	b = gs_pinned_get(3 * MB + MB / 2, reason, sizeof(reason));
+	if (b != a || host_live != 1)
+		fail("pool: a slightly larger request", "the buffer was not reused");
+	/* a lent buffer is not lent again */
+	c = gs_pinned_get(MB, reason, sizeof(reason));
+	if (c == NULL || c == a || host_live != 2 || host_live_bytes != 6 * MB)
+		fail("pool: while lent", "not a new 2 MB buffer");
+	gs_pinned_put(b);
+	gs_pinned_put(c);
+	/* the smallest free buffer that fits */
+	if (gs_pinned_get(MB, reason, sizeof(reason)) != c ||
+		gs_pinned_get(MB, reason, sizeof(reason)) != a || host_live != 2)
+		fail("pool: best fit", "not the smallest fitting buffer first");
+	gs_pinned_put(a);
+	gs_pinned_put(c);
+
+	/* free buffers beyond 2 GB are dropped, the largest first */
+	for (i = 0; i < 3; i++)
+		big[i] = gs_pinned_get(800 * MB, reason, sizeof(reason));
+	if (host_live != 5 || host_live_bytes != 6 * MB + 3 * 900 * MB)
+		fail("pool: large buffers", "not three new 900 MB buffers");
+	for (i = 0; i < 3; i++)
+		gs_pinned_put(big[i]);
+	if (host_live != 4 || host_live_bytes != 6 * MB + 2 * 900 * MB)
+		fail("pool: free bytes", "not trimmed to 2 GB");
+
+	/* pinning fails: every free buffer is dropped and pinning tried again */
+	fail_at = ncalls + 1;
+	a = gs_pinned_get(1000 * MB, reason, sizeof(reason));
+	fail_at = -1;
+	if (a == NULL || host_live != 1 || host_live_bytes != 1126 * MB)
+		fail("pool: pinning fails once", a ? "free buffers kept" : reason);
+	gs_pinned_put(a);
+	fail_at = ncalls + 1;
+	fail_len = 2;
+	a = gs_pinned_get(1200 * MB, reason, sizeof(reason));
+	fail_at = -1;
+	fail_len = 1;
+	if (a != NULL || host_live != 0 ||
+		strcmp(reason, "cannot allocate pinned host memory: gsk_host_alloc: injected failure") != 0)
+		fail("pool: pinning fails twice", reason);
+
+	/* 16 entries: a 17th request fails while all are lent */
+	for (i = 0; i < 16; i++)
+		lent[i] = gs_pinned_get(MB, reason, sizeof(reason));
+	if (gs_pinned_get(MB, reason, sizeof(reason)) != NULL ||
+		strcmp(reason, "too many pinned buffers in use") != 0)
+		fail("pool: 17 buffers lent", reason);
+	for (i = 0; i < 16; i++)
+		gs_pinned_put(lent[i]);
+	if (host_live != 16)
+		fail("pool: 16 buffers given back", "not all kept");
+	/* every entry holds a free buffer, none fits: they make room */
+	a = gs_pinned_get(3 * MB, reason, sizeof(reason));
+	if (a == NULL || host_live != 1)
+		fail("pool: no entry free", a ? "free buffers kept" : reason);
+	gs_pinned_put(a);
+	return failures;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -610,6 +833,15 @@ main(int argc, char **argv)
 	int			held[2];
 
 	DataDir = mkdtemp(dir);
+
+	/* states a process keeps for its life, each in a fresh child */
+	in_child("a failed start is remembered", failed_start_case);
+	in_child("the pinned pool", pool_case);
+
+	gpu_info(false);
+	if (info_context_held() || !info_nulls[2] ||
+		strcmp(info_text(9), "not started in this backend") != 0)
+		fail("gpusort_gpu_info() before a start", info_text(9));
 
 	/* the cap at 0, then every slot held by someone else */
 	gpusort_max_gpu_sessions = 0;
@@ -638,6 +870,14 @@ main(int argc, char **argv)
 	o = sort_case("a slot freed", 1000, 1, 1000, false, 0);
 	expect_gpu("a slot freed", o);
 	close(held[0]);
+	/* the backend keeps its slot after the sort */
+	if (gs_gpu_session_slot() != 1 || !slot_locked(1) || slot_locked(0))
+		fail("a slot freed", "not holding slot 1 after the sort");
+	gpu_info(false);
+	if (!info_context_held() || info_nulls[2] || DatumGetInt32(info_values[2]) != 1 ||
+		strcmp(info_text(3), "fake device") != 0 || info_nulls[8] ||
+		strcmp(info_text(9), "ready") != 0)
+		fail("gpusort_gpu_info() after a start", info_text(9));
 
 	/* every width and size, right, low and high estimates, keys back or not */
 	for (nw = 1; nw <= 4; nw *= 2)

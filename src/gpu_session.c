@@ -1,0 +1,482 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_session.c
+ *	  The backend's CUDA session: lazy start, the session cap, the pinned
+ *	  buffer pool, and gpusort_gpu_info().
+ *
+ * Both GPU engines (the sort, engine_gpu.c, and tree_reduce, tree_gpu.c)
+ * go through this file for everything that belongs to the backend rather
+ * than to one sort or one reduction.
+ *
+ * Lazy start.  A CUDA context does not survive fork(), so the postmaster
+ * must never create one, and _PG_init (which runs in the postmaster when the
+ * library is preloaded) makes no CUDA call.  CUDA is started by the first
+ * piece of work in a backend that wants the GPU, and the context is kept for
+ * the backend's life: starting it costs hundreds of milliseconds (about 300
+ * on an H100, test/gpu/results; gpusort_gpu_info() shows it as
+ * first_use_ms), which later queries should not pay again.  The driver
+ * starts threads of its own while it initializes; all signals are blocked
+ * around that call, so that those threads inherit a full mask and never run
+ * the backend's signal handlers.  A failed start (no driver, no device) is
+ * remembered, and later work in the backend goes to the CPU without trying
+ * again.
+ *
+ * Session cap.  gpusort.max_gpu_sessions bounds the backends holding a
+ * context, each of which costs device memory.  It must work without
+ * shared_preload_libraries, so it uses no shared memory: slot i is the file
+ * $PGDATA/pg_gpusort/slot.i, and a backend holds a slot by holding
+ * flock(LOCK_EX) on it from its start of CUDA to its exit.  The kernel
+ * drops the lock when the process exits, however it exits, so a crashed
+ * backend never leaks a slot.  A backend that finds every slot taken
+ * works on the CPU, and tries again next time (that is not remembered: a
+ * slot may have been freed meanwhile).
+ *
+ * Pinned pool.  Host buffers that the device copies from or to are pinned
+ * (page-locked), so that copies are asynchronous and run at full speed;
+ * pinning is slow (the driver locks and maps every page), so a buffer given
+ * back goes to a per-backend pool and the next request reuses it.  The reuse
+ * rule: a request takes the smallest free buffer that is large enough; when
+ * there is none, a new buffer is allocated with 1/8 more than asked for,
+ * rounded up to 2 MB, so that a slightly larger request next time (the same
+ * query with a few more rows) still finds it.  Free buffers are kept up to
+ * GS_POOL_MAX_BYTES in all, the largest dropped first beyond that; when
+ * pinning fails, every free buffer is dropped and the allocation tried once
+ * more.  The pool has GS_POOL_SLOTS entries, free or lent.
+ *
+ * Nothing here throws: failures come back as a reason, and the caller
+ * falls back to the CPU.  Built without CUDA (GPUSORT_NO_CUDA), the start
+ * answers "built without CUDA" and gpusort_gpu_info() says so.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "common/file_perm.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+
+#include "gpusort.h"
+#include "gpu_session.h"
+
+#ifndef GPUSORT_NO_CUDA
+#include "gpusort_kernels.h"
+#endif
+
+PG_FUNCTION_INFO_V1(gpusort_gpu_info);
+
+#ifndef GPUSORT_NO_CUDA
+
+/* free pinned buffers kept for reuse, at most this many bytes in all */
+#define GS_POOL_MAX_BYTES	((Size) 2 * 1024 * 1024 * 1024)
+#define GS_POOL_SLOTS		16
+/* new pinned buffers are a multiple of this */
+#define GS_POOL_ROUND		((Size) 2 * 1024 * 1024)
+
+typedef enum GpuState
+{
+	GPU_UNTRIED,
+	GPU_READY,
+	GPU_FAILED
+} GpuState;
+
+static GpuState gpu_state = GPU_UNTRIED;
+static char gpu_failure[128];	/* why, when GPU_FAILED */
+static GskDeviceInfo gpu_device;
+static double gpu_start_ms;
+static int	slot_fd = -1;
+static int	slot_no = -1;
+
+typedef struct PinnedBuf
+{
+	void	   *p;				/* NULL: entry unused */
+	Size		size;
+	bool		lent;
+} PinnedBuf;
+
+static PinnedBuf pool[GS_POOL_SLOTS];
+
+/* ---- session slots ---------------------------------------------------- */
+
+/*
+ * Takes a free slot, unless this backend holds one already.  Slot files
+ * are created on demand, so raising gpusort.max_gpu_sessions needs nothing
+ * else.
+ */
+static bool
+take_slot(char *reason, size_t len)
+{
+	char		dir[MAXPGPATH];
+	int			i;
+
+	if (slot_fd >= 0)
+		return true;
+	if (gpusort_max_gpu_sessions <= 0)
+	{
+		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
+		return false;
+	}
+
+	snprintf(dir, sizeof(dir), "%s/pg_gpusort", DataDir);
+	if (mkdir(dir, pg_dir_create_mode) != 0 && errno != EEXIST)
+	{
+		snprintf(reason, len, "cannot create \"%s\": %m", dir);
+		return false;
+	}
+	for (i = 0; i < gpusort_max_gpu_sessions; i++)
+	{
+		char		path[MAXPGPATH];
+		int			fd;
+
+		snprintf(path, sizeof(path), "%s/slot.%d", dir, i);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | PG_BINARY, pg_file_create_mode);
+		if (fd < 0)
+		{
+			snprintf(reason, len, "cannot open \"%s\": %m", path);
+			return false;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		{
+			slot_fd = fd;
+			slot_no = i;
+			return true;
+		}
+		close(fd);
+	}
+	snprintf(reason, len, "all %d GPU sessions (gpusort.max_gpu_sessions) are in use",
+			 gpusort_max_gpu_sessions);
+	return false;
+}
+
+static void
+release_slot(void)
+{
+	if (slot_fd >= 0)
+		close(slot_fd);
+	slot_fd = -1;
+	slot_no = -1;
+}
+
+/* ---- CUDA start ------------------------------------------------------- */
+
+/* gsk_init with every signal blocked, timed */
+static int
+init_with_signals_blocked(void)
+{
+	sigset_t	all,
+				old;
+	instr_time	t0,
+				t1;
+	int			rc;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = gsk_init(0, &gpu_device);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);
+	return rc;
+}
+
+bool
+gs_gpu_session_start(char *reason, size_t len)
+{
+	if (gpu_state == GPU_READY)
+		return true;
+	if (gpu_state == GPU_FAILED)
+	{
+		strlcpy(reason, gpu_failure, len);
+		return false;
+	}
+	if (IsPostmasterEnvironment && !IsUnderPostmaster)
+	{
+		/* the postmaster: its children could not use an inherited context */
+		strlcpy(reason, "CUDA is never started in the postmaster", len);
+		return false;
+	}
+	if (!take_slot(reason, len))
+		return false;			/* may succeed later: not remembered */
+
+	if (init_with_signals_blocked() != 0)
+	{
+		snprintf(gpu_failure, sizeof(gpu_failure), "no usable GPU: %s",
+				 gsk_last_error());
+		gpu_state = GPU_FAILED;
+		release_slot();
+		strlcpy(reason, gpu_failure, len);
+		return false;
+	}
+	gpu_state = GPU_READY;
+	return true;
+}
+
+const struct GskDeviceInfo *
+gs_gpu_session_device(void)
+{
+	return gpu_state == GPU_READY ? &gpu_device : NULL;
+}
+
+double
+gs_gpu_session_start_ms(void)
+{
+	return gpu_state == GPU_UNTRIED ? 0 : gpu_start_ms;
+}
+
+int
+gs_gpu_session_slot(void)
+{
+	return slot_no;
+}
+
+/* ---- pinned buffer pool ----------------------------------------------- */
+
+/* drops free buffers, the largest first, until at most limit bytes are free */
+static void
+pool_trim(Size limit)
+{
+	for (;;)
+	{
+		Size		cached = 0;
+		int			largest = -1;
+		int			i;
+
+		for (i = 0; i < GS_POOL_SLOTS; i++)
+		{
+			if (pool[i].p && !pool[i].lent)
+			{
+				cached += pool[i].size;
+				if (largest < 0 || pool[i].size > pool[largest].size)
+					largest = i;
+			}
+		}
+		if (cached <= limit || largest < 0)
+			return;
+		gsk_host_free(pool[largest].p);
+		pool[largest].p = NULL;
+		pool[largest].size = 0;
+	}
+}
+
+/* the smallest free buffer of at least bytes, or -1 */
+static int
+pool_best_fit(Size bytes)
+{
+	int			best = -1;
+	int			i;
+
+	for (i = 0; i < GS_POOL_SLOTS; i++)
+	{
+		if (pool[i].p && !pool[i].lent && pool[i].size >= bytes &&
+			(best < 0 || pool[i].size < pool[best].size))
+			best = i;
+	}
+	return best;
+}
+
+/* an unused pool entry, dropping every free buffer if need be, or -1 */
+static int
+pool_unused_entry(void)
+{
+	int			pass;
+	int			i;
+
+	for (pass = 0; pass < 2; pass++)
+	{
+		for (i = 0; i < GS_POOL_SLOTS; i++)
+			if (pool[i].p == NULL)
+				return i;
+		/* none fits the request anyway: make room */
+		pool_trim(0);
+	}
+	return -1;
+}
+
+void *
+gs_pinned_get(Size bytes, char *reason, size_t len)
+{
+	int			i;
+	int			rc;
+	void	   *p;
+
+	Assert(gpu_state == GPU_READY);
+	i = pool_best_fit(bytes);
+	if (i >= 0)
+	{
+		pool[i].lent = true;
+		return pool[i].p;
+	}
+
+	i = pool_unused_entry();
+	if (i < 0)
+	{
+		strlcpy(reason, "too many pinned buffers in use", len);
+		return NULL;
+	}
+	bytes = TYPEALIGN(GS_POOL_ROUND, bytes + bytes / 8);
+	rc = gsk_host_alloc(&p, bytes);
+	if (rc != 0)
+	{
+		/* free cached buffers and try once more */
+		pool_trim(0);
+		rc = gsk_host_alloc(&p, bytes);
+	}
+	if (rc != 0)
+	{
+		snprintf(reason, len, "cannot allocate pinned host memory: %s",
+				 gsk_last_error());
+		return NULL;
+	}
+	pool[i].p = p;
+	pool[i].size = bytes;
+	pool[i].lent = true;
+	return p;
+}
+
+void
+gs_pinned_put(void *p)
+{
+	int			i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < GS_POOL_SLOTS; i++)
+	{
+		if (pool[i].p == p)
+		{
+			pool[i].lent = false;
+			break;
+		}
+	}
+	Assert(i < GS_POOL_SLOTS);
+	pool_trim(GS_POOL_MAX_BYTES);
+}
+
+#else							/* GPUSORT_NO_CUDA */
+
+/*
+ * Built without nvcc: no session can start, so the rest is never reached
+ * (the engines check the start first).
+ */
+bool
+gs_gpu_session_start(char *reason, size_t len)
+{
+	strlcpy(reason, "built without CUDA", len);
+	return false;
+}
+
+const struct GskDeviceInfo *
+gs_gpu_session_device(void)
+{
+	return NULL;
+}
+
+double
+gs_gpu_session_start_ms(void)
+{
+	return 0;
+}
+
+int
+gs_gpu_session_slot(void)
+{
+	return -1;
+}
+
+void *
+gs_pinned_get(Size bytes, char *reason, size_t len)
+{
+	strlcpy(reason, "built without CUDA", len);
+	return NULL;
+}
+
+void
+gs_pinned_put(void *p)
+{
+}
+
+#endif							/* GPUSORT_NO_CUDA */
+
+/*
+ * gpusort_gpu_info(start boolean DEFAULT false) -> record
+ *
+ * What this backend knows about the GPU.  With start = true, CUDA is
+ * started first (if it was not), so first_use_ms measures what the first
+ * GPU work of a session pays.
+ */
+Datum
+gpusort_gpu_info(PG_FUNCTION_ARGS)
+{
+	bool		start = PG_ARGISNULL(0) ? false : PG_GETARG_BOOL(0);
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10];
+	const char *status;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("function returning record called in context that cannot accept type record")));
+	memset(nulls, true, sizeof(nulls));
+
+#ifdef GPUSORT_NO_CUDA
+	(void) start;
+	values[0] = BoolGetDatum(false);
+	values[1] = BoolGetDatum(false);
+	nulls[0] = nulls[1] = false;
+	status = "built without CUDA";
+#else
+	if (start && gpu_state == GPU_UNTRIED)
+	{
+		char		reason[128];
+
+		if (!gs_gpu_session_start(reason, sizeof(reason)))
+			ereport(NOTICE,
+					(errmsg("gpusort: the GPU cannot be used"),
+					 errdetail("%s", reason)));
+	}
+	values[0] = BoolGetDatum(true);
+	values[1] = BoolGetDatum(gpu_state == GPU_READY);
+	nulls[0] = nulls[1] = false;
+	if (slot_no >= 0)
+	{
+		values[2] = Int32GetDatum(slot_no);
+		nulls[2] = false;
+	}
+	if (gpu_state == GPU_READY)
+	{
+		size_t		free_mem = 0,
+					total_mem = 0;
+		char		cc[32];
+
+		(void) gsk_mem_info(&free_mem, &total_mem);
+		snprintf(cc, sizeof(cc), "%d.%d", gpu_device.cc_major, gpu_device.cc_minor);
+		values[3] = CStringGetTextDatum(gpu_device.name);
+		values[4] = CStringGetTextDatum(cc);
+		values[5] = Int32GetDatum(gpu_device.sm_count);
+		values[6] = Int64GetDatum((int64) (total_mem / (1024 * 1024)));
+		values[7] = Int64GetDatum((int64) (free_mem / (1024 * 1024)));
+		values[8] = Float8GetDatum(gpu_start_ms);
+		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[8] = false;
+		status = "ready";
+	}
+	else if (gpu_state == GPU_FAILED)
+		status = gpu_failure;
+	else
+		status = "not started in this backend";
+#endif
+	values[9] = CStringGetTextDatum(status);
+	nulls[9] = false;
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

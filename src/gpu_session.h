@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu_session.h
+ *	  The backend's CUDA session, shared by the GPU engines (src/gpu_session.c).
+ *
+ * Both GPU engines (the sort, engine_gpu.c, and tree_reduce, tree_gpu.c)
+ * start CUDA through gs_gpu_session_start(), which also takes the backend's
+ * gpusort.max_gpu_sessions slot, and borrow pinned host memory from one
+ * per-backend pool:
+ *
+ *	   if (!gs_gpu_session_start(reason, sizeof(reason)))
+ *		   fall back to the CPU, reason says why;
+ *	   buf = gs_pinned_get(bytes, reason, sizeof(reason));
+ *	   ... asynchronous copies from/to buf, waited for ...
+ *	   gs_pinned_put(buf);
+ *
+ * No call throws: every failure is a false/NULL return with a reason, so
+ * the caller can fall back to the CPU.  A buffer must not be given back
+ * while the device may still read or write it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_GPU_SESSION_H
+#define GPUSORT_GPU_SESSION_H
+
+struct GskDeviceInfo;			/* kernels/gpusort_kernels.h */
+
+/*
+ * Starts CUDA in this backend, or finds it started.  False, with the
+ * reason in reason[reasonlen], when this backend cannot use the GPU: built
+ * without CUDA, in the postmaster, every session slot taken (worth trying
+ * again later), or no usable device (remembered: never retried in this
+ * backend).
+ */
+extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
+
+/* The device in use; NULL until a start has succeeded */
+extern const struct GskDeviceInfo *gs_gpu_session_device(void);
+
+/* What the first start cost, in ms (driver and context); 0 if none ran */
+extern double gs_gpu_session_start_ms(void);
+
+/* The session slot this backend holds, or -1 */
+extern int	gs_gpu_session_slot(void);
+
+/*
+ * A pinned host buffer of at least bytes from the backend's pool, or NULL
+ * with a reason; gs_pinned_put gives it back (NULL is ignored).  Only
+ * after a successful gs_gpu_session_start.
+ */
+extern void *gs_pinned_get(Size bytes, char *reason, size_t reasonlen);
+extern void gs_pinned_put(void *p);
+
+#endif							/* GPUSORT_GPU_SESSION_H */
