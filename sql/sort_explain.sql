@@ -14,19 +14,12 @@ INSERT INTO ex SELECT i, i % 10, i / 7.0, md5(i::text), md5(i::text), i % 13, i 
   FROM generate_series(1, 1000) i;
 ANALYZE ex;
 
--- masks what varies from run to run in EXPLAIN output: times and memory
-CREATE OR REPLACE FUNCTION explain_masked(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE
-	ln text;
-BEGIN
-	FOR ln IN EXECUTE q LOOP
-		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
-		ln := regexp_replace(ln, 'Memory: \d+kB', 'Memory: NkB', 'g');
-		ln := regexp_replace(ln, 'Memory Used: \d+', 'Memory Used: N', 'g');
-		RETURN NEXT ln;
-	END LOOP;
-END
-$f$;
+-- explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\set ECHO all
 
 -- the Sort Key lines of q's plan with GpuSort and with stock Sort
 CREATE OR REPLACE FUNCTION sort_keys_match(q text) RETURNS text LANGUAGE plpgsql AS $f$

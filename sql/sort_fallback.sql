@@ -9,22 +9,12 @@ RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
 SET gpusort.device = cpu;
--- gs_check(q), shared by the sort tests: test/sql/gs_check.sql
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set ECHO none
 \i :gs_check_sql
-
-CREATE OR REPLACE FUNCTION fallback_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE
-	ln text;
-BEGIN
-	FOR ln IN EXECUTE q LOOP
-		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
-		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
-		RETURN NEXT ln;
-	END LOOP;
-END
-$f$;
+\set ECHO all
 
 CREATE COLLATION gs_libc (provider = libc, locale = 'C.UTF-8');
 CREATE TABLE fb (id int, k int, s text, iv interval);
@@ -33,25 +23,25 @@ INSERT INTO fb SELECT i, i % 37, md5(i::text), (i % 101) * interval '1 hour' + (
 ANALYZE fb;
 
 -- no encoder for the first sort column
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv, id');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv, id');
 SELECT gs_check('SELECT iv, id FROM fb ORDER BY iv, id');
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE gs_libc');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE gs_libc');
 SELECT gs_check('SELECT s COLLATE gs_libc AS s FROM fb ORDER BY 1 DESC');
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s USING ~<~');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s USING ~<~');
 SELECT gs_check('SELECT s FROM fb ORDER BY s USING ~>~');
 -- a bounded sort falls back bounded, as a Sort's top-N heapsort
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv DESC, id LIMIT 3');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY iv DESC, id LIMIT 3');
 SELECT gs_check('SELECT iv, id FROM fb ORDER BY iv DESC, id LIMIT 3');
 
 -- a later column without an encoder: the key covers the columns before it
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY k, iv, id');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY k, iv, id');
 SELECT gs_check('SELECT k, iv, id FROM fb ORDER BY k, iv, id');
 
 -- more rows than gpusort.max_memory: tuplesort, spilling to disk with a small
 -- work_mem, rescanned and scrolled like a Sort
 SET gpusort.max_memory = '1MB';
 SET work_mem = '64kB';
-SELECT * FROM fallback_explain('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE "C"');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY s COLLATE "C"');
 SELECT gs_check('SELECT s COLLATE "C" AS s, k FROM fb ORDER BY k DESC, 1');
 SELECT gs_check('SELECT s FROM fb ORDER BY s COLLATE "C" LIMIT 10 OFFSET 15000');
 SET enable_hashjoin = off;

@@ -2,7 +2,8 @@
 -- the whole ordered result: an int8 key, and two columns (an int with many
 -- ties, then text in the C collation, DESC).  The sorts must run on the
 -- engine, not fall back to tuplesort; the key width is chosen from a sample
--- (8-byte prefixes separate these rows well enough).
+-- (8-byte prefixes separate these rows well enough), and memory must be
+-- faulted in ahead by a helper thread (prefault.c).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -34,6 +35,9 @@ BEGIN
 	RETURN CASE WHEN d_on IS DISTINCT FROM d_off THEN 'DIFFERENT'
 				WHEN engine IS NULL THEN 'NO GPUSORT ON TOP'
 				WHEN engine = 'tuplesort' THEN 'FELL BACK TO TUPLESORT'
+				-- 10^6 rows are enough for prefault.c's thread to start
+				WHEN (plan -> 0 -> 'Plan' ->> 'Memory Faulted In Ahead')::int8 = 0
+					THEN 'NOTHING FAULTED IN AHEAD'
 				ELSE 'ok, key ' || (plan -> 0 -> 'Plan' ->> 'GpuSort Key') END;
 END
 $f$;

@@ -8,10 +8,12 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
--- gs_check(q), shared by the sort tests: test/sql/gs_check.sql
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set ECHO none
 \i :gs_check_sql
+\set ECHO all
 
 CREATE TABLE m1 (id int, k int, v int, s text);
 INSERT INTO m1 SELECT i, i % 200, hashint4(i) % 1000, md5(i::text) FROM generate_series(1, 2000) i;

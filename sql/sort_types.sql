@@ -6,10 +6,12 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
--- gs_check(q), shared by the sort tests: test/sql/gs_check.sql
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set ECHO none
 \i :gs_check_sql
+\set ECHO all
 
 CREATE TABLE ty (
 	id int, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, b bool,

@@ -75,6 +75,7 @@
 
 #include "engine.h"
 #include "gpusort.h"
+#include "prefault.h"
 #include "sortkey.h"
 #include "sortnode.h"
 
@@ -98,6 +99,17 @@
 #define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
 /*
+ * What faulting in fresh memory still costs is moved to another core
+ * (prefault.c): from blocks of this size on, the next block of rows is
+ * allocated one block early and faulted in while the current one fills,
+ * and the row arrays are faulted in GS_PREFAULT_WINDOW rows ahead of the
+ * row being stored.  Both bound the memory touched in vain to one block
+ * and one window.
+ */
+#define GS_ROWS_AHEAD_MIN	((Size) 4 * 1024 * 1024)
+#define GS_PREFAULT_WINDOW	((uint64) 256 * 1024)
+
+/*
  * Row arrays start with room for GS_CAPACITY_SLACK times the planner's
  * estimate, within these bounds (rows).
  */
@@ -110,6 +122,9 @@
 
 /* how far ahead of the row being returned to prefetch */
 #define GS_PREFETCH_AHEAD	16
+
+/* how far ahead of the pointer being gathered into output order */
+#define GS_GATHER_AHEAD		32
 
 #if defined(__GNUC__)
 #define gs_prefetch(p)		__builtin_prefetch(p)
@@ -145,6 +160,7 @@ typedef struct GsRunInfo
 	uint64		tie_groups;
 	uint64		tie_rows;
 	Size		peak_bytes;
+	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -181,6 +197,9 @@ typedef struct GpuSortState
 	char	   *rows_next;		/* free space of the current block */
 	char	   *rows_end;
 	Size		rows_block;		/* size of the next block */
+	char	   *rows_ahead;		/* the block after the current one, or NULL */
+	Size		rows_ahead_size;
+	GsPrefaulter *prefault;		/* of runcxt */
 	MinimalTuple *tuples;		/* input order; output order once sorted */
 	uint8	   *raw;			/* raw keys, raw_bytes each, [maxtuples], or
 								 * NULL: taken from the stored rows */
@@ -461,6 +480,8 @@ rows_init(GpuSortState *node)
 										   ALLOCSET_SMALL_SIZES);
 	node->rows_next = node->rows_end = NULL;
 	node->rows_block = GS_ROWS_FIRST_BLOCK;
+	node->rows_ahead = NULL;
+	node->rows_ahead_size = 0;
 }
 
 static void
@@ -501,22 +522,70 @@ array_realloc(void *p, Size size)
 }
 
 static char *
+rows_new_block(GpuSortState *node, Size size)
+{
+	char	   *block = MemoryContextAllocHuge(node->tuplecxt, size);
+
+	if (size >= 2 * GS_HUGE_PAGE)
+		advise_huge_pages(block, size);
+	return block;
+}
+
+/* Room for len more bytes of rows; the current block's rest is given up */
+static void
+rows_next_block(GpuSortState *node, Size len)
+{
+	Size		size;
+
+	if (node->rows_ahead && len <= node->rows_ahead_size)
+	{
+		node->rows_next = node->rows_ahead;
+		size = node->rows_ahead_size;
+		node->rows_ahead = NULL;
+	}
+	else if (len > node->rows_block)
+	{
+		/* a row larger than a block gets one of its own */
+		size = len;
+		node->rows_next = rows_new_block(node, size);
+	}
+	else
+	{
+		size = node->rows_block;
+		node->rows_next = rows_new_block(node, size);
+		if (node->rows_block < GS_ROWS_MAX_BLOCK)
+			node->rows_block *= 2;
+	}
+	node->rows_end = node->rows_next + size;
+
+	if (node->rows_ahead == NULL && node->rows_block >= GS_ROWS_AHEAD_MIN)
+	{
+		node->rows_ahead_size = node->rows_block;
+		node->rows_ahead = rows_new_block(node, node->rows_ahead_size);
+		gs_prefault(node->prefault, node->rows_ahead, node->rows_ahead_size);
+		if (node->rows_block < GS_ROWS_MAX_BLOCK)
+			node->rows_block *= 2;
+	}
+}
+
+/* The input is done: the block prepared ahead will not be needed */
+static void
+rows_finish(GpuSortState *node)
+{
+	if (node->rows_ahead)
+		pfree(node->rows_ahead);
+	node->rows_ahead = NULL;
+	node->rows_ahead_size = 0;
+}
+
+static inline char *
 rows_alloc(GpuSortState *node, Size len)
 {
 	char	   *p;
 
 	len = MAXALIGN(len);
 	if ((Size) (node->rows_end - node->rows_next) < len)
-	{
-		Size		size = Max(node->rows_block, len);
-
-		node->rows_next = MemoryContextAllocHuge(node->tuplecxt, size);
-		node->rows_end = node->rows_next + size;
-		if (size >= 2 * GS_HUGE_PAGE)
-			advise_huge_pages(node->rows_next, size);
-		if (node->rows_block < GS_ROWS_MAX_BLOCK)
-			node->rows_block *= 2;
-	}
+		rows_next_block(node, len);
 	p = node->rows_next;
 	node->rows_next += len;
 	return p;
@@ -759,8 +828,13 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = array_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
+		/* random reads: prefetching keeps more of them in flight */
 		for (i = 0; i < node->nout; i++)
+		{
+			if (i + GS_GATHER_AHEAD < node->nout)
+				gs_prefetch(&node->tuples[order[i + GS_GATHER_AHEAD]]);
 			sorted[i] = node->tuples[order[i]];
+		}
 		pfree(node->tuples);
 		node->tuples = sorted;
 	}
@@ -849,6 +923,8 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 		MemoryContextDelete(node->tuplecxt);
 	node->tuplecxt = NULL;
 	node->rows_next = node->rows_end = NULL;
+	node->rows_ahead = NULL;
+	node->rows_ahead_size = 0;
 	if (node->tuples)
 		pfree(node->tuples);
 	node->tuples = NULL;
@@ -867,7 +943,8 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 static inline Size
 stored_bytes(GpuSortState *node)
 {
-	return MemoryContextMemAllocated(node->tuplecxt, false) +
+	return MemoryContextMemAllocated(node->tuplecxt, false) -
+		node->rows_ahead_size +
 		node->ntuples * (sizeof(MinimalTuple) +
 						 (node->raw ? node->raw_bytes : 0) +
 						 GS_ROW_OVERHEAD);
@@ -893,6 +970,25 @@ initial_capacity(GpuSortState *node)
 	return capacity;
 }
 
+/*
+ * Called at every GS_PREFAULT_WINDOW-th row: the row arrays' window after
+ * the one being filled is faulted in while this one fills.
+ */
+static void
+prefault_arrays(GpuSortState *node)
+{
+	uint64		from = node->ntuples + GS_PREFAULT_WINDOW;
+	uint64		to = Min(from + GS_PREFAULT_WINDOW, node->maxtuples);
+
+	if (from >= to)
+		return;
+	gs_prefault(node->prefault, node->tuples + from,
+				sizeof(MinimalTuple) * (to - from));
+	if (node->raw)
+		gs_prefault(node->prefault, node->raw + from * node->raw_bytes,
+					(Size) node->raw_bytes * (to - from));
+}
+
 /* reads the input and sorts it */
 static void
 gpusort_run(GpuSortState *node)
@@ -908,6 +1004,7 @@ gpusort_run(GpuSortState *node)
 	node->bounded = gpusort_eval_bound(node, &node->bound);
 	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
 										 ALLOCSET_DEFAULT_SIZES);
+	node->prefault = gs_prefaulter_create(node->runcxt);
 
 	if (node->keys == NULL)
 		switch_to_tuplesort(node, node->nokey_reason);
@@ -960,6 +1057,8 @@ gpusort_run(GpuSortState *node)
 				node->raw = array_realloc(node->raw, (Size) node->raw_bytes * newmax);
 			node->maxtuples = newmax;
 		}
+		if (node->ntuples % GS_PREFAULT_WINDOW == 0)
+			prefault_arrays(node);
 		gs_keys_observe(node->keys, slot, node->raw ?
 						node->raw + node->ntuples * node->raw_bytes : NULL);
 		node->tuples[node->ntuples++] = rows_store_slot(node, slot);
@@ -978,6 +1077,7 @@ gpusort_run(GpuSortState *node)
 			prune_to_bound(node);
 	}
 
+	node->info.prefaulted = gs_prefault_finish(node->prefault);
 	if (node->tuplesort)
 	{
 		instr_time	start;
@@ -989,6 +1089,7 @@ gpusort_run(GpuSortState *node)
 	}
 	else
 	{
+		rows_finish(node);
 		node->info.rows_sorted = node->ntuples;
 		sort_stored(node, false);
 	}
@@ -1086,6 +1187,9 @@ gpusort_reset(GpuSortState *node)
 	node->runcxt = NULL;
 	node->tuplecxt = NULL;
 	node->rows_next = node->rows_end = NULL;
+	node->rows_ahead = NULL;
+	node->rows_ahead_size = 0;
+	node->prefault = NULL;
 	node->tuples = NULL;
 	node->ntuples = node->maxtuples = 0;
 	node->raw = NULL;
@@ -1318,6 +1422,9 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
 							 " rows  Memory: %zukB", info->tie_groups,
 							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
+			if (info->prefaulted > 0)
+				appendStringInfo(&buf, " (%zukB faulted in ahead)",
+								 (info->prefaulted + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
 		}
 		if (es->timing && info->used_tuplesort)
@@ -1365,6 +1472,8 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
 		ExplainPropertyUInteger("Memory Used", "kB",
 								(info->peak_bytes + 1023) / 1024, es);
+		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
+								(info->prefaulted + 1023) / 1024, es);
 		if (info->engine.bytes_h2d > 0)
 		{
 			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);

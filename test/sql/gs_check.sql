@@ -1,3 +1,5 @@
+-- gs_check(q) and explain_masked(q), shared by the sort tests.
+--
 -- gs_check(q): runs q with GpuSort forced on and with gpusort off, and
 -- compares the whole results, row by row in order, with each column's
 -- equality (so -0 = 0, NaN = NaN, and a nondeterministic collation's equal
@@ -30,5 +32,21 @@ BEGIN
 				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
 				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
 				ELSE 'ok' END || format(' (%s rows)', n_on);
+END
+$f$;
+
+-- explain_masked(q): the lines of EXPLAIN statement q, with what varies
+-- from run to run masked: times, memory and disk sizes.
+CREATE OR REPLACE FUNCTION explain_masked(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+BEGIN
+	FOR ln IN EXECUTE q LOOP
+		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
+		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
+		ln := regexp_replace(ln, '\(\d+kB faulted in ahead\)', '(NkB faulted in ahead)', 'g');
+		ln := regexp_replace(ln, '(Memory Used|Memory Faulted In Ahead): \d+', '\1: N', 'g');
+		RETURN NEXT ln;
+	END LOOP;
 END
 $f$;
