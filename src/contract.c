@@ -15,6 +15,16 @@
  * checks between strides of tokens, all threads are joined and the driver
  * returns GS_TREE_CANCELLED, so the caller can throw safely afterwards.
  *
+ * Op as a constant.  The GPU kernels take the op as a template parameter;
+ * here every loop over tokens, chain vertices or pieces is reached through
+ * a switch that calls it with op a compile-time constant (see EACH_OP), so
+ * that each copy has the op branches of treeops.h folded away and no loop
+ * branches on op at run time.  That saves a few branches a token, and it
+ * keeps clear of a GCC 13 bug (13.2.0 and 13.3.0; not 12.2 or 14): at -O3
+ * (-funswitch-loops) its unswitching of a loop on a loop-invariant switch
+ * (op) dropped a reachable case label from one loop copy, so that leaves ran
+ * gs_op_mul's default (sum) case and gs_tree_reduce_seq returned 0.
+ *
  * Pure C, no PostgreSQL headers (standalone tests link this file).
  *
  *-------------------------------------------------------------------------
@@ -36,6 +46,31 @@ min_size(size_t a, size_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * X(o) once for every op o: "switch (op) { EACH_OP(CASE) }" calls CASE's
+ * code with o a constant (see the header comment).
+ */
+#define EACH_OP(X) \
+	X(GS_OP_SUM) X(GS_OP_COUNT) X(GS_OP_LEAVES) X(GS_OP_HEIGHT) X(GS_OP_MAX) \
+	X(GS_OP_MIN) X(GS_OP_MAX_PATH) X(GS_OP_MIN_PATH) X(GS_OP_MAX_SUBTREE)
+
+/* fails to compile if an op is missing from EACH_OP */
+#define COUNT_OP(o) + 1
+typedef char each_op_lists_every_op[(0 EACH_OP(COUNT_OP)) == GS_NUM_OPS ? 1 : -1];
+
+/* Algorithm 3.1 over tok[0..n) (gs_contract_tokens), one copy per op */
+static bool
+contract_tokens(int op, const GsToken *tok, size_t n, GsContracted *t)
+{
+	switch (op)
+	{
+#define TOKENS_CASE(o) case o: return gs_contract_tokens(o, tok, n, t);
+			EACH_OP(TOKENS_CASE)
+#undef TOKENS_CASE
+	}
+	return false;				/* not reached: the drivers check op */
+}
+
 /* ---- sequential reference ------------------------------------------------ */
 
 size_t
@@ -54,6 +89,8 @@ gs_tree_reduce_seq(int op, const GsToken *tok, size_t n, size_t max_depth,
 	size_t		cap = max_depth ? max_depth : n / 2 + 1;
 	size_t		i;
 
+	if (op < 0 || op >= GS_NUM_OPS)
+		return GS_TREE_BADARG;
 	t.b = (GsVal *) work;
 	t.c = t.b + cap;
 	t.a = (double *) (t.c + 1);
@@ -65,7 +102,7 @@ gs_tree_reduce_seq(int op, const GsToken *tok, size_t n, size_t max_depth,
 	{
 		if (env && env->interrupted && env->interrupted(env->arg))
 			return GS_TREE_CANCELLED;
-		if (!gs_contract_tokens(op, tok + i, min_size(STRIDE, n - i), &t))
+		if (!contract_tokens(op, tok + i, min_size(STRIDE, n - i), &t))
 			return GS_TREE_MALFORMED;
 	}
 	if (t.na != 0 || t.nc != 1)
@@ -145,11 +182,12 @@ add_to_level(int op, GsOpenRun *stack, int sp, GsVal *root, GsVal v)
 /*
  * The same replay as step 2, now carrying values: an interval's chain is
  * applied to what has accumulated below its bottom vertex, and its top
- * vertex's value joins the level above.
+ * vertex's value joins the level above.  Called with op a constant
+ * (gs_contract_global).
  */
-int
-gs_contract_global(int op, const GsContracted *t, int k, const GsInterval *iv,
-				   long niv, GsOpenRun *stack, GsVal *result)
+static inline int
+contract_global(int op, const GsContracted *t, int k, const GsInterval *iv,
+				long niv, GsOpenRun *stack, GsVal *result)
 {
 	GsVal		root = gs_op_identity(op);
 	long		j = 0;
@@ -197,6 +235,20 @@ gs_contract_global(int op, const GsContracted *t, int k, const GsInterval *iv,
 	return GS_TREE_OK;
 }
 
+int
+gs_contract_global(int op, const GsContracted *t, int k, const GsInterval *iv,
+				   long niv, GsOpenRun *stack, GsVal *result)
+{
+	switch (op)
+	{
+#define GLOBAL_CASE(o) \
+		case o: return contract_global(o, t, k, iv, niv, stack, result);
+			EACH_OP(GLOBAL_CASE)
+#undef GLOBAL_CASE
+	}
+	return GS_TREE_BADARG;
+}
+
 /* ---- chunked driver ------------------------------------------------------ */
 
 typedef struct Shared
@@ -239,12 +291,41 @@ contract_piece(Shared *sh, int i, bool caller)
 
 		if (cancelled(sh, caller))
 			return;
-		if (!gs_contract_tokens(sh->op, sh->tok + from, n, t))
+		if (!contract_tokens(sh->op, sh->tok + from, n, t))
 		{
 			__atomic_store_n(&sh->malformed, 1, __ATOMIC_RELAXED);
 			return;
 		}
 		from += n;
+	}
+}
+
+/*
+ * Push A_p[from..to] of interval iv, closed by C_q's end tags, onto its
+ * chain (gs_contract_interval's loop), one copy per op
+ */
+static inline void
+push_vertices(int op, const GsContracted *p, const GsContracted *q,
+			  GsInterval *iv, size_t from, size_t to)
+{
+	size_t		x;
+
+	for (x = from; x <= to; x++)
+		gs_chain_push(op, &iv->f, p->a[x], p->b[x],
+					  q->c[iv->cfirst + (iv->hi - x)]);
+}
+
+/* push_vertices with op a constant */
+static void
+push_vertices_op(int op, const GsContracted *p, const GsContracted *q,
+				 GsInterval *iv, size_t from, size_t to)
+{
+	switch (op)
+	{
+#define PUSH_CASE(o) \
+		case o: push_vertices(o, p, q, iv, from, to); break;
+			EACH_OP(PUSH_CASE)
+#undef PUSH_CASE
 	}
 }
 
@@ -255,15 +336,19 @@ contract_interval(Shared *sh, long j, bool caller)
 	GsInterval *iv = &sh->iv[j];
 	const GsContracted *p = &sh->t[iv->p];
 	const GsContracted *q = &sh->t[iv->q];
-	size_t		x;
+	size_t		from = iv->lo;
 
 	gs_chain_init(&iv->f);
-	for (x = iv->lo; x <= iv->hi; x++)
+	if (iv->lo > iv->hi)
+		return;					/* empty chain: nothing to push */
+	for (;;)
 	{
-		if ((x - iv->lo) % STRIDE == STRIDE - 1 && cancelled(sh, caller))
+		size_t		to = iv->hi - from < STRIDE ? iv->hi : from + STRIDE - 1;
+
+		push_vertices_op(sh->op, p, q, iv, from, to);
+		if (to == iv->hi || cancelled(sh, caller))
 			return;
-		gs_chain_push(sh->op, &iv->f, p->a[x], p->b[x],
-					  q->c[iv->cfirst + (iv->hi - x)]);
+		from = to + 1;
 	}
 }
 
@@ -368,7 +453,7 @@ gs_tree_reduce_chunked(int op, const GsToken *tok, size_t n, int k,
 	int			i;
 	int			nthreads = env && env->nthreads > 1 ? env->nthreads : 1;
 
-	if (k < 1)
+	if (k < 1 || op < 0 || op >= GS_NUM_OPS)
 		return GS_TREE_BADARG;
 	t = (GsContracted *) work;
 	iv = (GsInterval *) (t + k);

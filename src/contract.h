@@ -50,7 +50,7 @@
 #define GS_TREE_CANCELLED	1	/* env->interrupted() returned true */
 #define GS_TREE_MALFORMED	2	/* tokens are not a forest (unbalanced), or
 								 * deeper than the max_depth promised */
-#define GS_TREE_BADARG		3	/* bad k / cuts / workspace size */
+#define GS_TREE_BADARG		3	/* bad op / k / cuts / workspace size */
 
 /* The 5-tuple of one piece (section 3.2), with the capacity of its arrays */
 typedef struct GsContracted
@@ -287,9 +287,10 @@ extern int	gs_tree_reduce_chunked(int op, const GsToken *tok, size_t n, int k,
  * 5-tuples and run step 3 themselves.  gs_match_parentheses writes at most
  * 2k intervals to iv and returns how many, or -1 if the pieces are
  * unbalanced; stack has room for k entries.  gs_contract_global needs the
- * same stack and returns GS_TREE_OK or GS_TREE_MALFORMED.  Both read only
- * na, nc and (step 4) c[nc - 1] of each piece, so a caller that keeps the
- * 5-tuples elsewhere (in device memory) need copy back only those.
+ * same stack and returns GS_TREE_OK, GS_TREE_MALFORMED or (unknown op)
+ * GS_TREE_BADARG.  Both read only na, nc and (step 4) c[nc - 1] of each
+ * piece, so a caller that keeps the 5-tuples elsewhere (in device memory)
+ * need copy back only those.
  */
 extern long gs_match_parentheses(const GsContracted *t, int k,
 								 GsInterval *iv, GsOpenRun *stack);

@@ -3,7 +3,8 @@
  *	  Random numbers, the XML document generator, test reporting and the
  *	  CPU tokenizer as oracle, shared by tree_test.cu (on the device) and
  *	  the CPU emulations of the kernels run in CI (xml_scan_emu.cpp,
- *	  tree_contract_emu.cpp).
+ *	  tree_contract_emu.cpp).  Functions are static inline, so that a file
+ *	  using only some of them compiles without unused-function warnings.
  */
 #ifndef TREE_DOCGEN_H
 #define TREE_DOCGEN_H
@@ -46,7 +47,7 @@ struct DocGen
 
 static const char *names[] = {"a", "b", "item", "x:y", "_n", "n-1.2", "\xc3\xa9l"};
 
-static std::string
+static inline std::string
 weight_text(DocGen &g)
 {
 	char		buf[64];
@@ -104,7 +105,7 @@ weight_text(DocGen &g)
 	}
 }
 
-static std::string
+static inline std::string
 filler(DocGen &g)
 {
 	if (!g.fancy)
@@ -128,7 +129,7 @@ filler(DocGen &g)
 	}
 }
 
-static void
+static inline void
 gen_element(DocGen &g, std::string &out, int depth, int max_depth, size_t &budget)
 {
 	const char *name = names[rnd_below(g.fancy ? 7 : 2)];
@@ -173,7 +174,7 @@ gen_element(DocGen &g, std::string &out, int depth, int max_depth, size_t &budge
 	out += rnd_below(5) == 0 && g.fancy ? " >" : ">";
 }
 
-static std::string
+static inline std::string
 gen_document(DocGen &g, size_t elements, int max_depth)
 {
 	std::string out;
@@ -195,7 +196,7 @@ gen_document(DocGen &g, size_t elements, int max_depth)
 	return out;
 }
 
-static void
+static inline void
 mutate(std::string &doc)
 {
 	static const char junk[] = "<>&\"'-]?/!=; \x01";
@@ -229,7 +230,7 @@ mutate(std::string &doc)
 static int	npassed,
 			nfailed;
 
-static void
+static inline void
 check(bool ok, const char *fmt,...)
 {
 	va_list		ap;
@@ -249,7 +250,7 @@ check(bool ok, const char *fmt,...)
 #ifdef GPUSORT_XMLTOK_H
 /* ---- xmltok.c, the tokenizers' oracle -------------------------------------- */
 
-static void *
+static inline void *
 grow_realloc(void *arg, void *old, size_t newsize)
 {
 	(void) arg;
@@ -257,7 +258,7 @@ grow_realloc(void *arg, void *old, size_t newsize)
 }
 
 /* xmltok.c's tokens for doc, or false if it rejects the document */
-static bool
+static inline bool
 cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
 {
 	GsXmlOptions opt;
@@ -282,7 +283,7 @@ cpu_tokens(const std::string &doc, bool read_weight, std::vector<double> &out)
 }
 
 /* token arrays equal bit for bit (close markers included) */
-static bool
+static inline bool
 same_tokens(const std::vector<double> &a, const std::vector<double> &b)
 {
 	return a.size() == b.size() &&
@@ -290,7 +291,7 @@ same_tokens(const std::vector<double> &a, const std::vector<double> &b)
 }
 
 /* a well-formed tree is balanced; the contraction checks that on the GPU */
-static bool
+static inline bool
 balanced(const std::vector<double> &tok)
 {
 	long		d = 0;
