@@ -116,7 +116,8 @@ DEALLOCATE lim;
 
 -- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,
 -- over a plain Seq Scan when the workers would only scan, else over a
--- Gather; sorts inside the workers (under a MergeJoin) run there
+-- Gather; sorts inside the workers (under a MergeJoin) run there.  Under a
+-- LIMIT the Gather Merge and the workers' (bounded, top-N) Sorts stay.
 CREATE TABLE big AS SELECT i AS id, hashint4(i) % 100000 AS k, md5(i::text) AS s FROM generate_series(1, 20000) i;
 ANALYZE big;
 SET parallel_setup_cost = 0;
@@ -126,16 +127,20 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT k, s FROM big WHERE k > 0 ORDER BY k, s;
 SELECT gs_check('SELECT k, s FROM big WHERE k > 0 ORDER BY k, s');
-SELECT gs_check('SELECT k, s FROM big ORDER BY s DESC LIMIT 7');
+EXPLAIN (COSTS OFF) SELECT k, s FROM big ORDER BY s DESC LIMIT 7;
+SELECT k, s FROM big ORDER BY s DESC LIMIT 7;
 SELECT gs_check('SELECT k % 100 AS g, count(*) AS n FROM big GROUP BY 1 ORDER BY 1');
 SELECT k AS renamed, upper(s) AS label FROM big WHERE k > 99900 ORDER BY 1 DESC;
 EXPLAIN (COSTS OFF) SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b1.k DESC, b2.s;
 SELECT gs_check('SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b1.k DESC, b2.s');
-SELECT gs_check('SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b2.s LIMIT 10');
+EXPLAIN (COSTS OFF) SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b2.s LIMIT 10;
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM big b1 JOIN big b2 ON b1.k = b2.id;
 SELECT gs_check('SELECT count(*) AS n, sum(b1.id) AS total FROM big b1 JOIN big b2 ON b1.k = b2.id');
+-- under a LIMIT too, the sorts below the workers' bounded Sort are replaced
+EXPLAIN (COSTS OFF) SELECT b1.id, b2.s FROM big b1 JOIN big b2 ON b1.k = b2.id ORDER BY b2.s, b1.id LIMIT 10;
+SELECT gs_check('SELECT b1.id, b2.s FROM big b1 JOIN big b2 ON b1.k = b2.id ORDER BY b2.s, b1.id LIMIT 10');
 RESET enable_hashjoin;
 RESET enable_nestloop;
 RESET parallel_setup_cost;
