@@ -1,6 +1,7 @@
 -- GpuSort against stock Sort, every key type: NULLs, duplicates, DESC,
 -- NULLS FIRST/LAST, -0/+0, NaN, infinities, empty strings and long strings
--- that share a 40-byte prefix; C and ICU collations; several columns.
+-- that share a 40-byte prefix; C and ICU collations; several columns; and
+-- 400 random combinations of them.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -115,3 +116,31 @@ SELECT gs_check('SELECT lower(t) AS v FROM ty ORDER BY lower(t) COLLATE "C"');
 -- a type without an encoder (interval) after ones that have one
 SELECT gs_check('SELECT i2, i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1, 2');
 SELECT gs_check('SELECT i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1 DESC');
+
+-- random combinations of 1 to 5 sort expressions (columns, collations,
+-- expressions), directions and NULLS placements, unbounded and under a
+-- LIMIT; the seed makes them the same every run.  Lists the ones that
+-- differ from stock (none).
+SELECT setseed(0.42);
+CREATE TEMP TABLE combos AS
+SELECT g, string_agg(format('%s %s %s', o, d, nf), ', ' ORDER BY o) AS ob,
+	   string_agg(format('%s AS x%s', c, o), ', ' ORDER BY o) AS cols
+  FROM generate_series(1, 400) g,
+  LATERAL (SELECT o,
+				  (ARRAY['i2', 'i4', 'i8', 'f4', 'f8', 'b', 'd', 'ts', 'tz', 'u', 'n', 'by',
+						 't COLLATE "C"', 'vc COLLATE "C"', 'bp COLLATE "C"',
+						 't COLLATE "en-x-icu"', 'vc COLLATE "und-x-icu"', 'i4 % 7',
+						 '(f8 > 0)', 'floor(n / 7)', 'length(t)', 'id'])[1 + floor(random() * 22)::int] AS c,
+				  (ARRAY['', 'DESC'])[1 + floor(random() * 2)::int] AS d,
+				  (ARRAY['', 'NULLS FIRST', 'NULLS LAST'])[1 + floor(random() * 3)::int] AS nf
+			 FROM generate_series(1, 1 + floor(random() * 5)::int) o
+			WHERE g > 0) x
+ GROUP BY g;
+SELECT g, cols, ob, r
+  FROM (SELECT g, cols, ob,
+			   gs_check(format('SELECT %s FROM ty ORDER BY %s%s', cols, ob,
+							   CASE WHEN g % 3 = 0 THEN ' LIMIT 37 OFFSET 5' ELSE '' END)) AS r
+		  FROM combos) s
+ WHERE r NOT LIKE 'ok%'
+ ORDER BY g;
+SELECT count(*) AS combinations FROM combos;
