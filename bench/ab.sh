@@ -61,22 +61,8 @@ gs_cluster_start "jit = off" "shared_buffers = '1GB'" "max_wal_size = '4GB'" || 
 psql_q() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 echo "creating $rows rows ..."
-psql_q -c "
-CREATE UNLOGGED TABLE bench (
-	i8 int8, f8 float8, t text COLLATE \"C\", a int4, pad text)" -c "
-INSERT INTO bench
-SELECT hashint8(i), hashint8(-i) / 7.0, md5(i::text), hashint4(i) % 1000, 'row ' || i
-  FROM generate_series(1, $rows) i" -c "VACUUM ANALYZE bench" || exit 1
+gs_bench_table "$rows" || exit 1
 
-order_by() {
-	case "$1" in
-		int8) echo "i8" ;;
-		float8) echo "f8" ;;
-		text) echo "t" ;;
-		two) echo "a, t" ;;
-		*) echo "unknown query $1" >&2; exit 2 ;;
-	esac
-}
 
 # ms of query $2 in a fresh session with library $1
 run_one() {
@@ -85,7 +71,7 @@ run_one() {
 		echo "SET gpusort.device = $device; SET gpusort.min_rows = 0;"
 		echo "SET max_parallel_workers_per_gather = 0;"
 		echo '\timing on'
-		echo "SELECT * FROM bench ORDER BY $(order_by "$2") OFFSET $rows;"
+		echo "SELECT * FROM bench ORDER BY $(gs_bench_order_by "$2") OFFSET $rows;"
 	} | psql_q 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
 }
 

@@ -45,22 +45,8 @@ gs_cluster_start "shared_preload_libraries = 'gpusort'" "jit = off" \
 psql_q() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 echo "creating $rows rows ..."
-psql_q -c "CREATE EXTENSION gpusort" -c "
-CREATE UNLOGGED TABLE bench (
-	i8 int8, f8 float8, t text COLLATE \"C\", a int4, pad text)" -c "
-INSERT INTO bench
-SELECT hashint8(i), hashint8(-i) / 7.0, md5(i::text), hashint4(i) % 1000, 'row ' || i
-  FROM generate_series(1, $rows) i" -c "VACUUM ANALYZE bench" || exit 1
+psql_q -c "CREATE EXTENSION gpusort" && gs_bench_table "$rows" || exit 1
 
-order_by() {
-	case "$1" in
-		int8) echo "i8" ;;
-		float8) echo "f8" ;;
-		text) echo "t" ;;
-		two) echo "a, t" ;;
-		floor) echo "" ;;
-	esac
-}
 
 settings() {
 	case "$1" in
@@ -75,7 +61,7 @@ settings() {
 # best time in ms of $repeat runs of query $2 on device $1
 run_one() {
 	local dev=$1 q=$2 ob sql best="" t
-	ob=$(order_by "$q")
+	ob=$(gs_bench_order_by "$q")
 	sql="SELECT * FROM bench${ob:+ ORDER BY $ob} OFFSET $rows"
 	for _ in $(seq "$repeat"); do
 		t=$( { echo "$(settings "$dev")"; echo '\timing on'; echo "$sql;"; } |

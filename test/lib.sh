@@ -6,6 +6,7 @@
 #   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
 #   gs_cluster_stop       stops and removes it (also run on exit)
 #   gs_as_pg CMD...       runs CMD as the cluster's owner
+#   gs_bench_table ROWS   the sort benchmarks' table; gs_bench_order_by QUERY
 #
 # initdb and pg_ctl refuse root, so under root the cluster belongs to the
 # user postgres (created by the postgresql package).
@@ -115,4 +116,29 @@ gs_regress() {
 		--inputdir="$GS_ROOT" --outputdir="$out" \
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
 		--dbname=contrib_regression "${tests[@]}"
+}
+
+# gs_bench_table ROWS -- the sort benchmarks' table (bench/sort.sh,
+# bench/ab.sh): bench(i8 int8, f8 float8, t text COLLATE "C", a int4, pad
+# text) with ROWS deterministic pseudo-random rows, analyzed
+gs_bench_table() {
+	gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "
+CREATE UNLOGGED TABLE bench (
+	i8 int8, f8 float8, t text COLLATE \"C\", a int4, pad text)" -c "
+INSERT INTO bench
+SELECT hashint8(i), hashint8(-i) / 7.0, md5(i::text), hashint4(i) % 1000, 'row ' || i
+  FROM generate_series(1, $1) i" -c "VACUUM ANALYZE bench"
+}
+
+# gs_bench_order_by QUERY -- the ORDER BY list of a benchmark query name
+# (int8, float8, text, two; floor: none)
+gs_bench_order_by() {
+	case "$1" in
+		int8) echo "i8" ;;
+		float8) echo "f8" ;;
+		text) echo "t" ;;
+		two) echo "a, t" ;;
+		floor) echo "" ;;
+		*) echo "unknown query $1" >&2; return 1 ;;
+	esac
 }
