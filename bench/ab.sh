@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds of gpusort side by side: the same queries, alternating fresh
-# sessions between build A and build B on one table, so that both see the
-# same machine at the same time (the only fair way on a shared, noisy
-# machine).  Prints every run and the medians, in ms.
+# sessions between build A and build B on one table (A B, B A, A B, ...), so
+# that both see the same machine at the same time (the only fair way on a
+# shared, noisy machine).  Prints every run and the medians, in ms.
 #
 #   bench/ab.sh [--rows N] [--runs R] [--queries "int8 float8 text two"]
 #               [--device cpu|gpu] REV_A REV_B
@@ -86,8 +86,14 @@ printf "%-8s %10s %10s %8s   runs (A/B, ms)\n" key "A median" "B median" "A/B"
 for q in $queries; do
 	a=() b=() pairs=""
 	run_one "$lib_a" "$q" >/dev/null			# warm the table's pages once
-	for _ in $(seq "$runs"); do
-		ta=$(run_one "$lib_a" "$q"); tb=$(run_one "$lib_b" "$q")
+	for i in $(seq "$runs"); do
+		# ABBA: the one that runs second pays for the first one's freed
+		# memory, so neither always goes first
+		if [ $((i % 2)) = 1 ]; then
+			ta=$(run_one "$lib_a" "$q"); tb=$(run_one "$lib_b" "$q")
+		else
+			tb=$(run_one "$lib_b" "$q"); ta=$(run_one "$lib_a" "$q")
+		fi
 		[ -n "$ta" ] && [ -n "$tb" ] || { echo "$q: a query failed" >&2; exit 1; }
 		a+=("$ta"); b+=("$tb"); pairs="$pairs $(printf '%.0f/%.0f' "$ta" "$tb")"
 	done

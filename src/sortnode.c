@@ -6,8 +6,9 @@
  * One sort goes through these steps:
  *
  *	 1. read: pull every input row, copy it as a MinimalTuple into large
- *		blocks of a memory context of its own (packed, no per-row palloc),
- *		and let sortkey.c observe the sort columns (NULLs, ranges, lengths);
+ *		blocks of a memory context of its own (rowstore.c: packed, no
+ *		per-row palloc), and let sortkey.c observe the sort columns (NULLs,
+ *		ranges, lengths);
  *		when the key columns are a few numbers, it also writes each row's
  *		raw key (sortkey.h) into an array in row order, while the row is
  *		still deformed and in cache;
@@ -52,8 +53,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
 #include "access/htup_details.h"
 #include "commands/explain.h"
 #include "common/int.h"
@@ -76,6 +75,7 @@
 #include "engine.h"
 #include "gpusort.h"
 #include "prefault.h"
+#include "rowstore.h"
 #include "sortkey.h"
 #include "sortnode.h"
 
@@ -88,25 +88,10 @@
 #define GS_ROW_OVERHEAD		(2 * (16 + sizeof(uint32)) + sizeof(MinimalTuple))
 
 /*
- * The stored rows are packed one after another into blocks of tuplecxt that
- * grow from GS_ROWS_FIRST_BLOCK to GS_ROWS_MAX_BLOCK bytes: no allocation
- * header per row, and the large blocks are offered to the kernel as huge
- * pages, which spares most of the page faults that first touching
- * gigabytes of rows costs.
+ * The row arrays are faulted in (prefault.c) GS_PREFAULT_WINDOW rows ahead
+ * of the row being stored, which bounds the memory touched in vain to one
+ * window; the blocks of rows are faulted in by rowstore.c.
  */
-#define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
-#define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
-#define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
-
-/*
- * What faulting in fresh memory still costs is moved to another core
- * (prefault.c): from blocks of this size on, the next block of rows is
- * allocated one block early and faulted in while the current one fills,
- * and the row arrays are faulted in GS_PREFAULT_WINDOW rows ahead of the
- * row being stored.  Both bound the memory touched in vain to one block
- * and one window.
- */
-#define GS_ROWS_AHEAD_MIN	((Size) 4 * 1024 * 1024)
 #define GS_PREFAULT_WINDOW	((uint64) 256 * 1024)
 
 /*
@@ -193,12 +178,7 @@ typedef struct GpuSortState
 	bool		bounded;
 	int64		bound;
 	MemoryContext runcxt;		/* all memory of the current sort */
-	MemoryContext tuplecxt;		/* the stored rows (child of runcxt) */
-	char	   *rows_next;		/* free space of the current block */
-	char	   *rows_end;
-	Size		rows_block;		/* size of the next block */
-	char	   *rows_ahead;		/* the block after the current one, or NULL */
-	Size		rows_ahead_size;
+	GsRowStore	rows;			/* the stored rows (context: child of runcxt) */
 	GsPrefaulter *prefault;		/* of runcxt */
 	MinimalTuple *tuples;		/* input order; output order once sorted */
 	uint8	   *raw;			/* raw keys, raw_bytes each, [maxtuples], or
@@ -470,153 +450,6 @@ settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 
 /* ---- sorting the stored rows -------------------------------------------------- */
 
-/* ---- storing rows ------------------------------------------------------------ */
-
-/* a fresh, empty tuplecxt */
-static void
-rows_init(GpuSortState *node)
-{
-	node->tuplecxt = AllocSetContextCreate(node->runcxt, "GpuSort rows",
-										   ALLOCSET_SMALL_SIZES);
-	node->rows_next = node->rows_end = NULL;
-	node->rows_block = GS_ROWS_FIRST_BLOCK;
-	node->rows_ahead = NULL;
-	node->rows_ahead_size = 0;
-}
-
-static void
-advise_huge_pages(void *block, Size size)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) block);
-	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) block + size);
-
-	/* only a hint: the kernel may ignore it, and an error changes nothing */
-	if (end > start)
-		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
-
-/*
- * The arrays indexed by row number (row pointers, raw keys) are read in
- * random order when the rows are gathered into output order: huge pages
- * spare that pass most of its TLB misses.
- */
-static void *
-array_alloc(MemoryContext cxt, Size size)
-{
-	void	   *p = MemoryContextAllocHuge(cxt, size);
-
-	if (size >= 2 * GS_HUGE_PAGE)
-		advise_huge_pages(p, size);
-	return p;
-}
-
-static void *
-array_realloc(void *p, Size size)
-{
-	p = repalloc_huge(p, size);
-	if (size >= 2 * GS_HUGE_PAGE)
-		advise_huge_pages(p, size);
-	return p;
-}
-
-static char *
-rows_new_block(GpuSortState *node, Size size)
-{
-	char	   *block = MemoryContextAllocHuge(node->tuplecxt, size);
-
-	if (size >= 2 * GS_HUGE_PAGE)
-		advise_huge_pages(block, size);
-	return block;
-}
-
-/* Room for len more bytes of rows; the current block's rest is given up */
-static void
-rows_next_block(GpuSortState *node, Size len)
-{
-	Size		size;
-
-	if (node->rows_ahead && len <= node->rows_ahead_size)
-	{
-		node->rows_next = node->rows_ahead;
-		size = node->rows_ahead_size;
-		node->rows_ahead = NULL;
-	}
-	else if (len > node->rows_block)
-	{
-		/* a row larger than a block gets one of its own */
-		size = len;
-		node->rows_next = rows_new_block(node, size);
-	}
-	else
-	{
-		size = node->rows_block;
-		node->rows_next = rows_new_block(node, size);
-		if (node->rows_block < GS_ROWS_MAX_BLOCK)
-			node->rows_block *= 2;
-	}
-	node->rows_end = node->rows_next + size;
-
-	if (node->rows_ahead == NULL && node->rows_block >= GS_ROWS_AHEAD_MIN)
-	{
-		node->rows_ahead_size = node->rows_block;
-		node->rows_ahead = rows_new_block(node, node->rows_ahead_size);
-		gs_prefault(node->prefault, node->rows_ahead, node->rows_ahead_size);
-		if (node->rows_block < GS_ROWS_MAX_BLOCK)
-			node->rows_block *= 2;
-	}
-}
-
-/* The input is done: the block prepared ahead will not be needed */
-static void
-rows_finish(GpuSortState *node)
-{
-	if (node->rows_ahead)
-		pfree(node->rows_ahead);
-	node->rows_ahead = NULL;
-	node->rows_ahead_size = 0;
-}
-
-static inline char *
-rows_alloc(GpuSortState *node, Size len)
-{
-	char	   *p;
-
-	len = MAXALIGN(len);
-	if ((Size) (node->rows_end - node->rows_next) < len)
-		rows_next_block(node, len);
-	p = node->rows_next;
-	node->rows_next += len;
-	return p;
-}
-
-/* copies the slot's row into the store, as a MinimalTuple */
-static MinimalTuple
-rows_store_slot(GpuSortState *node, TupleTableSlot *slot)
-{
-	bool		should_free;
-	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
-	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
-	MinimalTuple mtup = (MinimalTuple) rows_alloc(node, len);
-
-	/* as minimal_tuple_from_heap_tuple does, without its palloc */
-	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-	mtup->t_len = len;
-	if (should_free)
-		heap_freetuple(htup);
-	return mtup;
-}
-
-static MinimalTuple
-rows_store_copy(GpuSortState *node, MinimalTuple tup)
-{
-	MinimalTuple mtup = (MinimalTuple) rows_alloc(node, tup->t_len);
-
-	memcpy(mtup, tup, tup->t_len);
-	return mtup;
-}
-
 /*
  * The raw key of stored row i: kept since the row was stored, or taken
  * from the row now into buf (raw_bytes).
@@ -800,7 +633,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 								MemoryContextMemAllocated(node->runcxt, true));
 
 	/*
-	 * Rows beyond nout stay in tuplecxt, unreferenced, until it goes.  The
+	 * Rows beyond nout stay in the row store, unreferenced, until it goes.  The
 	 * raw keys are dead once the keys are built, so unless a prune needs
 	 * them, their array takes the output order when it is large enough:
 	 * fresh memory is costly to fault in, and this spares 8 bytes a row.
@@ -809,7 +642,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	if (keep_raw && node->raw)
 	{
 		int			rb = node->raw_bytes;
-		uint8	   *raw = array_alloc(node->runcxt, (Size) rb * node->maxtuples);
+		uint8	   *raw = gs_huge_alloc(node->runcxt, (Size) rb * node->maxtuples);
 
 		for (i = 0; i < node->nout; i++)
 			memcpy(raw + i * rb, node->raw + (Size) order[i] * rb, rb);
@@ -826,7 +659,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 			node->raw = NULL;
 		}
 		else
-			sorted = array_alloc(node->runcxt,
+			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
 		/* random reads: prefetching keeps more of them in flight */
 		for (i = 0; i < node->nout; i++)
@@ -861,23 +694,23 @@ sort_stored(GpuSortState *node, bool keep_raw)
 static void
 prune_to_bound(GpuSortState *node)
 {
-	MemoryContext oldrows;
+	GsRowStore	oldrows;
 	MinimalTuple *kept;
 	uint64		capacity = node->maxtuples;
 	uint64		nstored = node->ntuples;
 	uint64		i;
 
 	sort_stored(node, true);
-	oldrows = node->tuplecxt;
-	rows_init(node);
-	kept = array_alloc(node->runcxt, sizeof(MinimalTuple) * capacity);
+	oldrows = node->rows;
+	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	kept = gs_huge_alloc(node->runcxt, sizeof(MinimalTuple) * capacity);
 	for (i = 0; i < node->nout; i++)
-		kept[i] = rows_store_copy(node, node->tuples[i]);
+		kept[i] = gs_rows_store_copy(&node->rows, node->tuples[i]);
 	ExecClearTuple(node->cmp_slot);
 
 	node->info.rows_dropped += nstored - node->nout;
 	node->info.nprunes++;
-	MemoryContextDelete(oldrows);
+	gs_rows_release(&oldrows);
 	pfree(node->tuples);
 	node->maxtuples = capacity;
 	node->tuples = kept;
@@ -919,12 +752,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
-	if (node->tuplecxt)
-		MemoryContextDelete(node->tuplecxt);
-	node->tuplecxt = NULL;
-	node->rows_next = node->rows_end = NULL;
-	node->rows_ahead = NULL;
-	node->rows_ahead_size = 0;
+	gs_rows_release(&node->rows);
 	if (node->tuples)
 		pfree(node->tuples);
 	node->tuples = NULL;
@@ -943,8 +771,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 static inline Size
 stored_bytes(GpuSortState *node)
 {
-	return MemoryContextMemAllocated(node->tuplecxt, false) -
-		node->rows_ahead_size +
+	return gs_rows_bytes(&node->rows) +
 		node->ntuples * (sizeof(MinimalTuple) +
 						 (node->raw ? node->raw_bytes : 0) +
 						 GS_ROW_OVERHEAD);
@@ -1010,15 +837,15 @@ gpusort_run(GpuSortState *node)
 		switch_to_tuplesort(node, node->nokey_reason);
 	else
 	{
-		rows_init(node);
+		gs_rows_init(&node->rows, node->runcxt, node->prefault);
 		node->prune_at = node->bounded ?
 			(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
 		node->maxtuples = initial_capacity(node);
-		node->tuples = array_alloc(node->runcxt,
+		node->tuples = gs_huge_alloc(node->runcxt,
 								   sizeof(MinimalTuple) * node->maxtuples);
 		node->raw_bytes = gs_keys_raw_bytes(node->keys);
 		node->raw = gs_keys_raw_is_small(node->keys) ?
-			array_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
+			gs_huge_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
 			NULL;
 		gs_keys_reset(node->keys);
 	}
@@ -1052,16 +879,16 @@ gpusort_run(GpuSortState *node)
 				tuplesort_puttupleslot(node->tuplesort, slot);
 				continue;
 			}
-			node->tuples = array_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
+			node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
 			if (node->raw)
-				node->raw = array_realloc(node->raw, (Size) node->raw_bytes * newmax);
+				node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * newmax);
 			node->maxtuples = newmax;
 		}
 		if (node->ntuples % GS_PREFAULT_WINDOW == 0)
 			prefault_arrays(node);
 		gs_keys_observe(node->keys, slot, node->raw ?
 						node->raw + node->ntuples * node->raw_bytes : NULL);
-		node->tuples[node->ntuples++] = rows_store_slot(node, slot);
+		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
 
 		if (stored_bytes(node) > budget)
 		{
@@ -1089,7 +916,7 @@ gpusort_run(GpuSortState *node)
 	}
 	else
 	{
-		rows_finish(node);
+		gs_rows_finish(&node->rows);
 		node->info.rows_sorted = node->ntuples;
 		sort_stored(node, false);
 	}
@@ -1185,10 +1012,7 @@ gpusort_reset(GpuSortState *node)
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);
 	node->runcxt = NULL;
-	node->tuplecxt = NULL;
-	node->rows_next = node->rows_end = NULL;
-	node->rows_ahead = NULL;
-	node->rows_ahead_size = 0;
+	memset(&node->rows, 0, sizeof(GsRowStore));	/* went with runcxt */
 	node->prefault = NULL;
 	node->tuples = NULL;
 	node->ntuples = node->maxtuples = 0;

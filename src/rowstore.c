@@ -1,0 +1,141 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowstore.c
+ *	  The rows of one GpuSort, packed into large blocks.
+ *
+ * The rows are copied one after another into blocks that grow from
+ * GS_ROWS_FIRST_BLOCK to GS_ROWS_MAX_BLOCK bytes: no allocation header per
+ * row, and few allocations.  The large blocks, and the node's arrays indexed
+ * by row number (gs_huge_alloc), are offered to the kernel as huge pages,
+ * which spares most of the page faults that first touching gigabytes costs,
+ * and most of the TLB misses of the random reads that gather the rows into
+ * output order.
+ *
+ * What faulting in fresh memory still costs is moved to another core
+ * (prefault.c): from blocks of GS_ROWS_AHEAD_MIN bytes on, the next block
+ * is allocated one block early and faulted in while the current one fills.
+ * gs_rows_finish gives the block ahead back when the input ends, so at most
+ * one block is ever faulted in for nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+
+#include "utils/memutils.h"
+
+#include "rowstore.h"
+
+#define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
+#define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
+#define GS_ROWS_AHEAD_MIN	((Size) 4 * 1024 * 1024)
+#define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
+
+static void
+advise_huge_pages(void *p, Size size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) p + size);
+
+	/* only a hint: the kernel may ignore it, and an error changes nothing */
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
+void *
+gs_huge_alloc(MemoryContext cxt, Size size)
+{
+	void	   *p = MemoryContextAllocHuge(cxt, size);
+
+	if (size >= 2 * GS_HUGE_PAGE)
+		advise_huge_pages(p, size);
+	return p;
+}
+
+void *
+gs_huge_realloc(void *p, Size size)
+{
+	p = repalloc_huge(p, size);
+	if (size >= 2 * GS_HUGE_PAGE)
+		advise_huge_pages(p, size);
+	return p;
+}
+
+void
+gs_rows_init(GsRowStore *rs, MemoryContext parent, GsPrefaulter *prefault)
+{
+	rs->cxt = AllocSetContextCreate(parent, "GpuSort rows", ALLOCSET_SMALL_SIZES);
+	rs->next = rs->end = NULL;
+	rs->block = GS_ROWS_FIRST_BLOCK;
+	rs->ahead = NULL;
+	rs->ahead_size = 0;
+	rs->prefault = prefault;
+}
+
+/* the next block size, growing */
+static Size
+take_block_size(GsRowStore *rs)
+{
+	Size		size = rs->block;
+
+	if (rs->block < GS_ROWS_MAX_BLOCK)
+		rs->block *= 2;
+	return size;
+}
+
+void
+gs_rows_next_block(GsRowStore *rs, Size len)
+{
+	Size		size;
+
+	/* the current block's rest is given up */
+	if (rs->ahead && len <= rs->ahead_size)
+	{
+		rs->next = rs->ahead;
+		size = rs->ahead_size;
+		rs->ahead = NULL;
+	}
+	else
+	{
+		/* a row larger than a block gets one of its own */
+		size = len > rs->block ? len : take_block_size(rs);
+		rs->next = gs_huge_alloc(rs->cxt, size);
+	}
+	rs->end = rs->next + size;
+
+	if (rs->ahead == NULL && rs->block >= GS_ROWS_AHEAD_MIN)
+	{
+		rs->ahead_size = take_block_size(rs);
+		rs->ahead = gs_huge_alloc(rs->cxt, rs->ahead_size);
+		gs_prefault(rs->prefault, rs->ahead, rs->ahead_size);
+	}
+}
+
+void
+gs_rows_finish(GsRowStore *rs)
+{
+	if (rs->ahead)
+		pfree(rs->ahead);
+	rs->ahead = NULL;
+	rs->ahead_size = 0;
+}
+
+void
+gs_rows_release(GsRowStore *rs)
+{
+	if (rs->cxt)
+		MemoryContextDelete(rs->cxt);
+	rs->cxt = NULL;
+	rs->next = rs->end = NULL;
+	rs->ahead = NULL;
+	rs->ahead_size = 0;
+}
+
+Size
+gs_rows_bytes(const GsRowStore *rs)
+{
+	return rs->cxt ? MemoryContextMemAllocated(rs->cxt, false) - rs->ahead_size : 0;
+}

@@ -1,0 +1,94 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowstore.h
+ *	  The rows of one GpuSort, packed into large blocks.
+ *
+ * Rows are stored as MinimalTuples one after another, with no allocation
+ * header each, in blocks of a memory context of their own; see rowstore.c
+ * for the block sizes, huge pages and faulting in ahead.  Storing a row is
+ * inline: it is the node's inner loop.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_ROWSTORE_H
+#define GPUSORT_ROWSTORE_H
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+
+#include "prefault.h"
+
+typedef struct GsRowStore
+{
+	MemoryContext cxt;			/* the blocks, or NULL */
+	char	   *next;			/* free space of the current block */
+	char	   *end;
+	Size		block;			/* size of the next block */
+	char	   *ahead;			/* the block after the current one, or NULL */
+	Size		ahead_size;
+	GsPrefaulter *prefault;		/* faults in the block ahead, or NULL */
+} GsRowStore;
+
+/* An empty store in a new child context of parent */
+extern void gs_rows_init(GsRowStore *rs, MemoryContext parent,
+						 GsPrefaulter *prefault);
+
+/* No more rows will come: gives up the block prepared ahead */
+extern void gs_rows_finish(GsRowStore *rs);
+
+/* Frees every row; the store is empty and unusable until gs_rows_init */
+extern void gs_rows_release(GsRowStore *rs);
+
+/* Bytes that the rows take, for the memory budget */
+extern Size gs_rows_bytes(const GsRowStore *rs);
+
+/* gs_rows_alloc's slow path: makes room for len more bytes */
+extern void gs_rows_next_block(GsRowStore *rs, Size len);
+
+/*
+ * Huge allocations for arrays indexed by row number, offered to the kernel
+ * as huge pages.
+ */
+extern void *gs_huge_alloc(MemoryContext cxt, Size size);
+extern void *gs_huge_realloc(void *p, Size size);
+
+static inline char *
+gs_rows_alloc(GsRowStore *rs, Size len)
+{
+	char	   *p;
+
+	len = MAXALIGN(len);
+	if ((Size) (rs->end - rs->next) < len)
+		gs_rows_next_block(rs, len);
+	p = rs->next;
+	rs->next += len;
+	return p;
+}
+
+/* Copies the slot's row into the store, as a MinimalTuple */
+static inline MinimalTuple
+gs_rows_store_slot(GsRowStore *rs, TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	MinimalTuple mtup = (MinimalTuple) gs_rows_alloc(rs, len);
+
+	/* as minimal_tuple_from_heap_tuple does, without its palloc */
+	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+	mtup->t_len = len;
+	if (should_free)
+		heap_freetuple(htup);
+	return mtup;
+}
+
+static inline MinimalTuple
+gs_rows_store_copy(GsRowStore *rs, MinimalTuple tup)
+{
+	MinimalTuple mtup = (MinimalTuple) gs_rows_alloc(rs, tup->t_len);
+
+	memcpy(mtup, tup, tup->t_len);
+	return mtup;
+}
+
+#endif							/* GPUSORT_ROWSTORE_H */
