@@ -2,8 +2,9 @@
  * engine_cpu_test.c
  *	  Standalone test of the CPU sort engine (src/engine_cpu.c).
  *
- * Built outside the server with a tiny shim for the few backend symbols the
- * engine uses (memory contexts, interrupts).  Every case compares the
+ * Built outside the server with test/cpu/pg_shim.c for the few backend
+ * symbols the engine uses (memory contexts, interrupts), and without
+ * libpgport.  Every case compares the
  * engine's output, pair by pair, with a reference sort by (key, row) done by
  * the C library's qsort; gs_cpu_merge_runs is checked the same way.
  *
@@ -14,9 +15,6 @@
 
 #include <time.h>
 
-#include "miscadmin.h"
-#include "utils/memutils.h"
-
 #include "engine.h"
 #include "engine_gpu.h"
 
@@ -26,55 +24,14 @@
 #undef fprintf
 #undef snprintf
 
-/* ---- shim for the backend symbols engine_cpu.c needs -------------------- */
+#include "check.h"
 
-MemoryContext CurrentMemoryContext = NULL;
-volatile sig_atomic_t InterruptPending = false;
-
-void
-ProcessInterrupts(void)
-{
-}
-
-void *
-MemoryContextAllocHuge(MemoryContext context, Size size)
-{
-	void	   *p = malloc(size ? size : 1);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
-
-void *
-palloc0(Size size)
-{
-	void	   *p = calloc(1, size ? size : 1);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
-
-void
-pfree(void *pointer)
-{
-	free(pointer);
-}
-
+/* libpgport's, which engine_cpu.c calls through port.h's qsort */
 void
 pg_qsort(void *base, size_t nel, size_t elsize,
 		 int (*cmp) (const void *, const void *))
 {
 	qsort(base, nel, elsize, cmp);
-}
-
-void
-ExceptionalCondition(const char *conditionName, const char *errorType,
-					 const char *fileName, int lineNumber)
-{
-	fprintf(stderr, "assertion %s failed at %s:%d\n", conditionName, fileName, lineNumber);
-	abort();
 }
 
 /* ---- reference ------------------------------------------------------------ */
@@ -98,17 +55,6 @@ ref_cmp(const void *a, const void *b)
 		if (x->key[i] != y->key[i])
 			return x->key[i] < y->key[i] ? -1 : 1;
 	return (x->row > y->row) - (x->row < y->row);
-}
-
-static uint64 rng_state = 88172645463325252ULL;
-
-static uint64
-rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
 }
 
 enum
@@ -164,8 +110,6 @@ gen(uint64 *keys, uint64 n, int nwords, int dist)
 		}
 }
 
-static int	failures = 0;
-
 static void
 check(const char *what, const uint64 *keys, const uint32 *rows, const RefPair *ref,
 	  uint64 n, int nwords)
@@ -181,8 +125,10 @@ check(const char *what, const uint64 *keys, const uint32 *rows, const RefPair *r
 			bad |= keys[i * nwords + w] != ref[i].key[w];
 		if (bad)
 		{
-			printf("FAIL %s: first difference at %llu\n", what, (unsigned long long) i);
-			failures++;
+			char		d[64];
+
+			snprintf(d, sizeof(d), "first difference at %llu", (unsigned long long) i);
+			fail(what, d);
 			return;
 		}
 	}
@@ -319,6 +265,7 @@ main(int argc, char **argv)
 	size_t		s;
 	int			ncases = 0;
 
+	rnd_seed(88172645463325252ULL);
 	if (argc == 3 && strcmp(argv[1], "bench") == 0)
 	{
 		bench(strtoull(argv[2], NULL, 10));

@@ -5,9 +5,9 @@
  *	  against a fake of kernels/gpusort_kernels.h.
  *
  * The fake "device" is host memory with a set capacity; its streams run
- * every call at once but answer "not ready" to the first polls, its sort
- * is the CPU engine's.  That is enough to run every path of the GPU
- * engine's host code in CI:
+ * every call at once but answer "not ready" to the first polls of a wait
+ * for enqueued work, its sort is the CPU engine's.  That is enough to run
+ * every path of the GPU engine's host code in CI:
  *	 - chunked copies while keys are pushed, with right and wrong row
  *	   estimates (the buffers grow), with and without sorted keys back;
  *	 - inputs larger than the device, sorted in runs and merged, with the
@@ -17,6 +17,10 @@
  *	   gpu and none under auto, and nothing left allocated;
  *	 - a cancel while waiting for the device: the memory context callback
  *	   must free everything, and the next sort must work;
+ *	 - no work in flight when a sort returns, on the GPU or after a
+ *	   fallback (the caller reads the host buffers then); after every
+ *	   sort, however it ended, no device memory allocated and no pinned
+ *	   buffer given back to the pool while the device still used it;
  *	 - the session: the cap at 0, slot files held by others, the slot
  *	   kept for the backend's life; a failed CUDA start remembered (in a
  *	   child process: it is for the process's life) and its slot given
@@ -27,7 +31,8 @@
  *	   buffers when pinning fails.
  * Every result is compared with a reference sort by (key, row).
  *
- * Built with a shim for the backend symbols these files use; see
+ * The fake runtime is test/cpu/fake_cuda.c, the backend shim
+ * test/cpu/pg_shim.c; this file adds the sort's kernels.  Built by
  * test/cpu/engine_host.sh.  Exit status 1 on a failure.
  */
 #include "postgres.h"
@@ -35,21 +40,17 @@
 #include <setjmp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <fcntl.h>
-#include <unistd.h>
 
-#include "access/htup_details.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
-#include "access/parallel.h"
-#include "utils/memutils.h"
 
 #include "gpusort.h"
 #include "engine.h"
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
+#include "fake_cuda.h"
+#include "pg_shim.h"
 
 #undef qsort
 #undef printf
@@ -57,399 +58,13 @@
 #undef snprintf
 #undef vsnprintf
 
-/* ---- backend shim ------------------------------------------------------- */
-
-MemoryContext CurrentMemoryContext = (MemoryContext) 1;
-volatile sig_atomic_t InterruptPending = false;
-char	   *DataDir;
-bool		IsPostmasterEnvironment = true;
-bool		IsUnderPostmaster = true;
-int			ParallelWorkerNumber = -1;
-int			pg_dir_create_mode = 0700;
-int			pg_file_create_mode = 0600;
-
-bool		gpusort_enabled = true;
-int			gpusort_device = GS_DEVICE_GPU;
-int			gpusort_min_rows = 0;
-int			gpusort_max_memory = 4 * 1024 * 1024;
-int			gpusort_max_gpu_sessions = 8;
-
-int			gpusort_gpu_max_run_rows = 0;
-static sigjmp_buf cancel_jmp;
-static int	nwarnings = 0;
-static int	cur_elevel;
-static char last_msg[512];
-
-static MemoryContextCallback *callbacks[64];
-static int	ncallbacks = 0;
-
-void *
-MemoryContextAllocHuge(MemoryContext context, Size size)
-{
-	void	   *p = malloc(size ? size : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-void *
-palloc0(Size size)
-{
-	void	   *p = calloc(1, size ? size : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-void *
-repalloc_huge(void *pointer, Size size)
-{
-	void	   *p = realloc(pointer, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-void
-pfree(void *pointer)
-{
-	free(pointer);
-}
-
-void
-MemoryContextRegisterResetCallback(MemoryContext context, MemoryContextCallback *cb)
-{
-	if (ncallbacks == lengthof(callbacks))
-		abort();
-	callbacks[ncallbacks++] = cb;
-}
-
-/* what resetting the sort's memory context does (also after an ERROR) */
-static void
-reset_context(void)
-{
-	while (ncallbacks > 0)
-	{
-		MemoryContextCallback *cb = callbacks[--ncallbacks];
-
-		cb->func(cb->arg);
-	}
-}
-
-void
-ProcessInterrupts(void)
-{
-	InterruptPending = false;
-	siglongjmp(cancel_jmp, 1);
-}
-
-bool
-errstart(int elevel, const char *domain)
-{
-	cur_elevel = elevel;
-	return true;
-}
-
-bool
-errstart_cold(int elevel, const char *domain)
-{
-	return errstart(elevel, domain);
-}
-
-int
-errmsg(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-int
-errmsg_internal(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-int
-errdetail(const char *fmt,...)
-{
-	return 0;
-}
-
-int
-errcode(int sqlerrcode)
-{
-	return 0;
-}
-
-void
-errfinish(const char *filename, int lineno, const char *funcname)
-{
-	if (cur_elevel >= ERROR)
-	{
-		fprintf(stderr, "unexpected ERROR: %s\n", last_msg);
-		abort();
-	}
-	if (cur_elevel == WARNING)
-		nwarnings++;
-}
+#include "check.h"
 
 /*
- * gpusort_gpu_info's: the "tuple" is kept in info_values / info_nulls, and
- * its text columns are plain C strings.
+ * ---- the sort's kernels on the fake device ---------------------------------
+ * Here rather than in fake_cuda.c: the CPU engine, which stands in for the
+ * partition-merge sort, is linked into this test only.
  */
-#define INFO_NATTS	10
-static Datum info_values[INFO_NATTS];
-static bool info_nulls[INFO_NATTS];
-
-Datum
-HeapTupleHeaderGetDatum(HeapTupleHeader tuple)
-{
-	return (Datum) 0;
-}
-
-text *
-cstring_to_text(const char *s)
-{
-	return (text *) strdup(s);
-}
-
-TypeFuncClass
-get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId, TupleDesc *resultTupleDesc)
-{
-	*resultTupleDesc = NULL;
-	return TYPEFUNC_COMPOSITE;
-}
-
-HeapTuple
-heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
-{
-	static HeapTupleData tuple;
-
-	memcpy(info_values, values, sizeof(info_values));
-	memcpy(info_nulls, isnull, sizeof(info_nulls));
-	return &tuple;
-}
-
-/* ---- the fake device ----------------------------------------------------- */
-
-static size_t dev_capacity = (size_t) 1 << 30;
-static size_t dev_in_use = 0;
-static long host_live = 0;		/* pinned buffers not freed */
-static size_t host_live_bytes = 0;
-static long ncalls = 0;			/* gsk calls that can fail */
-static long fail_at = -1;		/* that call fails ... */
-static long fail_len = 1;		/* ... and the fail_len - 1 after it */
-static long ninits = 0;			/* gsk_init calls */
-static int	not_ready_polls = 3;	/* per wait */
-static int	polls_left = 0;
-static long cancel_at_poll = -1;	/* that poll sees a cancel */
-static long npolls = 0;
-static char last_error[128] = "";
-
-typedef struct DevBlock
-{
-	size_t		size;
-	uint64_t	data[];
-} DevBlock;
-
-static int
-call(const char *what)
-{
-	++ncalls;
-	if (fail_at > 0 && ncalls >= fail_at && ncalls < fail_at + fail_len)
-	{
-		snprintf(last_error, sizeof(last_error), "%s: injected failure", what);
-		return 2;
-	}
-	return 0;
-}
-
-int
-gsk_init(int device, GskDeviceInfo *info)
-{
-	ninits++;
-	if (call("gsk_init"))
-		return 2;
-	memset(info, 0, sizeof(*info));
-	strcpy(info->name, "fake device");
-	info->total_mem = dev_capacity;
-	return 0;
-}
-
-const char *
-gsk_last_error(void)
-{
-	return last_error;
-}
-
-int
-gsk_mem_info(size_t *free_mem, size_t *total_mem)
-{
-	if (call("gsk_mem_info"))
-		return 2;
-	*free_mem = dev_capacity - dev_in_use;
-	*total_mem = dev_capacity;
-	return 0;
-}
-
-/* pinned buffers are never touched by the pool: large ones cost nothing */
-int
-gsk_host_alloc(void **p, size_t bytes)
-{
-	DevBlock   *b;
-
-	if (call("gsk_host_alloc"))
-		return 2;
-	b = malloc(sizeof(DevBlock) + bytes);
-	if (b == NULL)
-		abort();
-	b->size = bytes;
-	*p = b->data;
-	host_live++;
-	host_live_bytes += bytes;
-	return 0;
-}
-
-int
-gsk_host_free(void *p)
-{
-	DevBlock   *b = (DevBlock *) ((char *) p - offsetof(DevBlock, data));
-
-	host_live--;
-	host_live_bytes -= b->size;
-	free(b);
-	return 0;
-}
-
-int
-gsk_device_alloc(void **p, size_t bytes)
-{
-	DevBlock   *b;
-
-	if (call("gsk_device_alloc"))
-		return 2;
-	if (dev_in_use + bytes > dev_capacity)
-	{
-		snprintf(last_error, sizeof(last_error), "out of memory");
-		return 2;
-	}
-	b = malloc(sizeof(DevBlock) + bytes);
-	b->size = bytes;
-	dev_in_use += bytes;
-	*p = b->data;
-	return 0;
-}
-
-int
-gsk_device_free(void *p)
-{
-	DevBlock   *b = (DevBlock *) ((char *) p - offsetof(DevBlock, data));
-
-	dev_in_use -= b->size;
-	free(b);
-	return 0;
-}
-
-int
-gsk_stream_create(void **stream)
-{
-	if (call("gsk_stream_create"))
-		return 2;
-	*stream = malloc(1);
-	return 0;
-}
-
-int
-gsk_stream_destroy(void *stream)
-{
-	free(stream);
-	return 0;
-}
-
-int
-gsk_stream_query(void *stream)
-{
-	if (call("gsk_stream_query"))
-		return 2;
-	if (polls_left > 0)
-	{
-		/* the caller checks for interrupts after "not ready" */
-		if (++npolls == cancel_at_poll)
-			InterruptPending = true;
-		polls_left--;
-		return GSK_NOT_READY;
-	}
-	polls_left = not_ready_polls;
-	return 0;
-}
-
-int
-gsk_stream_sync(void *stream)
-{
-	return call("gsk_stream_sync") ? 2 : 0;
-}
-
-int
-gsk_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream)
-{
-	if (call("gsk_copy_h2d_async"))
-		return 2;
-	memcpy(dst, src, bytes);
-	return 0;
-}
-
-int
-gsk_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream)
-{
-	if (call("gsk_copy_d2h_async"))
-		return 2;
-	memcpy(dst, src, bytes);
-	return 0;
-}
-
-int
-gsk_event_create(void **event)
-{
-	if (call("gsk_event_create"))
-		return 2;
-	*event = calloc(1, sizeof(double));
-	return 0;
-}
-
-int
-gsk_event_destroy(void *event)
-{
-	free(event);
-	return 0;
-}
-
-int
-gsk_event_record(void *event, void *stream)
-{
-	if (call("gsk_event_record"))
-		return 2;
-	*(double *) event = (double) ncalls;
-	return 0;
-}
-
-int
-gsk_event_elapsed_ms(void *start, void *end, float *ms)
-{
-	*ms = (float) (*(double *) end - *(double *) start);
-	return 0;
-}
 
 size_t
 gsk_sort_temp_bytes(size_t n, int nwords)
@@ -462,24 +77,22 @@ gsk_iota_rows(uint32_t *d_rows, size_t n, uint32_t first_row, void *stream)
 {
 	size_t		i;
 
-	if (call("gsk_iota_rows"))
-		return 2;
+	if (fake_enqueue("gsk_iota_rows"))
+		return FAKE_INJECTED;
 	for (i = 0; i < n; i++)
 		d_rows[i] = first_row + (uint32_t) i;
 	return 0;
 }
 
+/* the CPU engine's sort, which the reference checks as well */
 int
 gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
 			   void *d_temp, size_t temp_bytes, void *stream, GskSortInfo *info)
 {
-	if (call("gsk_sort_pairs"))
-		return 2;
+	if (fake_enqueue("gsk_sort_pairs"))
+		return FAKE_INJECTED;
 	if (temp_bytes < gsk_sort_temp_bytes(n, nwords))
-	{
-		snprintf(last_error, sizeof(last_error), "temp too small");
-		return 2;
-	}
+		return fake_error(FAKE_INJECTED, "temp too small");
 	gs_cpu_sort_pairs((uint64 *) d_keys, d_rows, n, nwords);
 	if (info)
 	{
@@ -491,20 +104,6 @@ gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
 }
 
 /* ---- the tests ----------------------------------------------------------- */
-
-static int	failures = 0;
-static int	checks = 0;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 typedef struct Ref
 {
@@ -527,13 +126,6 @@ ref_cmp(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-static void
-fail(const char *what, const char *detail)
-{
-	printf("FAILED: %s: %s\n", what, detail);
-	failures++;
-}
-
 typedef struct Outcome
 {
 	bool		cancelled;
@@ -542,6 +134,21 @@ typedef struct Outcome
 	int			warnings;
 	int			nbuckets;
 } Outcome;
+
+/*
+ * After a sort, however it ended: nothing left on the device, and the
+ * pinned buffers given back only when the device was done with them.
+ */
+static void
+check_device_idle(const char *what)
+{
+	if (fake_dev_in_use != 0)
+		fail(what, "device memory left allocated");
+	if (fake_stream_busy)
+		fail(what, "work left on the stream");
+	if (fake_unsafe_puts > 0)
+		fail(what, "a pinned buffer went back to the pool while the device used it");
+}
 
 /*
  * Sorts n random keys of nwords words through GsSorter and checks the
@@ -554,6 +161,7 @@ sort_case(const char *what, uint64 n, int nwords, uint64 expected, bool need_key
 	Outcome		out;
 	Ref		   *ref = malloc(sizeof(Ref) * (n + 1));
 	GsSorter   *volatile s = NULL;
+	sigjmp_buf	jb;
 	uint64		i;
 	int			w;
 
@@ -564,23 +172,38 @@ sort_case(const char *what, uint64 n, int nwords, uint64 expected, bool need_key
 			ref[i].key[w] = distinct ? rnd() % distinct : rnd();
 		ref[i].row = (uint32) i;
 	}
-	nwarnings = 0;
+	pg_shim_warnings = 0;
+	pg_shim_errors = 0;
+	fake_unsafe_puts = 0;
 	checks++;
 
-	if (sigsetjmp(cancel_jmp, 1) != 0)
+	if (sigsetjmp(jb, 0) != 0)
 	{
 		/* an ERROR: the executor resets the node's memory context */
-		reset_context();
+		PG_exception_stack = NULL;
+		pg_shim_reset_context();
+		if (pg_shim_errors > 0)
+		{
+			char		d[600];
+
+			snprintf(d, sizeof(d), "an ERROR other than a cancel: %s", pg_shim_last_msg);
+			fail(what, d);
+		}
 		out.cancelled = true;
-		out.warnings = nwarnings;
+		out.warnings = pg_shim_warnings;
+		check_device_idle(what);
 		free(ref);
 		return out;
 	}
-
+	PG_exception_stack = &jb;
 	s = gs_sorter_begin(nwords, expected, need_keys ? GS_SORTER_NEED_KEYS : 0);
 	for (i = 0; i < n; i++)
 		memcpy(gs_sorter_push(s), ref[i].key, sizeof(uint64) * nwords);
 	gs_sorter_sort(s);
+	PG_exception_stack = NULL;
+	/* on the GPU or not, the caller reads the results now */
+	if (fake_stream_busy)
+		fail(what, "work in flight when the sort returned");
 
 	ref_nwords = nwords;
 	qsort(ref, n, sizeof(Ref), ref_cmp);
@@ -614,10 +237,9 @@ sort_case(const char *what, uint64 n, int nwords, uint64 expected, bool need_key
 			fail(what, "stats.npairs");
 	}
 	gs_sorter_end(s);
-	reset_context();
-	out.warnings = nwarnings;
-	if (dev_in_use != 0)
-		fail(what, "device memory left allocated");
+	pg_shim_reset_context();
+	out.warnings = pg_shim_warnings;
+	check_device_idle(what);
 	free(ref);
 	return out;
 }
@@ -641,7 +263,7 @@ extern Datum gpusort_gpu_info(PG_FUNCTION_ARGS);
 
 #define MB	((Size) 1024 * 1024)
 
-/* gpusort_gpu_info(start): its columns land in info_values / info_nulls */
+/* gpusort_gpu_info(start): its columns land in pg_shim_info_values / pg_shim_info_nulls */
 static void
 gpu_info(bool start)
 {
@@ -658,13 +280,13 @@ gpu_info(bool start)
 static const char *
 info_text(int att)
 {
-	return info_nulls[att] ? "" : (const char *) DatumGetPointer(info_values[att]);
+	return pg_shim_info_nulls[att] ? "" : (const char *) DatumGetPointer(pg_shim_info_values[att]);
 }
 
 static bool
 info_context_held(void)
 {
-	return !info_nulls[1] && DatumGetBool(info_values[1]);
+	return !pg_shim_info_nulls[1] && DatumGetBool(pg_shim_info_values[1]);
 }
 
 /* whether another open file description finds slot i locked */
@@ -685,26 +307,6 @@ slot_locked(int i)
 }
 
 /*
- * Runs fn in a child process, where what it does to the backend's state
- * (a failed start is remembered for the process's life) stays.
- */
-static void
-in_child(const char *what, int (*fn) (void))
-{
-	pid_t		pid;
-	int			status;
-
-	checks++;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		exit(fn() == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-		!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail(what, "failed in the child process");
-}
-
-/*
  * A start that fails in gsk_init: the sort falls back with the reason, the
  * slot is given back, and the failure is remembered: no second gsk_init.
  */
@@ -714,10 +316,10 @@ failed_start_case(void)
 	Outcome		o;
 
 	gpusort_device = GS_DEVICE_GPU;
-	ncalls = 0;
-	fail_at = 1;				/* gsk_init is the first call */
+	fake_ncalls = 0;
+	fake_fail_at = 1;				/* gsk_init is the first call */
 	o = sort_case("failed start", 1000, 1, 1000, false, 0);
-	fail_at = -1;
+	fake_fail_at = -1;
 	if (o.on_gpu || o.warnings != 1 ||
 		strcmp(o.fallback, "no usable GPU: gsk_init: injected failure") != 0)
 		fail("failed start", o.fallback);
@@ -727,10 +329,10 @@ failed_start_case(void)
 		fail("failed start", "a device after a failed start");
 
 	o = sort_case("after a failed start", 1000, 1, 1000, false, 0);
-	if (o.on_gpu || strstr(o.fallback, "no usable GPU") == NULL || ninits != 1)
+	if (o.on_gpu || strstr(o.fallback, "no usable GPU") == NULL || fake_ninits != 1)
 		fail("after a failed start", "the start was tried again");
 	gpu_info(true);
-	if (info_context_held() || ninits != 1 ||
+	if (info_context_held() || fake_ninits != 1 ||
 		strstr(info_text(9), "no usable GPU") == NULL)
 		fail("gpusort_gpu_info(true) after a failed start", info_text(9));
 	return failures;
@@ -756,22 +358,22 @@ pool_case(void)
 
 	/* 1/8 more than asked, rounded up to 2 MB: 3 MB -> 4 MB */
 	a = gs_pinned_get(3 * MB, reason, sizeof(reason));
-	if (a == NULL || host_live != 1 || host_live_bytes != 4 * MB)
+	if (a == NULL || fake_host_live != 1 || fake_host_live_bytes != 4 * MB)
 		fail("pool: a new buffer", "not 4 MB");
 	gs_pinned_put(a);
 	/* so a slightly larger request reuses it */
 	b = gs_pinned_get(3 * MB + MB / 2, reason, sizeof(reason));
-	if (b != a || host_live != 1)
+	if (b != a || fake_host_live != 1)
 		fail("pool: a slightly larger request", "the buffer was not reused");
 	/* a lent buffer is not lent again */
 	c = gs_pinned_get(MB, reason, sizeof(reason));
-	if (c == NULL || c == a || host_live != 2 || host_live_bytes != 6 * MB)
+	if (c == NULL || c == a || fake_host_live != 2 || fake_host_live_bytes != 6 * MB)
 		fail("pool: while lent", "not a new 2 MB buffer");
 	gs_pinned_put(b);
 	gs_pinned_put(c);
 	/* the smallest free buffer that fits */
 	if (gs_pinned_get(MB, reason, sizeof(reason)) != c ||
-		gs_pinned_get(MB, reason, sizeof(reason)) != a || host_live != 2)
+		gs_pinned_get(MB, reason, sizeof(reason)) != a || fake_host_live != 2)
 		fail("pool: best fit", "not the smallest fitting buffer first");
 	gs_pinned_put(a);
 	gs_pinned_put(c);
@@ -779,26 +381,26 @@ pool_case(void)
 	/* free buffers beyond 2 GB are dropped, the largest first */
 	for (i = 0; i < 3; i++)
 		big[i] = gs_pinned_get(800 * MB, reason, sizeof(reason));
-	if (host_live != 5 || host_live_bytes != 6 * MB + 3 * 900 * MB)
+	if (fake_host_live != 5 || fake_host_live_bytes != 6 * MB + 3 * 900 * MB)
 		fail("pool: large buffers", "not three new 900 MB buffers");
 	for (i = 0; i < 3; i++)
 		gs_pinned_put(big[i]);
-	if (host_live != 4 || host_live_bytes != 6 * MB + 2 * 900 * MB)
+	if (fake_host_live != 4 || fake_host_live_bytes != 6 * MB + 2 * 900 * MB)
 		fail("pool: free bytes", "not trimmed to 2 GB");
 
 	/* pinning fails: every free buffer is dropped and pinning tried again */
-	fail_at = ncalls + 1;
+	fake_fail_at = fake_ncalls + 1;
 	a = gs_pinned_get(1000 * MB, reason, sizeof(reason));
-	fail_at = -1;
-	if (a == NULL || host_live != 1 || host_live_bytes != 1126 * MB)
+	fake_fail_at = -1;
+	if (a == NULL || fake_host_live != 1 || fake_host_live_bytes != 1126 * MB)
 		fail("pool: pinning fails once", a ? "free buffers kept" : reason);
 	gs_pinned_put(a);
-	fail_at = ncalls + 1;
-	fail_len = 2;
+	fake_fail_at = fake_ncalls + 1;
+	fake_fail_len = 2;
 	a = gs_pinned_get(1200 * MB, reason, sizeof(reason));
-	fail_at = -1;
-	fail_len = 1;
-	if (a != NULL || host_live != 0 ||
+	fake_fail_at = -1;
+	fake_fail_len = 1;
+	if (a != NULL || fake_host_live != 0 ||
 		strcmp(reason, "cannot allocate pinned host memory: gsk_host_alloc: injected failure") != 0)
 		fail("pool: pinning fails twice", reason);
 
@@ -810,11 +412,11 @@ pool_case(void)
 		fail("pool: 17 buffers lent", reason);
 	for (i = 0; i < 16; i++)
 		gs_pinned_put(lent[i]);
-	if (host_live != 16)
+	if (fake_host_live != 16)
 		fail("pool: 16 buffers given back", "not all kept");
 	/* every entry holds a free buffer, none fits: they make room */
 	a = gs_pinned_get(3 * MB, reason, sizeof(reason));
-	if (a == NULL || host_live != 1)
+	if (a == NULL || fake_host_live != 1)
 		fail("pool: no entry free", a ? "free buffers kept" : reason);
 	gs_pinned_put(a);
 	return failures;
@@ -823,7 +425,6 @@ pool_case(void)
 int
 main(int argc, char **argv)
 {
-	char		dir[] = "/tmp/gs_engine_host.XXXXXX";
 	static const uint64 sizes[] = {0, 1, 2, 1000, 300001, 1300001};
 	int			nw,
 				si;
@@ -832,14 +433,15 @@ main(int argc, char **argv)
 	char		what[128];
 	int			held[2];
 
-	DataDir = mkdtemp(dir);
+	rnd_seed(0x9e3779b97f4a7c15ULL);
+	pg_shim_datadir_create("gs_engine_host");
 
 	/* states a process keeps for its life, each in a fresh child */
 	in_child("a failed start is remembered", failed_start_case);
 	in_child("the pinned pool", pool_case);
 
 	gpu_info(false);
-	if (info_context_held() || !info_nulls[2] ||
+	if (info_context_held() || !pg_shim_info_nulls[2] ||
 		strcmp(info_text(9), "not started in this backend") != 0)
 		fail("gpusort_gpu_info() before a start", info_text(9));
 
@@ -874,8 +476,8 @@ main(int argc, char **argv)
 	if (gs_gpu_session_slot() != 1 || !slot_locked(1) || slot_locked(0))
 		fail("a slot freed", "not holding slot 1 after the sort");
 	gpu_info(false);
-	if (!info_context_held() || info_nulls[2] || DatumGetInt32(info_values[2]) != 1 ||
-		strcmp(info_text(3), "fake device") != 0 || info_nulls[8] ||
+	if (!info_context_held() || pg_shim_info_nulls[2] || DatumGetInt32(pg_shim_info_values[2]) != 1 ||
+		strcmp(info_text(3), "fake device") != 0 || pg_shim_info_nulls[8] ||
 		strcmp(info_text(9), "ready") != 0)
 		fail("gpusort_gpu_info() after a start", info_text(9));
 
@@ -897,7 +499,7 @@ main(int argc, char **argv)
 		}
 
 	/* runs: the device holds only part of the input */
-	dev_capacity = ((size_t) 256 << 20) + ((size_t) 24 << 20);
+	fake_dev_capacity = ((size_t) 256 << 20) + ((size_t) 24 << 20);
 	for (nw = 1; nw <= 4; nw *= 2)
 	{
 		snprintf(what, sizeof(what), "runs by device memory, words=%d", nw);
@@ -906,7 +508,7 @@ main(int argc, char **argv)
 		if (o.nbuckets < 2 * 7)
 			fail(what, "not sorted in several runs");
 	}
-	dev_capacity = (size_t) 1 << 30;
+	fake_dev_capacity = (size_t) 1 << 30;
 	gpusort_gpu_max_run_rows = 100000;
 	o = sort_case("runs by gpusort.gpu_max_run_rows", 1000003, 2, 1000003, false, 300);
 	expect_gpu("runs by gpusort.gpu_max_run_rows", o);
@@ -915,9 +517,9 @@ main(int argc, char **argv)
 	gpusort_gpu_max_run_rows = 0;
 
 	/* every CUDA call failing in turn, under gpu and under auto */
-	ncalls = 0;
+	fake_ncalls = 0;
 	(void) sort_case("count calls", 600001, 1, 1000, true, 0);
-	total_calls = ncalls;
+	total_calls = fake_ncalls;
 	{
 		long		k;
 		int			nfallbacks = 0;
@@ -929,8 +531,8 @@ main(int argc, char **argv)
 			for (dev = 0; dev < 2; dev++)
 			{
 				gpusort_device = dev == 0 ? GS_DEVICE_GPU : GS_DEVICE_AUTO;
-				ncalls = 0;
-				fail_at = k;
+				fake_ncalls = 0;
+				fake_fail_at = k;
 				snprintf(what, sizeof(what), "call %ld of %ld fails (%s)", k, total_calls,
 						 dev == 0 ? "gpu" : "auto");
 				o = sort_case(what, 600001, 1, 1000, true, 0);
@@ -946,7 +548,7 @@ main(int argc, char **argv)
 					fail(what, "warning without a fallback");
 			}
 		}
-		fail_at = -1;
+		fake_fail_at = -1;
 		gpusort_device = GS_DEVICE_GPU;
 		printf("%ld CUDA calls per sort, %d of %ld injected failures fell back to the CPU\n",
 			   total_calls, nfallbacks, 2 * (total_calls + 1));
@@ -961,34 +563,21 @@ main(int argc, char **argv)
 		/* two waits of three "not ready" polls each */
 		for (k = 1; k <= 6; k++)
 		{
-			npolls = 0;
-			cancel_at_poll = k;
+			fake_npolls = 0;
+			fake_cancel_at_poll = k;
 			snprintf(what, sizeof(what), "cancel at poll %ld", k);
 			o = sort_case(what, 1300001, 2, 1300001, true, 0);
-			cancel_at_poll = -1;
+			fake_cancel_at_poll = -1;
 			if (!o.cancelled)
 				fail(what, "the cancel was not served");
-			if (dev_in_use != 0)
+			if (fake_dev_in_use != 0)
 				fail(what, "device memory left allocated");
 			o = sort_case("sort after a cancel", 300001, 2, 300001, true, 0);
 			expect_gpu("sort after a cancel", o);
 		}
 	}
 
-	printf("pinned buffers kept for reuse: %ld\n", host_live);
-	printf("%d passed, %d failed\n", Max(checks - failures, 0), failures);
-	{
-		char		p[MAXPGPATH];
-		int			i;
-
-		for (i = 0; i < 2; i++)
-		{
-			snprintf(p, sizeof(p), "%s/pg_gpusort/slot.%d", DataDir, i);
-			unlink(p);
-		}
-		snprintf(p, sizeof(p), "%s/pg_gpusort", DataDir);
-		rmdir(p);
-		rmdir(DataDir);
-	}
-	return failures ? 1 : 0;
+	printf("pinned buffers kept for reuse: %ld\n", fake_host_live);
+	pg_shim_datadir_remove();
+	return check_report();
 }

@@ -22,23 +22,19 @@
  *	 - the session: the cap at 0, a failed start remembered, a failed
  *	   stream creation not remembered (in child processes: a start is for
  *	   the process's life).
- * After every call the pinned buffer must be back in the pool and the
- * stream idle.
+ * After every call the pinned buffer must be back in the pool, given back
+ * only once the device was done with it, and the stream idle.
  *
- * Built with a shim for the backend symbols these files use; see
+ * The fake runtime is test/cpu/fake_cuda.c, the backend shim
+ * test/cpu/pg_shim.c; this file adds the tokenizer's and the
+ * contraction's kernels, which only tree_gpu.c calls.  Built by
  * test/cpu/tree_gpu_host.sh.  Exit status 1 on a failure.
  */
 #include "postgres.h"
 
 #include <setjmp.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "access/htup_details.h"
-#include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
-#include "utils/memutils.h"
 
 #include "gpusort.h"
 #include "contract.h"
@@ -47,167 +43,22 @@
 #include "tree_gpu.h"
 #include "treereduce.h"
 #include "xmltok.h"
+#include "fake_cuda.h"
+#include "pg_shim.h"
 
 #undef printf
 #undef fprintf
 #undef snprintf
 #undef vsnprintf
 
-/* ---- backend shim ------------------------------------------------------- */
+#include "check.h"
 
-MemoryContext CurrentMemoryContext = (MemoryContext) 1;
-volatile sig_atomic_t InterruptPending = false;
-sigjmp_buf *PG_exception_stack = NULL;
-ErrorContextCallback *error_context_stack = NULL;
-char	   *DataDir;
-bool		IsPostmasterEnvironment = true;
-bool		IsUnderPostmaster = true;
-int			pg_dir_create_mode = 0700;
-int			pg_file_create_mode = 0600;
-
-int			gpusort_device = GS_DEVICE_GPU;
-int			gpusort_max_gpu_sessions = 8;
-
-static int	nerrors = 0;
-
-static void *
-xmalloc(size_t size)
-{
-	void	   *p = malloc(size ? size : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-void *
-palloc(Size size)
-{
-	return xmalloc(size);
-}
-
-void *
-palloc0(Size size)
-{
-	return memset(xmalloc(size), 0, size);
-}
-
-void *
-MemoryContextAllocHuge(MemoryContext context, Size size)
-{
-	return xmalloc(size);
-}
-
-void *
-MemoryContextAllocZero(MemoryContext context, Size size)
-{
-	return palloc0(size);
-}
-
-char *
-MemoryContextStrdup(MemoryContext context, const char *string)
-{
-	return strcpy(xmalloc(strlen(string) + 1), string);
-}
-
-void *
-repalloc_huge(void *pointer, Size size)
-{
-	void	   *p = realloc(pointer, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-void
-pfree(void *pointer)
-{
-	free(pointer);
-}
-
-/* an ERROR: back to the innermost PG_TRY, as elog.c does */
-void
-pg_re_throw(void)
-{
-	if (PG_exception_stack == NULL)
-		abort();
-	siglongjmp(*PG_exception_stack, 1);
-}
-
-void
-ProcessInterrupts(void)
-{
-	InterruptPending = false;
-	nerrors++;
-	pg_re_throw();
-}
-
-bool
-errstart(int elevel, const char *domain)
-{
-	return true;
-}
-
-bool
-errstart_cold(int elevel, const char *domain)
-{
-	return true;
-}
-
-int
-errmsg(const char *fmt,...)
-{
-	return 0;
-}
-
-int
-errmsg_internal(const char *fmt,...)
-{
-	return 0;
-}
-
-int
-errdetail(const char *fmt,...)
-{
-	return 0;
-}
-
-int
-errcode(int sqlerrcode)
-{
-	return 0;
-}
-
-void
-errfinish(const char *filename, int lineno, const char *funcname)
-{
-}
-
-/* gpusort_gpu_info's, never called here */
-Datum
-HeapTupleHeaderGetDatum(HeapTupleHeader tuple)
-{
-	abort();
-}
-
-text *
-cstring_to_text(const char *s)
-{
-	abort();
-}
-
-TypeFuncClass
-get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId, TupleDesc *resultTupleDesc)
-{
-	abort();
-}
-
-HeapTuple
-heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
-{
-	abort();
-}
+/*
+ * ---- tree_reduce.c's part ---------------------------------------------------
+ * That file needs the executor and the xml type, so it is not linked: here
+ * is the one function of it that tree_gpu.c calls, as it is there but for
+ * the interrupt polling and the memory context.
+ */
 
 static void *
 grow(void *arg, void *old, size_t newsize)
@@ -229,161 +80,18 @@ gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
 	opt->grow = grow;
 }
 
-/* ---- the fake device ----------------------------------------------------- */
+/*
+ * ---- the tokenizer's and the contraction's kernels on the fake device ----
+ * Only tree_gpu.c calls them, so they live here, on fake_cuda.c's calls:
+ * each counts, can be made to fail, keeps the stream busy and the pinned
+ * host memory it writes in flight until the next wait.
+ */
 
-static long host_live = 0;		/* pinned buffers not freed */
-static long ncalls = 0;			/* gsk calls that can fail */
-static long fail_at = -1;		/* that call fails */
-static long ninits = 0;
-static int	not_ready_polls = 3;	/* per wait */
-static int	polls_left = 0;
-static long cancel_at_poll = -1;	/* that poll sees a cancel */
-static long npolls = 0;
-static bool stream_busy = false;	/* work enqueued, not waited for */
 static uint32_t count_flags = 0;	/* raised by the next count passes */
 static uint32_t emit_flags = 0;		/* raised by the next emit passes */
-static char last_error[128] = "";
 
 /* the tokens of the last count pass, for the emit pass */
 static GsXmlTokens scanned;
-
-static int
-call(const char *what)
-{
-	if (++ncalls == fail_at)
-	{
-		snprintf(last_error, sizeof(last_error), "%s: injected failure", what);
-		return 2;
-	}
-	return 0;
-}
-
-/* an asynchronous call: the work is done, but the stream is busy */
-static int
-enqueue(const char *what)
-{
-	if (call(what))
-		return 2;
-	stream_busy = true;
-	return 0;
-}
-
-int
-gsk_init(int device, GskDeviceInfo *info)
-{
-	ninits++;
-	if (call("gsk_init"))
-		return 2;
-	memset(info, 0, sizeof(*info));
-	strcpy(info->name, "fake device");
-	return 0;
-}
-
-const char *
-gsk_last_error(void)
-{
-	return last_error;
-}
-
-int
-gsk_mem_info(size_t *free_mem, size_t *total_mem)
-{
-	*free_mem = *total_mem = (size_t) 1 << 30;
-	return 0;
-}
-
-int
-gsk_host_alloc(void **p, size_t bytes)
-{
-	if (call("gsk_host_alloc"))
-		return 2;
-	*p = xmalloc(bytes);
-	host_live++;
-	return 0;
-}
-
-int
-gsk_host_free(void *p)
-{
-	free(p);
-	host_live--;
-	return 0;
-}
-
-int
-gsk_device_alloc(void **p, size_t bytes)
-{
-	if (call("gsk_device_alloc"))
-		return 2;
-	*p = xmalloc(bytes);
-	return 0;
-}
-
-int
-gsk_device_free(void *p)
-{
-	free(p);
-	return 0;
-}
-
-int
-gsk_stream_create(void **stream)
-{
-	if (call("gsk_stream_create"))
-		return 2;
-	*stream = xmalloc(1);
-	return 0;
-}
-
-int
-gsk_stream_destroy(void *stream)
-{
-	free(stream);
-	return 0;
-}
-
-int
-gsk_stream_query(void *stream)
-{
-	if (call("gsk_stream_query"))
-		return 2;
-	if (stream_busy && polls_left > 0)
-	{
-		/* the caller checks for interrupts after "not ready" */
-		if (++npolls == cancel_at_poll)
-			InterruptPending = true;
-		polls_left--;
-		return GSK_NOT_READY;
-	}
-	polls_left = not_ready_polls;
-	stream_busy = false;
-	return 0;
-}
-
-int
-gsk_stream_sync(void *stream)
-{
-	stream_busy = false;
-	return call("gsk_stream_sync") ? 2 : 0;
-}
-
-int
-gsk_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream)
-{
-	if (enqueue("gsk_copy_h2d_async"))
-		return 2;
-	memcpy(dst, src, bytes);
-	return 0;
-}
-
-int
-gsk_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream)
-{
-	if (enqueue("gsk_copy_d2h_async"))
-		return 2;
-	memcpy(dst, src, bytes);
-	return 0;
-}
 
 size_t
 gsk_xml_scan_temp_bytes(size_t nbytes)
@@ -407,8 +115,9 @@ gsk_xml_scan_count(const GskXmlScan *s, void *d_temp, size_t temp_bytes,
 	GsXmlError	err;
 	int			i;
 
-	if (enqueue("gsk_xml_scan_count"))
-		return 2;
+	if (fake_enqueue("gsk_xml_scan_count"))
+		return FAKE_INJECTED;
+	fake_host_in_flight(h_out);
 	memset(&opt, 0, sizeof(opt));
 	opt.weight_attr = s->attr;
 	opt.weight_attr_len = s->attr_len;
@@ -450,13 +159,11 @@ gsk_xml_scan_emit(const GskXmlScan *s, void *d_temp, size_t temp_bytes,
 				  void *d_emit, size_t emit_bytes, double *d_tok,
 				  size_t ntok, uint32_t *h_flags, void *stream)
 {
-	if (enqueue("gsk_xml_scan_emit"))
-		return 2;
+	if (fake_enqueue("gsk_xml_scan_emit"))
+		return FAKE_INJECTED;
+	fake_host_in_flight(h_flags);
 	if (ntok != scanned.ntok || emit_bytes < gsk_xml_emit_temp_bytes(ntok))
-	{
-		snprintf(last_error, sizeof(last_error), "emit: bad arguments");
-		return 3;
-	}
+		return fake_error(3, "emit: bad arguments");
 	memcpy(d_tok, scanned.tok, ntok * sizeof(GsToken));
 	*h_flags = emit_flags;
 	return 0;
@@ -475,8 +182,8 @@ piece_bytes(size_t cap)
 int
 gsk_tree_plan(int op, size_t ntok, GskTreePlan *plan)
 {
-	if (call("gsk_tree_plan"))
-		return 2;
+	if (fake_call("gsk_tree_plan"))
+		return FAKE_INJECTED;
 	plan->op = op;
 	plan->ntok = ntok;
 	plan->piece_len = 1024;
@@ -508,13 +215,13 @@ gsk_tree_local(const GskTreePlan *plan, const double *d_tok, void *d_temp,
 {
 	int			i;
 
-	if (enqueue("gsk_tree_local"))
-		return 2;
+	if (fake_enqueue("gsk_tree_local"))
+		return FAKE_INJECTED;
+	fake_host_in_flight(h_na);
+	fake_host_in_flight(h_nc);
+	fake_host_in_flight(h_ctop);
 	if (temp_bytes < plan->temp_bytes)
-	{
-		snprintf(last_error, sizeof(last_error), "local: temp too small");
-		return 3;
-	}
+		return fake_error(3, "local: temp too small");
 	for (i = 0; i < plan->k; i++)
 	{
 		GsContracted *t = piece(plan, d_temp, i);
@@ -523,10 +230,7 @@ gsk_tree_local(const GskTreePlan *plan, const double *d_tok, void *d_temp,
 		gs_contracted_init(plan->op, t);
 		if (!gs_contract_tokens(plan->op, d_tok + from,
 								Min(plan->piece_len, plan->ntok - from), t))
-		{
-			snprintf(last_error, sizeof(last_error), "local: piece overflow");
-			return 3;
-		}
+			return fake_error(3, "local: piece overflow");
 		h_na[i] = t->na;
 		h_nc[i] = t->nc;
 		h_ctop[2 * i] = t->c[t->nc - 1].m;
@@ -543,39 +247,20 @@ gsk_tree_intervals(const GskTreePlan *plan, void *d_temp, size_t temp_bytes,
 	long		j;
 	int			i;
 
-	if (enqueue("gsk_tree_intervals"))
-		return 2;
+	if (fake_enqueue("gsk_tree_intervals"))
+		return FAKE_INJECTED;
+	fake_host_in_flight(iv);
 	/* gs_contract_interval wants the pieces side by side */
-	t = xmalloc(plan->k * sizeof(GsContracted));
+	t = palloc(plan->k * sizeof(GsContracted));
 	for (i = 0; i < plan->k; i++)
 		t[i] = *piece(plan, d_temp, i);
 	for (j = 0; j < niv; j++)
 		gs_contract_interval(plan->op, t, &iv[j]);
-	free(t);
+	pfree(t);
 	return 0;
 }
 
 /* ---- documents ----------------------------------------------------------- */
-
-static int	failures = 0;
-static int	checks = 0;
-static uint64 rng = 0x2545f4914f6cdd1dULL;
-
-static uint64
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static void
-fail(const char *what, const char *detail)
-{
-	printf("FAILED: %s: %s\n", what, detail);
-	failures++;
-}
 
 typedef struct Buf
 {
@@ -669,11 +354,11 @@ reference(int op, const char *bytes, const uint64 *starts, int ndocs, size_t len
 		}
 		if (toks.nelements == 0)
 			continue;
-		work = xmalloc(gs_seq_workspace(toks.ntok, toks.max_depth));
+		work = palloc(gs_seq_workspace(toks.ntok, toks.max_depth));
 		if (gs_tree_reduce_seq(op, toks.tok, toks.ntok, toks.max_depth, work,
 							   NULL, &v) != GS_TREE_OK)
 			ok = false;
-		free(work);
+		pfree(work);
 		*result = gs_op_add(op, *result, v);
 		*nelements += toks.nelements;
 	}
@@ -712,6 +397,7 @@ reduce_case(const char *what, GsTreeBatch *batch, int op)
 	void	   *probe;
 
 	memset(&out, 0, sizeof(out));
+	fake_unsafe_puts = 0;
 	checks++;
 	if (gs_tree_batch_ndocs(batch) == 1)
 	{
@@ -720,7 +406,7 @@ reduce_case(const char *what, GsTreeBatch *batch, int op)
 	}
 	else
 	{
-		uint64	   *starts = xmalloc(sizeof(uint64) * (gs_tree_batch_ndocs(batch) + 1));
+		uint64	   *starts = palloc(sizeof(uint64) * (gs_tree_batch_ndocs(batch) + 1));
 		int			i;
 		const char *first;
 
@@ -732,7 +418,7 @@ reduce_case(const char *what, GsTreeBatch *batch, int op)
 		}
 		ref_ok = reference(op, first, starts, gs_tree_batch_ndocs(batch),
 						   gs_tree_batch_bytes(batch), &ref, &ref_nel);
-		free(starts);
+		pfree(starts);
 	}
 
 	if (sigsetjmp(jb, 0) == 0)
@@ -751,18 +437,20 @@ reduce_case(const char *what, GsTreeBatch *batch, int op)
 		out.thrown = true;
 	PG_exception_stack = NULL;
 
-	if (stream_busy)
+	if (fake_stream_busy)
 		fail(what, "work left on the stream");
+	if (fake_unsafe_puts > 0)
+		fail(what, "the pinned buffer went back to the pool while the device used it");
 	/*
 	 * The call's pinned buffer (the two 8 MB staging halves and more) must
 	 * be free again: nothing else here holds one that large, so the pool
 	 * lends it without pinning a new one.
 	 */
-	if (host_live > 0)
+	if (fake_host_live > 0)
 	{
-		live = host_live;
+		live = fake_host_live;
 		probe = gs_pinned_get(16 * 1024 * 1024, reason, sizeof(reason));
-		if (probe == NULL || host_live != live)
+		if (probe == NULL || fake_host_live != live)
 			fail(what, "the pinned buffer was not given back");
 		gs_pinned_put(probe);
 	}
@@ -806,22 +494,6 @@ expect_ok(const char *what, Outcome o)
 
 /* ---- session cases, each in a fresh process ------------------------------ */
 
-static void
-in_child(const char *what, int (*fn) (void))
-{
-	pid_t		pid;
-	int			status;
-
-	checks++;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		exit(fn() == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-		!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail(what, "failed in the child process");
-}
-
 static Buf small;
 
 static int
@@ -830,14 +502,14 @@ failed_start_case(void)
 	GsTreeBatch *batch = one_doc(&small, GS_OP_SUM);
 	Outcome		o;
 
-	ncalls = 0;
-	fail_at = 1;				/* gsk_init */
+	fake_ncalls = 0;
+	fake_fail_at = 1;				/* gsk_init */
 	o = reduce_case("failed start", batch, GS_OP_SUM);
-	fail_at = -1;
+	fake_fail_at = -1;
 	if (o.ok || strcmp(o.why, "no usable GPU: gsk_init: injected failure") != 0)
 		fail("failed start", o.why);
 	o = reduce_case("after a failed start", batch, GS_OP_SUM);
-	if (o.ok || strstr(o.why, "no usable GPU") == NULL || ninits != 1)
+	if (o.ok || strstr(o.why, "no usable GPU") == NULL || fake_ninits != 1)
 		fail("after a failed start", "the start was tried again");
 	return failures;
 }
@@ -848,10 +520,10 @@ failed_stream_case(void)
 	GsTreeBatch *batch = one_doc(&small, GS_OP_SUM);
 	Outcome		o;
 
-	ncalls = 0;
-	fail_at = 2;				/* gsk_init, gsk_stream_create */
+	fake_ncalls = 0;
+	fake_fail_at = 2;				/* gsk_init, gsk_stream_create */
 	o = reduce_case("failed stream", batch, GS_OP_SUM);
-	fail_at = -1;
+	fake_fail_at = -1;
 	if (o.ok || strcmp(o.why, "cannot create a CUDA stream: gsk_stream_create: injected failure") != 0)
 		fail("failed stream", o.why);
 	o = reduce_case("after a failed stream", batch, GS_OP_SUM);
@@ -864,7 +536,6 @@ failed_stream_case(void)
 int
 main(int argc, char **argv)
 {
-	char		dir[] = "/tmp/gs_tree_gpu_host.XXXXXX";
 	Buf			b = {0},
 				big = {0};
 	GsTreeBatch *batch;
@@ -876,7 +547,8 @@ main(int argc, char **argv)
 				total_polls,
 				k;
 
-	DataDir = mkdtemp(dir);
+	rnd_seed(0x2545f4914f6cdd1dULL);
+	pg_shim_datadir_create("gs_tree_gpu_host");
 	random_doc(&small, 3000, 40, 0);
 
 	in_child("a failed start is remembered", failed_start_case);
@@ -961,20 +633,20 @@ main(int argc, char **argv)
 	expect_ok("large document", reduce_case("large document", batch, GS_OP_SUM));
 
 	/* a cancel at each poll: the ERROR comes through, then a call works */
-	npolls = 0;
+	fake_npolls = 0;
 	(void) reduce_case("count polls", batch, GS_OP_SUM);
-	total_polls = npolls;
-	if (total_polls < 4 * not_ready_polls)
+	total_polls = fake_npolls;
+	if (total_polls < 4 * fake_not_ready_polls)
 		fail("large document", "fewer waits than staging, count, local, intervals");
 	for (k = 1; k <= total_polls; k++)
 	{
-		npolls = 0;
-		cancel_at_poll = k;
-		nerrors = 0;
+		fake_npolls = 0;
+		fake_cancel_at_poll = k;
+		pg_shim_cancels = 0;
 		snprintf(what, sizeof(what), "cancel at poll %ld", k);
 		o = reduce_case(what, batch, GS_OP_SUM);
-		cancel_at_poll = -1;
-		if (!o.thrown || nerrors != 1)
+		fake_cancel_at_poll = -1;
+		if (!o.thrown || pg_shim_cancels != 1)
 			fail(what, "the cancel was not served");
 		expect_ok("after a cancel", reduce_case("after a cancel", one_doc(&small, GS_OP_SUM),
 												GS_OP_SUM));
@@ -983,19 +655,19 @@ main(int argc, char **argv)
 	/* every call failing in turn: a reason, or the right result */
 	random_doc(&b, 20000, 3000, 0);
 	batch = one_doc(&b, GS_OP_MAX_SUBTREE);
-	ncalls = 0;
+	fake_ncalls = 0;
 	(void) reduce_case("count calls", batch, GS_OP_MAX_SUBTREE);
-	total_calls = ncalls;
+	total_calls = fake_ncalls;
 	{
 		int			nfallbacks = 0;
 
 		for (k = 1; k <= total_calls; k++)
 		{
-			ncalls = 0;
-			fail_at = k;
+			fake_ncalls = 0;
+			fake_fail_at = k;
 			snprintf(what, sizeof(what), "call %ld of %ld fails", k, total_calls);
 			o = reduce_case(what, batch, GS_OP_MAX_SUBTREE);
-			fail_at = -1;
+			fake_fail_at = -1;
 			if (!o.ok)
 			{
 				nfallbacks++;
@@ -1011,18 +683,6 @@ main(int argc, char **argv)
 			fail("failure injection", "no failure reached tree_gpu.c");
 	}
 
-	printf("%d passed, %d failed\n", Max(checks - failures, 0), failures);
-	{
-		char		p[MAXPGPATH];
-
-		for (i = 0; i < 8; i++)
-		{
-			snprintf(p, sizeof(p), "%s/pg_gpusort/slot.%d", DataDir, i);
-			unlink(p);
-		}
-		snprintf(p, sizeof(p), "%s/pg_gpusort", DataDir);
-		rmdir(p);
-		rmdir(DataDir);
-	}
-	return failures ? 1 : 0;
+	pg_shim_datadir_remove();
+	return check_report();
 }
