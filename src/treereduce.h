@@ -11,8 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "treeops.h"
+#include "xmltok.h"
 
 /* gpusort.tree_threads: CPU threads one large document may use */
 extern int	gpusort_tree_threads;
@@ -21,13 +23,30 @@ extern int	gpusort_tree_threads;
 extern void gpusort_tree_init(void);
 
 /*
- * Fills the tokenizer's options for op (xmltok.h's GsXmlOptions), token
- * arrays growing in the memory context cxt.  Backend code only.
+ * Fills the tokenizer's options for op, token arrays growing in the memory
+ * context cxt, interrupts served.  Backend code only.
  */
-struct GsXmlOptions;
-extern void gs_tree_tokenizer_options(struct GsXmlOptions *opt, int op,
+extern void gs_tree_tokenizer_options(GsXmlOptions *opt, int op,
 									  const char *weight_attr,
 									  size_t weight_attr_len, void *cxt);
+
+/*
+ * The part of those options that depends on op alone: the weights from
+ * weight_attr when the op reads them, the op's default weight otherwise,
+ * and the bound on the sum of |w| that keeps the ops that add weights
+ * finite (treeops.h).  Zeroes the rest.
+ */
+static inline void
+gs_tree_weight_options(GsXmlOptions *opt, int op, const char *weight_attr,
+					   size_t weight_attr_len)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->weight_attr = weight_attr;
+	opt->weight_attr_len = weight_attr_len;
+	opt->read_weight = gs_op_reads_weight(op);
+	opt->missing_weight = gs_op_default_weight(op);
+	opt->abs_sum_max = gs_op_sums_weights(op) ? GS_WEIGHT_ABS_SUM_MAX : 0;
+}
 
 /*
  * The GPU path (src/tree_gpu.c; called only when built with

@@ -71,12 +71,7 @@ void
 gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
 						  size_t weight_attr_len, void *cxt)
 {
-	memset(opt, 0, sizeof(*opt));
-	opt->weight_attr = weight_attr;
-	opt->weight_attr_len = weight_attr_len;
-	opt->read_weight = gs_op_reads_weight(op);
-	opt->missing_weight = gs_op_default_weight(op);
-	opt->abs_sum_max = gs_op_sums_weights(op) ? GS_WEIGHT_ABS_SUM_MAX : 0;
+	gs_tree_weight_options(opt, op, weight_attr, weight_attr_len);
 	opt->grow = grow;
 }
 
