@@ -235,7 +235,7 @@ sort_on_cpu(GsSorter *s)
 		s->rows[i] = (uint32) i;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gs_cpu_sort_pairs(s->keys, s->rows, s->n, s->nwords);
+	gs_cpu_sort_pairs(s->keys, s->rows, s->n, s->nwords, gpusort_cpu_threads);
 	s->sorted_keys = s->keys;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

@@ -71,9 +71,11 @@ extern void gs_sorter_end(GsSorter *s);
 
 /*
  * The CPU engine's sort, also the GPU engine's fallback: sorts the pairs
- * (keys[i * nwords ...], rows[i]) by (key, row) in place.  Works in
- * CurrentMemoryContext and checks for interrupts.
+ * (keys[i * nwords ...], rows[i]) by (key, row) in place, on up to
+ * nthreads threads.  Works in CurrentMemoryContext and checks for
+ * interrupts.
  */
-extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords);
+extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords,
+							  int nthreads);
 
 #endif							/* GPUSORT_ENGINE_H */

@@ -22,6 +22,16 @@
  *   another 256-bucket pass there.  Text prefixes and multi-column keys
  *   share long stretches of equal bytes, which this skips bucket by bucket.
  *
+ * Threads.  The MSD sort of a large input runs its first pass on the
+ * backend's thread, then sorts the 256 buckets it made on up to nthreads
+ * threads (gpusort.cpu_threads), largest buckets first, each bucket on one
+ * thread: they share no pair.  The threads call nothing of PostgreSQL's and
+ * run with every signal blocked; the backend's thread, which sorts buckets
+ * too, only notes a pending cancel and raises a flag that stops them all,
+ * and serves the interrupt once every thread has been joined, so an ERROR
+ * never leaves a thread writing into freed memory.  The LSD sort (few
+ * varying bytes, each pass one sequential scatter) stays on one thread.
+ *
  * Both scatter stably, so the row order within equal keys is the input's.
  * When the rows arrive ascending (always, from engine.c: row i is the i-th
  * pushed key), that is already (key, row) order.  Otherwise the LSD sort
@@ -40,6 +50,9 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <pthread.h>
+#include <signal.h>
 
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -61,6 +74,10 @@
 /* pairs processed between two CHECK_FOR_INTERRUPTS() */
 #define GS_CFI_STRIDE		((uint64) 1 << 18)
 
+/* inputs smaller than this are sorted on one thread */
+#define GS_PARALLEL_MIN_PAIRS	((uint64) 1 << 17)
+#define GS_MAX_THREADS		64
+
 /* byte b (0 = most significant) of a key of nwords words */
 #define KEY_BYTE(k, b)	((uint32) (((k)[(b) >> 3] >> (56 - 8 * ((b) & 7))) & 0xFF))
 
@@ -71,6 +88,8 @@ typedef struct MsdState
 	uint64	   *keys[2];		/* [0]: the caller's arrays, [1]: scratch */
 	uint32	   *rows[2];
 	uint64		work;			/* pairs moved since the last interrupt check */
+	int		   *cancel;			/* threads: the stop flag; NULL: one thread */
+	bool		backend;		/* runs on the backend's thread */
 } MsdState;
 
 /* -1, 0, 1 as key a compares to key b, from word 'from' on */
@@ -335,6 +354,24 @@ first_differing_byte(const uint64 *keys, uint64 n, int nwords, int from)
 	return nwords * 8;
 }
 
+/*
+ * Serves interrupts: on one thread, as usual; among threads, only the
+ * backend's thread looks, and a pending cancel stops every thread (the
+ * interrupt itself is served after they are joined).
+ */
+static bool
+msd_stopped(MsdState *st)
+{
+	if (st->cancel == NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		return false;
+	}
+	if (st->backend && InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
+		__atomic_store_n(st->cancel, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(st->cancel, __ATOMIC_RELAXED) != 0;
+}
+
 static void
 msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 {
@@ -370,7 +407,8 @@ msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 		if (st->work >= GS_CFI_STRIDE)
 		{
 			st->work = 0;
-			CHECK_FOR_INTERRUPTS();
+			if (msd_stopped(st))
+				return;
 		}
 
 		memset(count, 0, sizeof(count));
@@ -412,16 +450,170 @@ msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 		{
 			if (count[d] > 0)
 				msd_sort(st, 1 - buf, lo + offset[d] - count[d], count[d], byte + 1);
+			if (st->cancel && __atomic_load_n(st->cancel, __ATOMIC_RELAXED))
+				return;
 		}
 		return;
 	}
 }
 
+/* ---- wider keys on several threads -------------------------------------- */
+
+typedef struct MsdShared
+{
+	MsdState	st;				/* the arrays; each thread sorts with a copy */
+	int			byte;			/* the buckets' next digit */
+	int			nbuckets;
+	uint64		lo[256];		/* bucket b is [lo[b], lo[b] + n[b]) of buffer 1 */
+	uint64		n[256];
+	int			next;			/* the next bucket to take (atomic) */
+	int			cancel;			/* atomic */
+} MsdShared;
+
 static void
-msd_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, bool rows_sorted)
+msd_take_buckets(MsdShared *sh, bool backend)
+{
+	MsdState	st = sh->st;
+	int			b;
+
+	st.work = 0;
+	st.cancel = &sh->cancel;
+	st.backend = backend;
+	while ((b = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nbuckets)
+	{
+		msd_sort(&st, 1, sh->lo[b], sh->n[b], sh->byte);
+		if (__atomic_load_n(&sh->cancel, __ATOMIC_RELAXED))
+			break;
+	}
+}
+
+static void *
+msd_worker(void *arg)
+{
+	msd_take_buckets((MsdShared *) arg, false);
+	return NULL;
+}
+
+static int
+bucket_cmp_desc(const void *a, const void *b, void *arg)
+{
+	const uint64 *n = (const uint64 *) arg;
+	uint64		x = n[*(const int *) a];
+	uint64		y = n[*(const int *) b];
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * msd_sort of all n pairs (in buffer 0, byte 0 on), its first pass on this
+ * thread and the buckets it makes on nthreads threads.
+ */
+static void
+msd_sort_threads(MsdState *st, uint64 n, int nthreads)
+{
+	MsdShared  *sh = palloc0(sizeof(MsdShared));
+	int			nw = st->nwords;
+	uint64		count[256];
+	uint64		offset[256];
+	uint64		sum = 0;
+	int			order[256];
+	pthread_t	th[GS_MAX_THREADS];
+	int			started = 0;
+	int			byte = 0;
+	int			d;
+	uint64		i;
+
+	/* the first byte that splits the input, as msd_sort finds it */
+	for (;;)
+	{
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[KEY_BYTE(&st->keys[0][i * nw], byte)]++;
+		if (count[KEY_BYTE(&st->keys[0][0], byte)] < n)
+			break;
+		byte = first_differing_byte(st->keys[0], n, nw, byte + 1);
+		if (byte >= nw * 8)
+		{
+			/* all keys equal: nothing to share out */
+			msd_sort(st, 0, 0, n, byte);
+			pfree(sh);
+			return;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	for (d = 0; d < 256; d++)
+	{
+		offset[d] = sum;
+		sum += count[d];
+		if (count[d] > 0)
+		{
+			sh->lo[sh->nbuckets] = offset[d];
+			sh->n[sh->nbuckets] = count[d];
+			sh->nbuckets++;
+		}
+	}
+	for (i = 0; i < n; i++)
+	{
+		pair_copy(st->keys[1], st->rows[1], offset[KEY_BYTE(&st->keys[0][i * nw], byte)]++,
+				  st->keys[0], st->rows[0], i, nw);
+		if ((i & (GS_CFI_STRIDE - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+
+	/* largest buckets first, so that the last ones to finish are small */
+	for (d = 0; d < sh->nbuckets; d++)
+		order[d] = d;
+	qsort_arg(order, sh->nbuckets, sizeof(int), bucket_cmp_desc, sh->n);
+	{
+		uint64		lo[256];
+		uint64		cnt[256];
+
+		for (d = 0; d < sh->nbuckets; d++)
+		{
+			lo[d] = sh->lo[order[d]];
+			cnt[d] = sh->n[order[d]];
+		}
+		memcpy(sh->lo, lo, sizeof(uint64) * sh->nbuckets);
+		memcpy(sh->n, cnt, sizeof(uint64) * sh->nbuckets);
+	}
+	sh->st = *st;
+	sh->byte = byte + 1;
+
+	nthreads = Min(Min(nthreads, GS_MAX_THREADS), sh->nbuckets);
+	if (nthreads > 1)
+	{
+		sigset_t	all,
+					old;
+
+		/* the threads must never run the backend's signal handlers */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		while (started < nthreads - 1 &&
+			   pthread_create(&th[started], NULL, msd_worker, sh) == 0)
+			started++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	msd_take_buckets(sh, true);
+	for (d = 0; d < started; d++)
+		pthread_join(th[d], NULL);
+
+	if (sh->cancel)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the flag is raised only for an interrupt that throws */
+		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
+	}
+	pfree(sh);
+}
+
+static void
+msd_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, bool rows_sorted,
+			   int nthreads)
 {
 	MsdState	st;
 
+	memset(&st, 0, sizeof(st));
 	st.nwords = nwords;
 	st.rows_sorted = rows_sorted;
 	st.keys[0] = keys;
@@ -430,8 +622,10 @@ msd_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, bool rows_sorte
 										sizeof(uint64) * nwords * n);
 	st.rows[1] = MemoryContextAllocHuge(CurrentMemoryContext,
 										sizeof(uint32) * n);
-	st.work = 0;
-	msd_sort(&st, 0, 0, n, 0);
+	if (nthreads > 1 && n >= GS_PARALLEL_MIN_PAIRS)
+		msd_sort_threads(&st, n, nthreads);
+	else
+		msd_sort(&st, 0, 0, n, 0);
 	pfree(st.keys[1]);
 	pfree(st.rows[1]);
 }
@@ -439,7 +633,7 @@ msd_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, bool rows_sorte
 /* ---- entry points ------------------------------------------------------ */
 
 void
-gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords)
+gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, int nthreads)
 {
 	bool		rows_sorted;
 
@@ -452,7 +646,7 @@ gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords)
 
 	if (nwords == 1 && lsd_sort_1word(keys, rows, n, rows_sorted))
 		return;
-	msd_sort_pairs(keys, rows, n, nwords, rows_sorted);
+	msd_sort_pairs(keys, rows, n, nwords, rows_sorted, nthreads);
 }
 
 /*

@@ -29,6 +29,7 @@ int			gpusort_min_rows = 10000;
 int			gpusort_max_memory = 4 * 1024 * 1024;	/* 4 GB, in kB */
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
+int			gpusort_cpu_threads = 4;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GS_DEVICE_AUTO, false},
@@ -84,6 +85,15 @@ _PG_init(void)
 							&gpusort_max_gpu_sessions,
 							8, 0, 1024,
 							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.cpu_threads",
+							"CPU threads one GpuSort may use to sort on the CPU.",
+							"A large sort on the CPU engine shares its buckets out "
+							"among this many threads.",
+							&gpusort_cpu_threads,
+							4, 1, 64,
+							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_max_run_rows",

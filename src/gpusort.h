@@ -29,6 +29,7 @@ extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* kB */
 extern int	gpusort_max_gpu_sessions;
 extern int	gpusort_gpu_max_run_rows;
+extern int	gpusort_cpu_threads;
 
 /* planner.c: installs the planner hook and registers the CustomScan methods */
 extern void gpusort_planner_init(void);

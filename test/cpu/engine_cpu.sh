@@ -9,5 +9,5 @@ cd "$(dirname "$0")/../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_cpu_test"
 cc -O2 -Wall -I src -I kernels -I test/cpu -I "$(pg_config --includedir-server)" \
-	-o "$bin" test/cpu/engine_cpu_test.c test/cpu/pg_shim.c src/engine_cpu.c
+	-o "$bin" test/cpu/engine_cpu_test.c test/cpu/pg_shim.c src/engine_cpu.c -lpthread
 "$bin"

@@ -13,10 +13,15 @@
  */
 #include "postgres.h"
 
+#include <pthread.h>
+#include <setjmp.h>
 #include <time.h>
+
+#include "miscadmin.h"
 
 #include "engine.h"
 #include "engine_gpu.h"
+#include "pg_shim.h"
 
 /* the C library's, not port.h's replacements (no libpgport here) */
 #undef qsort
@@ -32,6 +37,25 @@ pg_qsort(void *base, size_t nel, size_t elsize,
 		 int (*cmp) (const void *, const void *))
 {
 	qsort(base, nel, elsize, cmp);
+}
+
+/* and its qsort_arg (called from one thread at a time) */
+static int	(*qsort_arg_cmp) (const void *, const void *, void *);
+static void *qsort_arg_arg;
+
+static int
+qsort_arg_tramp(const void *a, const void *b)
+{
+	return qsort_arg_cmp(a, b, qsort_arg_arg);
+}
+
+void
+qsort_arg(void *base, size_t nel, size_t elsize,
+		  int (*cmp) (const void *, const void *, void *), void *arg)
+{
+	qsort_arg_cmp = cmp;
+	qsort_arg_arg = arg;
+	qsort(base, nel, elsize, qsort_arg_tramp);
 }
 
 /* ---- reference ------------------------------------------------------------ */
@@ -135,7 +159,7 @@ check(const char *what, const uint64 *keys, const uint32 *rows, const RefPair *r
 }
 
 static void
-run_case(uint64 n, int nwords, int dist, bool shuffled_rows)
+run_case(uint64 n, int nwords, int dist, bool shuffled_rows, int nthreads)
 {
 	uint64	   *keys = malloc(sizeof(uint64) * nwords * (n + 1));
 	uint32	   *rows = malloc(sizeof(uint32) * (n + 1));
@@ -163,9 +187,9 @@ run_case(uint64 n, int nwords, int dist, bool shuffled_rows)
 	ref_nwords = nwords;
 	qsort(ref, n, sizeof(RefPair), ref_cmp);
 
-	gs_cpu_sort_pairs(keys, rows, n, nwords);
-	snprintf(what, sizeof(what), "sort n=%llu words=%d %s%s", (unsigned long long) n,
-			 nwords, dist_name[dist], shuffled_rows ? " shuffled-rows" : "");
+	gs_cpu_sort_pairs(keys, rows, n, nwords, nthreads);
+	snprintf(what, sizeof(what), "sort n=%llu words=%d %s%s threads=%d", (unsigned long long) n,
+			 nwords, dist_name[dist], shuffled_rows ? " shuffled-rows" : "", nthreads);
 	check(what, keys, rows, ref, n, nwords);
 
 	/* merge: sort runs with the reference, then merge them */
@@ -217,7 +241,7 @@ now_ms(void)
 }
 
 static void
-bench(uint64 n)
+bench(uint64 n, int nthreads)
 {
 	int			nwords;
 	int			dists[] = {D_RANDOM, D_SMALL, D_PREFIX};
@@ -242,7 +266,7 @@ bench(uint64 n)
 				ref[i].row = (uint32) i;
 			}
 			t0 = now_ms();
-			gs_cpu_sort_pairs(keys, rows, n, nwords);
+			gs_cpu_sort_pairs(keys, rows, n, nwords, nthreads);
 			t_radix = now_ms() - t0;
 			ref_nwords = nwords;
 			t0 = now_ms();
@@ -256,6 +280,88 @@ bench(uint64 n)
 		}
 }
 
+/* ---- a cancel during a sort on threads ---------------------------------- */
+
+static void *
+raise_interrupt(void *arg)
+{
+	struct timespec ts = {0, *(const long *) arg};
+
+	nanosleep(&ts, NULL);
+	InterruptPending = true;
+	return NULL;
+}
+
+/*
+ * A cancel arriving at various times of a sort on 4 threads (in the first
+ * pass, which serves it at once, or while the threads sort buckets, where
+ * it is served once they are joined): the sort either finished, in order,
+ * or ended in the cancel's ERROR.  Never a crash, a hang or a half-sorted
+ * array reported as done.
+ */
+static int
+cancel_cases(void)
+{
+	static const long delays_ns[] = {0, 1000000, 10000000, 30000000, 60000000,
+		150000000, 400000000, 900000000};
+	const uint64 n = 2000000;
+	const int	nwords = 2;
+	uint64	   *keys = malloc(sizeof(uint64) * nwords * n);
+	uint32	   *rows = malloc(sizeof(uint32) * n);
+	int			ncancelled = 0;
+	size_t		c;
+
+	for (c = 0; c < sizeof(delays_ns) / sizeof(delays_ns[0]); c++)
+	{
+		sigjmp_buf	jb;
+		sigjmp_buf *save = PG_exception_stack;
+		pthread_t	th;
+		int			cancels = pg_shim_cancels;
+		volatile bool finished = false;
+		char		what[64];
+		uint64		i;
+
+		snprintf(what, sizeof(what), "cancel after %ld us", delays_ns[c] / 1000);
+		checks++;
+		gen(keys, n, nwords, D_RANDOM);
+		for (i = 0; i < n; i++)
+			rows[i] = (uint32) i;
+		pthread_create(&th, NULL, raise_interrupt, (void *) &delays_ns[c]);
+		if (sigsetjmp(jb, 0) == 0)
+		{
+			PG_exception_stack = &jb;
+			gs_cpu_sort_pairs(keys, rows, n, nwords, 4);
+			finished = true;
+		}
+		PG_exception_stack = save;
+		pthread_join(th, NULL);
+		InterruptPending = false;
+
+		if (!finished)
+		{
+			ncancelled++;
+			if (pg_shim_cancels != cancels + 1)
+				fail(what, "an ERROR other than the cancel");
+			continue;
+		}
+		for (i = 1; i < n; i++)
+		{
+			const uint64 *a = &keys[(i - 1) * nwords];
+			const uint64 *b = &keys[i * nwords];
+
+			if (a[0] > b[0] || (a[0] == b[0] && (a[1] > b[1] ||
+												 (a[1] == b[1] && rows[i - 1] > rows[i]))))
+			{
+				fail(what, "finished, but not in order");
+				break;
+			}
+		}
+	}
+	free(keys);
+	free(rows);
+	return ncancelled;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -266,9 +372,9 @@ main(int argc, char **argv)
 	int			ncases = 0;
 
 	rnd_seed(88172645463325252ULL);
-	if (argc == 3 && strcmp(argv[1], "bench") == 0)
+	if (argc >= 3 && strcmp(argv[1], "bench") == 0)
 	{
-		bench(strtoull(argv[2], NULL, 10));
+		bench(strtoull(argv[2], NULL, 10), argc > 3 ? atoi(argv[3]) : 1);
 		return 0;
 	}
 
@@ -276,10 +382,20 @@ main(int argc, char **argv)
 		for (dist = 0; dist < D_NDIST; dist++)
 			for (s = 0; s < lengthof(sizes); s++)
 			{
-				run_case(sizes[s], nwords, dist, false);
-				run_case(sizes[s], nwords, dist, true);
+				run_case(sizes[s], nwords, dist, false, 1);
+				run_case(sizes[s], nwords, dist, true, 1);
 				ncases += 2;
+				/* the largest ones on threads too (1 thread below 2^17 pairs) */
+				if (sizes[s] >= 65537)
+				{
+					run_case(sizes[s], nwords, dist, false, 4);
+					run_case(sizes[s], nwords, dist, true, 3);
+					ncases += 2;
+				}
 			}
+	printf("cancel during a sort on 4 threads: %d of 8 runs cancelled, the rest finished in order\n",
+		   cancel_cases());
+	ncases += 8;
 	printf("%d cases, %d failed\n", ncases, failures);
 	return failures ? 1 : 0;
 }

@@ -93,7 +93,7 @@ gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
 		return FAKE_INJECTED;
 	if (temp_bytes < gsk_sort_temp_bytes(n, nwords))
 		return fake_error(FAKE_INJECTED, "temp too small");
-	gs_cpu_sort_pairs((uint64 *) d_keys, d_rows, n, nwords);
+	gs_cpu_sort_pairs((uint64 *) d_keys, d_rows, n, nwords, 1);
 	if (info)
 	{
 		info->nbuckets = 7;

@@ -40,6 +40,9 @@
 
 MemoryContext CurrentMemoryContext = (MemoryContext) 1;
 volatile sig_atomic_t InterruptPending = false;
+volatile uint32 InterruptHoldoffCount = 0;
+volatile uint32 QueryCancelHoldoffCount = 0;
+volatile uint32 CritSectionCount = 0;
 sigjmp_buf *PG_exception_stack = NULL;
 ErrorContextCallback *error_context_stack = NULL;
 char	   *DataDir;
@@ -55,6 +58,7 @@ int			gpusort_min_rows = 0;
 int			gpusort_max_memory = 4 * 1024 * 1024;
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
+int			gpusort_cpu_threads = 1;
 
 int			pg_shim_warnings = 0;
 int			pg_shim_errors = 0;
