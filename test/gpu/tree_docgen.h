@@ -304,6 +304,35 @@ balanced(const std::vector<double> &tok)
 	}
 	return d == 0;
 }
+
+/*
+ * A batch of n small documents (some with an XML declaration, some empty)
+ * as one text with the documents' start offsets, and the CPU tokenizer's
+ * tokens of all of them, concatenated: what a batched GPU scan must give.
+ */
+static inline void
+gen_batch(int n, std::string &text, std::vector<uint64_t> &starts,
+		  std::vector<double> &want)
+{
+	std::vector<double> one;
+
+	for (int i = 0; i < n; i++)
+	{
+		DocGen		g;
+
+		g.fancy = false;
+		std::string doc = gen_document(g, 1 + rnd_below(10), 4);
+
+		if (rnd_below(50) == 0)
+			doc = "<?xml version=\"1.0\"?>" + doc;
+		if (rnd_below(100) == 0)
+			doc = "";
+		cpu_tokens(doc, true, one);
+		want.insert(want.end(), one.begin(), one.end());
+		starts.push_back(text.size());
+		text += doc;
+	}
+}
 #endif
 
 #endif							/* TREE_DOCGEN_H */

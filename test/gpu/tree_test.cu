@@ -704,28 +704,12 @@ test_tokenizer(bool quick)
 		std::string text;
 		std::vector<uint64_t> starts;
 		std::vector<double> want,
-					one,
 					got;
 		uint32_t	why;
 		float		ms;
 		int			n = quick ? 2000 : 20000;
 
-		for (int i = 0; i < n; i++)
-		{
-			DocGen		g;
-
-			g.fancy = false;
-			std::string doc = gen_document(g, 1 + rnd_below(10), 4);
-
-			if (rnd_below(50) == 0)
-				doc = "<?xml version=\"1.0\"?>" + doc;
-			if (rnd_below(100) == 0)
-				doc = "";
-			cpu_tokens(doc, true, one);
-			want.insert(want.end(), one.begin(), one.end());
-			starts.push_back(text.size());
-			text += doc;
-		}
+		gen_batch(n, text, starts, want);
 		bool		ok = gpu_tokens(text, starts, true, got, &why, &ms);
 
 		check(ok && same_tokens(want, got), "tokenizer: batch of %d documents in one launch (%zu tokens)",

@@ -213,25 +213,9 @@ main(int argc, char **argv)
 		std::string text;
 		std::vector<uint64_t> starts;
 		std::vector<double> want,
-					one,
 					got;
 
-		for (int i = 0; i < 2000; i++)
-		{
-			DocGen		g;
-
-			g.fancy = false;
-			std::string doc = gen_document(g, 1 + rnd_below(10), 4);
-
-			if (rnd_below(50) == 0)
-				doc = "<?xml version=\"1.0\"?>" + doc;
-			if (rnd_below(100) == 0)
-				doc = "";
-			cpu_tokens(doc, true, one);
-			want.insert(want.end(), one.begin(), one.end());
-			starts.push_back(text.size());
-			text += doc;
-		}
+		gen_batch(2000, text, starts, want);
 		check(gpu_tokens(text, starts, true, got) && same_tokens(want, got),
 			  "a batch of 2000 documents scans as their concatenated token arrays");
 		check(!gpu_tokens("<a w=\"1\"><b/></a><a w=\"2\"></a>", {0, 9}, true, got),
