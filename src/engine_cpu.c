@@ -22,15 +22,14 @@
  *   another 256-bucket pass there.  Text prefixes and multi-column keys
  *   share long stretches of equal bytes, which this skips bucket by bucket.
  *
- * Threads.  The MSD sort of a large input runs its first pass on the
- * backend's thread, then sorts the 256 buckets it made on up to nthreads
- * threads (gpusort.cpu_threads), largest buckets first, each bucket on one
- * thread: they share no pair.  The threads call nothing of PostgreSQL's and
- * run with every signal blocked; the backend's thread, which sorts buckets
- * too, only notes a pending cancel and raises a flag that stops them all,
- * and serves the interrupt once every thread has been joined, so an ERROR
- * never leaves a thread writing into freed memory.  The LSD sort (few
- * varying bytes, each pass one sequential scatter) stays on one thread.
+ * Threads (gpusort.cpu_threads, for inputs of GS_PARALLEL_MIN_PAIRS pairs
+ * or more; see team_run for the rules they follow).  The MSD sort runs its
+ * first pass on the backend's thread, then sorts the buckets it made on
+ * the team, largest first, each bucket on one thread: they share no pair.
+ * The LSD sort cuts the pairs into one slice per thread; each pass counts
+ * digits per slice, turns the counts into per-slice positions (slice t's
+ * pairs of a digit after those of slices before it, so the pass stays
+ * stable) and scatters every slice in parallel.
  *
  * Both scatter stably, so the row order within equal keys is the input's.
  * When the rows arrive ascending (always, from engine.c: row i is the i-th
@@ -88,8 +87,8 @@ typedef struct MsdState
 	uint64	   *keys[2];		/* [0]: the caller's arrays, [1]: scratch */
 	uint32	   *rows[2];
 	uint64		work;			/* pairs moved since the last interrupt check */
-	int		   *cancel;			/* threads: the stop flag; NULL: one thread */
-	bool		backend;		/* runs on the backend's thread */
+	struct Team *team;			/* sorting on threads, or NULL */
+	int			t;				/* which thread of the team */
 } MsdState;
 
 /* -1, 0, 1 as key a compares to key b, from word 'from' on */
@@ -150,41 +149,227 @@ pairs_sorted(const uint64 *keys, const uint32 *rows, uint64 n, int nwords)
 	return true;
 }
 
+/* ---- threads ------------------------------------------------------------ */
+
+/*
+ * A team runs fn(arg, t) for t = 0 .. nthreads - 1 and returns when all are
+ * done: t = 0 on the backend's thread, the others on threads started with
+ * every signal blocked (a thread that cannot be started has its share run
+ * by the backend's thread afterwards, so the work never depends on how many
+ * started).  fn calls nothing of PostgreSQL's; its long loops ask
+ * team_stopped() and give up when told.  Only t = 0 looks at interrupts,
+ * and a pending one raises the flag that stops everybody; team_run serves
+ * it once every thread has been joined, so an ERROR never leaves a thread
+ * writing into memory that the ERROR frees.
+ */
+typedef struct Team
+{
+	int			nthreads;
+	int			cancel;			/* atomic */
+} Team;
+
+typedef struct TeamCall
+{
+	void		(*fn) (void *arg, int t);
+	void	   *arg;
+	int			t;
+} TeamCall;
+
+static void *
+team_thread(void *p)
+{
+	TeamCall   *c = (TeamCall *) p;
+
+	c->fn(c->arg, c->t);
+	return NULL;
+}
+
+static bool
+team_stopped(Team *team, int t)
+{
+	if (t == 0 && InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
+		__atomic_store_n(&team->cancel, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(&team->cancel, __ATOMIC_RELAXED) != 0;
+}
+
+static void
+team_run(Team *team, void (*fn) (void *, int), void *arg)
+{
+	pthread_t	th[GS_MAX_THREADS];
+	TeamCall	calls[GS_MAX_THREADS];
+	sigset_t	all,
+				old;
+	int			started = 1;
+	int			t;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (; started < team->nthreads; started++)
+	{
+		calls[started].fn = fn;
+		calls[started].arg = arg;
+		calls[started].t = started;
+		if (pthread_create(&th[started], NULL, team_thread, &calls[started]) != 0)
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	fn(arg, 0);
+	for (t = started; t < team->nthreads; t++)
+		fn(arg, t);
+	for (t = 1; t < started; t++)
+		pthread_join(th[t], NULL);
+
+	if (team->cancel)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the flag is raised only for an interrupt that throws */
+		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
+	}
+}
+
+/* the slice [*lo, *hi) of n items that thread t of nthreads works on */
+static void
+team_slice(uint64 n, int nthreads, int t, uint64 *lo, uint64 *hi)
+{
+	*lo = n / nthreads * t + Min((uint64) t, n % nthreads);
+	*hi = *lo + n / nthreads + ((uint64) t < n % nthreads ? 1 : 0);
+}
+
 /* ---- one-word keys: LSD ------------------------------------------------ */
 
 /*
- * One stable counting-scatter pass on the digit selected by 'shift' of
- * either the key (from_rows = false) or the row number.
+ * The LSD sort's state, shared by its team: every phase works on the
+ * thread's slice of the pairs, in order, so that the scatters stay stable
+ * (thread t's pairs of a digit go after those of threads before it).
+ */
+typedef struct LsdShared
+{
+	Team		team;
+	uint64		n;
+	bool		rows_sorted;
+	/* the histograms of every key byte and row byte, per thread */
+	const uint64 *keys;
+	const uint32 *rows;
+	uint64	   *khist;			/* [nthreads][8][256], byte 0 = least significant */
+	uint64	   *rhist;			/* [nthreads][4][256] */
+	/* the current pass: on key byte or row byte 'shift' / 8 */
+	const uint64 *skeys;
+	const uint32 *srows;
+	uint64	   *dkeys;
+	uint32	   *drows;
+	int			shift;
+	bool		from_rows;
+	uint64	   *off;			/* [nthreads][256]: counts, then positions */
+} LsdShared;
+
+static inline uint32
+lsd_digit(const LsdShared *sh, uint64 i)
+{
+	if (sh->from_rows)
+		return (sh->srows[i] >> sh->shift) & 0xFF;
+	return (uint32) (sh->skeys[i] >> sh->shift) & 0xFF;
+}
+
+static void
+lsd_histograms(void *arg, int t)
+{
+	LsdShared  *sh = (LsdShared *) arg;
+	uint64	   *kh = &sh->khist[(Size) t * 8 * 256];
+	uint64	   *rh = &sh->rhist[(Size) t * 4 * 256];
+	uint64		lo,
+				hi,
+				i;
+	int			b;
+
+	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	for (i = lo; i < hi; i++)
+	{
+		uint64		key = sh->keys[i];
+
+		for (b = 0; b < 8; b++)
+			kh[b * 256 + ((key >> (8 * b)) & 0xFF)]++;
+		if (!sh->rows_sorted)
+		{
+			for (b = 0; b < 4; b++)
+				rh[b * 256 + ((sh->rows[i] >> (8 * b)) & 0xFF)]++;
+		}
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+			return;
+	}
+}
+
+static void
+lsd_count(void *arg, int t)
+{
+	LsdShared  *sh = (LsdShared *) arg;
+	uint64	   *cnt = &sh->off[(Size) t * 256];
+	uint64		lo,
+				hi,
+				i;
+
+	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	memset(cnt, 0, sizeof(uint64) * 256);
+	for (i = lo; i < hi; i++)
+	{
+		cnt[lsd_digit(sh, i)]++;
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+			return;
+	}
+}
+
+static void
+lsd_scatter(void *arg, int t)
+{
+	LsdShared  *sh = (LsdShared *) arg;
+	uint64	   *pos = &sh->off[(Size) t * 256];
+	uint64		lo,
+				hi,
+				i;
+
+	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	for (i = lo; i < hi; i++)
+	{
+		uint64		p = pos[lsd_digit(sh, i)]++;
+
+		sh->dkeys[p] = sh->skeys[i];
+		sh->drows[p] = sh->srows[i];
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+			return;
+	}
+}
+
+/*
+ * One stable counting-scatter pass on the digit sh->shift of the keys (or
+ * of the row numbers): each thread counts its slice (unless hist, the
+ * per-thread counts of this digit over these very slices, is given), the
+ * counts become each thread's positions, and each thread scatters.
  */
 static void
-lsd_pass(const uint64 *skeys, const uint32 *srows, uint64 *dkeys, uint32 *drows,
-		 uint64 n, const uint64 *hist, int shift, bool from_rows)
+lsd_pass(LsdShared *sh, const uint64 *hist, int hist_stride)
 {
-	uint64		offset[256];
+	int			nt = sh->team.nthreads;
 	uint64		sum = 0;
-	uint64		i;
-	int			d;
+	int			d,
+				t;
 
+	if (hist)
+	{
+		for (t = 0; t < nt; t++)
+			memcpy(&sh->off[(Size) t * 256], &hist[(Size) t * hist_stride],
+				   sizeof(uint64) * 256);
+	}
+	else
+		team_run(&sh->team, lsd_count, sh);
 	for (d = 0; d < 256; d++)
-	{
-		offset[d] = sum;
-		sum += hist[d];
-	}
-	for (i = 0; i < n; i++)
-	{
-		uint32		digit;
-		uint64		pos;
+		for (t = 0; t < nt; t++)
+		{
+			uint64		c = sh->off[(Size) t * 256 + d];
 
-		if (from_rows)
-			digit = (srows[i] >> shift) & 0xFF;
-		else
-			digit = (uint32) (skeys[i] >> shift) & 0xFF;
-		pos = offset[digit]++;
-		dkeys[pos] = skeys[i];
-		drows[pos] = srows[i];
-		if ((i & (GS_CFI_STRIDE - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+			sh->off[(Size) t * 256 + d] = sum;
+			sum += c;
+		}
+	team_run(&sh->team, lsd_scatter, sh);
 }
 
 /*
@@ -192,35 +377,40 @@ lsd_pass(const uint64 *skeys, const uint32 *srows, uint64 *dkeys, uint32 *drows,
  * that the MSD sort is faster (it stops at the first distinguishing bytes).
  */
 static bool
-lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted)
+lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted,
+			   int nthreads)
 {
-	uint64	   *khist;			/* [8][256], byte 0 = least significant */
-	uint64	   *rhist;			/* [4][256] */
+	LsdShared  *sh = palloc0(sizeof(LsdShared));
+	uint64		khist[8 * 256];	/* all threads' */
+	uint64		rhist[4 * 256];
 	int			passes[12];		/* >= 0: key byte, < 0: -(row byte + 1) */
 	int			npasses = 0;
 	uint64	   *k[2];
 	uint32	   *r[2];
 	int			cur = 0;
+	int			nt;
+	int			b,
+				t;
 	uint64		i;
-	int			b;
 
-	khist = palloc0(sizeof(uint64) * 8 * 256);
-	rhist = palloc0(sizeof(uint64) * 4 * 256);
+	nt = sh->team.nthreads = n >= GS_PARALLEL_MIN_PAIRS ? nthreads : 1;
+	sh->n = n;
+	sh->rows_sorted = rows_sorted;
+	sh->keys = keys;
+	sh->rows = rows;
+	sh->khist = palloc0(sizeof(uint64) * 8 * 256 * nt);
+	sh->rhist = palloc0(sizeof(uint64) * 4 * 256 * nt);
+	sh->off = palloc(sizeof(uint64) * 256 * nt);
+	team_run(&sh->team, lsd_histograms, sh);
 
-	for (i = 0; i < n; i++)
-	{
-		uint64		key = keys[i];
-
-		for (b = 0; b < 8; b++)
-			khist[b * 256 + ((key >> (8 * b)) & 0xFF)]++;
-		if (!rows_sorted)
-		{
-			for (b = 0; b < 4; b++)
-				rhist[b * 256 + ((rows[i] >> (8 * b)) & 0xFF)]++;
-		}
-		if ((i & (GS_CFI_STRIDE - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+	memset(khist, 0, sizeof(khist));
+	memset(rhist, 0, sizeof(rhist));
+	for (t = 0; t < nt; t++)
+		for (i = 0; i < 8 * 256; i++)
+			khist[i] += sh->khist[(Size) t * 8 * 256 + i];
+	for (t = 0; t < nt; t++)
+		for (i = 0; i < 4 * 256; i++)
+			rhist[i] += sh->rhist[(Size) t * 4 * 256 + i];
 
 	/* least significant digits first: rows (if needed), then key bytes */
 	if (!rows_sorted)
@@ -235,8 +425,10 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted)
 
 	if (npasses > GS_LSD_MAX_PASSES)
 	{
-		pfree(khist);
-		pfree(rhist);
+		pfree(sh->khist);
+		pfree(sh->rhist);
+		pfree(sh->off);
+		pfree(sh);
 		return false;
 	}
 
@@ -251,12 +443,19 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted)
 		{
 			int			p = passes[i];
 
-			if (p >= 0)
-				lsd_pass(k[cur], r[cur], k[1 - cur], r[1 - cur], n,
-						 &khist[p * 256], 8 * p, false);
+			sh->skeys = k[cur];
+			sh->srows = r[cur];
+			sh->dkeys = k[1 - cur];
+			sh->drows = r[1 - cur];
+			sh->from_rows = p < 0;
+			sh->shift = p >= 0 ? 8 * p : 8 * (-p - 1);
+			/* the first pass reads the slices the histograms were taken of */
+			if (i > 0)
+				lsd_pass(sh, NULL, 0);
+			else if (p >= 0)
+				lsd_pass(sh, &sh->khist[p * 256], 8 * 256);
 			else
-				lsd_pass(k[cur], r[cur], k[1 - cur], r[1 - cur], n,
-						 &rhist[(-p - 1) * 256], 8 * (-p - 1), true);
+				lsd_pass(sh, &sh->rhist[(-p - 1) * 256], 4 * 256);
 			cur = 1 - cur;
 		}
 		if (cur == 1)
@@ -267,8 +466,10 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted)
 		pfree(k[1]);
 		pfree(r[1]);
 	}
-	pfree(khist);
-	pfree(rhist);
+	pfree(sh->khist);
+	pfree(sh->rhist);
+	pfree(sh->off);
+	pfree(sh);
 	return true;
 }
 
@@ -362,14 +563,12 @@ first_differing_byte(const uint64 *keys, uint64 n, int nwords, int from)
 static bool
 msd_stopped(MsdState *st)
 {
-	if (st->cancel == NULL)
+	if (st->team == NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
 		return false;
 	}
-	if (st->backend && InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
-		__atomic_store_n(st->cancel, 1, __ATOMIC_RELAXED);
-	return __atomic_load_n(st->cancel, __ATOMIC_RELAXED) != 0;
+	return team_stopped(st->team, st->t);
 }
 
 static void
@@ -450,7 +649,7 @@ msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 		{
 			if (count[d] > 0)
 				msd_sort(st, 1 - buf, lo + offset[d] - count[d], count[d], byte + 1);
-			if (st->cancel && __atomic_load_n(st->cancel, __ATOMIC_RELAXED))
+			if (st->team && __atomic_load_n(&st->team->cancel, __ATOMIC_RELAXED))
 				return;
 		}
 		return;
@@ -461,37 +660,32 @@ msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 
 typedef struct MsdShared
 {
+	Team		team;
 	MsdState	st;				/* the arrays; each thread sorts with a copy */
 	int			byte;			/* the buckets' next digit */
 	int			nbuckets;
 	uint64		lo[256];		/* bucket b is [lo[b], lo[b] + n[b]) of buffer 1 */
 	uint64		n[256];
 	int			next;			/* the next bucket to take (atomic) */
-	int			cancel;			/* atomic */
 } MsdShared;
 
+/* a team member: takes buckets until there are none left */
 static void
-msd_take_buckets(MsdShared *sh, bool backend)
+msd_take_buckets(void *arg, int t)
 {
+	MsdShared  *sh = (MsdShared *) arg;
 	MsdState	st = sh->st;
 	int			b;
 
 	st.work = 0;
-	st.cancel = &sh->cancel;
-	st.backend = backend;
+	st.team = &sh->team;
+	st.t = t;
 	while ((b = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nbuckets)
 	{
 		msd_sort(&st, 1, sh->lo[b], sh->n[b], sh->byte);
-		if (__atomic_load_n(&sh->cancel, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&sh->team.cancel, __ATOMIC_RELAXED))
 			break;
 	}
-}
-
-static void *
-msd_worker(void *arg)
-{
-	msd_take_buckets((MsdShared *) arg, false);
-	return NULL;
 }
 
 static int
@@ -517,8 +711,6 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 	uint64		offset[256];
 	uint64		sum = 0;
 	int			order[256];
-	pthread_t	th[GS_MAX_THREADS];
-	int			started = 0;
 	int			byte = 0;
 	int			d;
 	uint64		i;
@@ -579,31 +771,8 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 	}
 	sh->st = *st;
 	sh->byte = byte + 1;
-
-	nthreads = Min(Min(nthreads, GS_MAX_THREADS), sh->nbuckets);
-	if (nthreads > 1)
-	{
-		sigset_t	all,
-					old;
-
-		/* the threads must never run the backend's signal handlers */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		while (started < nthreads - 1 &&
-			   pthread_create(&th[started], NULL, msd_worker, sh) == 0)
-			started++;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	msd_take_buckets(sh, true);
-	for (d = 0; d < started; d++)
-		pthread_join(th[d], NULL);
-
-	if (sh->cancel)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* the flag is raised only for an interrupt that throws */
-		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
-	}
+	sh->team.nthreads = Min(nthreads, sh->nbuckets);
+	team_run(&sh->team, msd_take_buckets, sh);
 	pfree(sh);
 }
 
@@ -640,11 +809,12 @@ gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, int nthreads
 	Assert(nwords >= 1 && nwords <= GS_MAX_KEY_WORDS);
 	if (n < 2)
 		return;
+	nthreads = Max(1, Min(nthreads, GS_MAX_THREADS));
 	if (pairs_sorted(keys, rows, n, nwords))
 		return;
 	rows_sorted = rows_ascending(rows, n);
 
-	if (nwords == 1 && lsd_sort_1word(keys, rows, n, rows_sorted))
+	if (nwords == 1 && lsd_sort_1word(keys, rows, n, rows_sorted, nthreads))
 		return;
 	msd_sort_pairs(keys, rows, n, nwords, rows_sorted, nthreads);
 }

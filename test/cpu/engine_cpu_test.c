@@ -282,6 +282,16 @@ bench(uint64 n, int nthreads)
 
 /* ---- a cancel during a sort on threads ---------------------------------- */
 
+/* -1, 0, 1 as key a compares to key b */
+static int
+memcmp_words(const uint64 *a, const uint64 *b, int nwords)
+{
+	for (int w = 0; w < nwords; w++)
+		if (a[w] != b[w])
+			return a[w] < b[w] ? -1 : 1;
+	return 0;
+}
+
 static void *
 raise_interrupt(void *arg)
 {
@@ -293,19 +303,18 @@ raise_interrupt(void *arg)
 }
 
 /*
- * A cancel arriving at various times of a sort on 4 threads (in the first
- * pass, which serves it at once, or while the threads sort buckets, where
- * it is served once they are joined): the sort either finished, in order,
- * or ended in the cancel's ERROR.  Never a crash, a hang or a half-sorted
+ * A cancel arriving at various times of a sort on 4 threads (the MSD sort
+ * of random 2-word keys; the LSD sort of 1-word keys in a small range): the
+ * sort either finished, in order, or ended in the cancel's ERROR, served
+ * after the threads were joined.  Never a crash, a hang or a half-sorted
  * array reported as done.
  */
 static int
-cancel_cases(void)
+cancel_cases(int nwords, int dist)
 {
 	static const long delays_ns[] = {0, 1000000, 10000000, 30000000, 60000000,
 		150000000, 400000000, 900000000};
 	const uint64 n = 2000000;
-	const int	nwords = 2;
 	uint64	   *keys = malloc(sizeof(uint64) * nwords * n);
 	uint32	   *rows = malloc(sizeof(uint32) * n);
 	int			ncancelled = 0;
@@ -321,9 +330,10 @@ cancel_cases(void)
 		char		what[64];
 		uint64		i;
 
-		snprintf(what, sizeof(what), "cancel after %ld us", delays_ns[c] / 1000);
+		snprintf(what, sizeof(what), "cancel after %ld us, %d-word keys",
+				 delays_ns[c] / 1000, nwords);
 		checks++;
-		gen(keys, n, nwords, D_RANDOM);
+		gen(keys, n, nwords, dist);
 		for (i = 0; i < n; i++)
 			rows[i] = (uint32) i;
 		pthread_create(&th, NULL, raise_interrupt, (void *) &delays_ns[c]);
@@ -346,11 +356,9 @@ cancel_cases(void)
 		}
 		for (i = 1; i < n; i++)
 		{
-			const uint64 *a = &keys[(i - 1) * nwords];
-			const uint64 *b = &keys[i * nwords];
+			int			c2 = memcmp_words(&keys[(i - 1) * nwords], &keys[i * nwords], nwords);
 
-			if (a[0] > b[0] || (a[0] == b[0] && (a[1] > b[1] ||
-												 (a[1] == b[1] && rows[i - 1] > rows[i]))))
+			if (c2 > 0 || (c2 == 0 && rows[i - 1] > rows[i]))
 			{
 				fail(what, "finished, but not in order");
 				break;
@@ -393,9 +401,11 @@ main(int argc, char **argv)
 					ncases += 2;
 				}
 			}
-	printf("cancel during a sort on 4 threads: %d of 8 runs cancelled, the rest finished in order\n",
-		   cancel_cases());
-	ncases += 8;
+	printf("cancel during an MSD sort on 4 threads: %d of 8 runs cancelled, the rest finished in order\n",
+		   cancel_cases(2, D_RANDOM));
+	printf("cancel during an LSD sort on 4 threads: %d of 8 runs cancelled, the rest finished in order\n",
+		   cancel_cases(1, D_SMALL));
+	ncases += 16;
 	printf("%d cases, %d failed\n", ncases, failures);
 	return failures ? 1 : 0;
 }
