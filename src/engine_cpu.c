@@ -658,14 +658,20 @@ msd_sort(MsdState *st, int buf, uint64 lo, uint64 n, int byte)
 
 /* ---- wider keys on several threads -------------------------------------- */
 
+/* pairs [lo, lo + n) of buffer 1 */
+typedef struct MsdBucket
+{
+	uint64		lo;
+	uint64		n;
+} MsdBucket;
+
 typedef struct MsdShared
 {
 	Team		team;
 	MsdState	st;				/* the arrays; each thread sorts with a copy */
 	int			byte;			/* the buckets' next digit */
 	int			nbuckets;
-	uint64		lo[256];		/* bucket b is [lo[b], lo[b] + n[b]) of buffer 1 */
-	uint64		n[256];
+	MsdBucket	bucket[256];	/* largest first */
 	int			next;			/* the next bucket to take (atomic) */
 } MsdShared;
 
@@ -682,18 +688,17 @@ msd_take_buckets(void *arg, int t)
 	st.t = t;
 	while ((b = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nbuckets)
 	{
-		msd_sort(&st, 1, sh->lo[b], sh->n[b], sh->byte);
+		msd_sort(&st, 1, sh->bucket[b].lo, sh->bucket[b].n, sh->byte);
 		if (__atomic_load_n(&sh->team.cancel, __ATOMIC_RELAXED))
 			break;
 	}
 }
 
 static int
-bucket_cmp_desc(const void *a, const void *b, void *arg)
+bucket_cmp_desc(const void *a, const void *b)
 {
-	const uint64 *n = (const uint64 *) arg;
-	uint64		x = n[*(const int *) a];
-	uint64		y = n[*(const int *) b];
+	uint64		x = ((const MsdBucket *) a)->n;
+	uint64		y = ((const MsdBucket *) b)->n;
 
 	return (x < y) - (x > y);
 }
@@ -710,7 +715,6 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 	uint64		count[256];
 	uint64		offset[256];
 	uint64		sum = 0;
-	int			order[256];
 	int			byte = 0;
 	int			d;
 	uint64		i;
@@ -740,8 +744,8 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 		sum += count[d];
 		if (count[d] > 0)
 		{
-			sh->lo[sh->nbuckets] = offset[d];
-			sh->n[sh->nbuckets] = count[d];
+			sh->bucket[sh->nbuckets].lo = offset[d];
+			sh->bucket[sh->nbuckets].n = count[d];
 			sh->nbuckets++;
 		}
 	}
@@ -754,21 +758,7 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 	}
 
 	/* largest buckets first, so that the last ones to finish are small */
-	for (d = 0; d < sh->nbuckets; d++)
-		order[d] = d;
-	qsort_arg(order, sh->nbuckets, sizeof(int), bucket_cmp_desc, sh->n);
-	{
-		uint64		lo[256];
-		uint64		cnt[256];
-
-		for (d = 0; d < sh->nbuckets; d++)
-		{
-			lo[d] = sh->lo[order[d]];
-			cnt[d] = sh->n[order[d]];
-		}
-		memcpy(sh->lo, lo, sizeof(uint64) * sh->nbuckets);
-		memcpy(sh->n, cnt, sizeof(uint64) * sh->nbuckets);
-	}
+	qsort(sh->bucket, sh->nbuckets, sizeof(MsdBucket), bucket_cmp_desc);
 	sh->st = *st;
 	sh->byte = byte + 1;
 	sh->team.nthreads = Min(nthreads, sh->nbuckets);

@@ -39,25 +39,6 @@ pg_qsort(void *base, size_t nel, size_t elsize,
 	qsort(base, nel, elsize, cmp);
 }
 
-/* and its qsort_arg (called from one thread at a time) */
-static int	(*qsort_arg_cmp) (const void *, const void *, void *);
-static void *qsort_arg_arg;
-
-static int
-qsort_arg_tramp(const void *a, const void *b)
-{
-	return qsort_arg_cmp(a, b, qsort_arg_arg);
-}
-
-void
-qsort_arg(void *base, size_t nel, size_t elsize,
-		  int (*cmp) (const void *, const void *, void *), void *arg)
-{
-	qsort_arg_cmp = cmp;
-	qsort_arg_arg = arg;
-	qsort(base, nel, elsize, qsort_arg_tramp);
-}
-
 /* ---- reference ------------------------------------------------------------ */
 
 static int	ref_nwords;
