@@ -184,10 +184,18 @@ team_thread(void *p)
 	return NULL;
 }
 
+/*
+ * Only a cancel or a termination stops the team: those always throw once
+ * served (outside a holdoff, which INTERRUPTS_CAN_BE_PROCESSED excludes).
+ * Other interrupts, such as a parallel worker's message to this leader,
+ * are served as usual, just after the sort, since a sort abandoned
+ * half-way cannot go on.
+ */
 static bool
 team_stopped(Team *team, int t)
 {
-	if (t == 0 && InterruptPending && INTERRUPTS_CAN_BE_PROCESSED())
+	if (t == 0 && InterruptPending && (QueryCancelPending || ProcDiePending) &&
+		INTERRUPTS_CAN_BE_PROCESSED())
 		__atomic_store_n(&team->cancel, 1, __ATOMIC_RELAXED);
 	return __atomic_load_n(&team->cancel, __ATOMIC_RELAXED) != 0;
 }
@@ -223,7 +231,7 @@ team_run(Team *team, void (*fn) (void *, int), void *arg)
 	if (team->cancel)
 	{
 		CHECK_FOR_INTERRUPTS();
-		/* the flag is raised only for an interrupt that throws */
+		/* the flag is raised only for interrupts that throw */
 		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
 	}
 }

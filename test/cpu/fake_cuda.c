@@ -249,7 +249,7 @@ gsk_stream_query(void *stream)
 	{
 		/* the caller checks for interrupts after "not ready" */
 		if (++fake_npolls == fake_cancel_at_poll)
-			InterruptPending = true;
+			QueryCancelPending = InterruptPending = true;
 		polls_left--;
 		return GSK_NOT_READY;
 	}

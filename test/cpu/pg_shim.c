@@ -40,6 +40,8 @@
 
 MemoryContext CurrentMemoryContext = (MemoryContext) 1;
 volatile sig_atomic_t InterruptPending = false;
+volatile sig_atomic_t QueryCancelPending = false;
+volatile sig_atomic_t ProcDiePending = false;
 volatile uint32 InterruptHoldoffCount = 0;
 volatile uint32 QueryCancelHoldoffCount = 0;
 volatile uint32 CritSectionCount = 0;
@@ -63,6 +65,7 @@ int			gpusort_cpu_threads = 1;
 int			pg_shim_warnings = 0;
 int			pg_shim_errors = 0;
 int			pg_shim_cancels = 0;
+int			pg_shim_benign = 0;
 char		pg_shim_last_msg[512];
 
 Datum		pg_shim_info_values[PG_SHIM_INFO_NATTS];
@@ -163,11 +166,20 @@ pg_re_throw(void)
 	siglongjmp(*PG_exception_stack, 1);
 }
 
-/* any interrupt is a cancel */
+/*
+ * As the backend's: a pending cancel throws; any other interrupt (a
+ * parallel worker's message, a barrier) is served and returns.
+ */
 void
 ProcessInterrupts(void)
 {
 	InterruptPending = false;
+	if (!QueryCancelPending && !ProcDiePending)
+	{
+		pg_shim_benign++;
+		return;
+	}
+	QueryCancelPending = false;
 	pg_shim_cancels++;
 	snprintf(pg_shim_last_msg, sizeof(pg_shim_last_msg),
 			 "canceling statement due to user request");

@@ -12,6 +12,7 @@
 extern int	pg_shim_warnings;	/* WARNINGs reported */
 extern int	pg_shim_errors;		/* ERRORs thrown by ereport/elog */
 extern int	pg_shim_cancels;	/* ERRORs thrown by ProcessInterrupts */
+extern int	pg_shim_benign;		/* interrupts it served without throwing */
 extern char pg_shim_last_msg[512];	/* the message of the last report */
 
 /* runs the callbacks registered on "the" memory context, newest first */
