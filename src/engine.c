@@ -133,7 +133,7 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 	 * gpusort.max_memory would allow: an overestimate must not allocate
 	 * gigabytes for a handful of rows.
 	 */
-	max_pairs = ((uint64) gpusort_max_memory * 1024) / (nwords * 8 + 4);
+	max_pairs = (uint64) gpusort_memory_budget() / (nwords * 8 + 4);
 	expected_rows = Min(expected_rows, max_pairs);
 	expected_rows = Min(expected_rows, GS_MAX_PAIRS);
 
@@ -173,6 +173,36 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 	return s;
 }
 
+/* makes the key buffer hold at least cap pairs */
+static void
+sorter_grow(GsSorter *s, uint64 cap)
+{
+	if (cap > GS_MAX_PAIRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpusort: cannot sort more than %llu rows",
+						(unsigned long long) GS_MAX_PAIRS)));
+
+	if (s->gpu)
+	{
+		char		reason[128];
+		uint64	   *keys;
+
+		keys = gs_gpu_grow(s->gpu, cap, &s->capacity, reason, sizeof(reason));
+		if (keys)
+		{
+			s->keys = keys;
+			return;
+		}
+		switch_to_cpu(s, reason);
+	}
+	if (cap > s->capacity)
+	{
+		s->keys = repalloc_huge(s->keys, sizeof(uint64) * s->nwords * cap);
+		s->capacity = cap;
+	}
+}
+
 /* gs_sorter_push's slow path: the buffer is full or a chunk is done */
 static void
 sorter_make_room(GsSorter *s)
@@ -184,34 +214,7 @@ sorter_make_room(GsSorter *s)
 	}
 	if (s->n < s->capacity)
 		return;
-
-	if (s->n >= GS_MAX_PAIRS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpusort: cannot sort more than %llu rows",
-						(unsigned long long) GS_MAX_PAIRS)));
-
-	if (s->gpu)
-	{
-		char		reason[128];
-		uint64	   *keys;
-
-		keys = gs_gpu_grow(s->gpu, Min(s->capacity * 2, GS_MAX_PAIRS),
-						   &s->capacity, reason, sizeof(reason));
-		if (keys)
-		{
-			s->keys = keys;
-			return;
-		}
-		switch_to_cpu(s, reason);
-	}
-	if (s->n >= s->capacity)
-	{
-		uint64		cap = Min(s->capacity * 2, GS_MAX_PAIRS);
-
-		s->keys = repalloc_huge(s->keys, sizeof(uint64) * s->nwords * cap);
-		s->capacity = cap;
-	}
+	sorter_grow(s, Max(Min(s->capacity * 2, GS_MAX_PAIRS), s->n + 1));
 }
 
 uint64 *
@@ -221,6 +224,19 @@ gs_sorter_push(GsSorter *s)
 	if (unlikely(s->n >= s->capacity || s->n >= s->next_flush))
 		sorter_make_room(s);
 	return &s->keys[s->n++ * s->nwords];
+}
+
+uint64 *
+gs_sorter_push_n(GsSorter *s, uint64 n)
+{
+	uint64		first = s->n;
+
+	Assert(!s->sorted);
+	if (s->n + n > s->capacity)
+		sorter_grow(s, s->n + n);
+	s->n += n;
+	/* the GPU engine copies what was not announced when it sorts */
+	return &s->keys[first * s->nwords];
 }
 
 static void
@@ -235,7 +251,7 @@ sort_on_cpu(GsSorter *s)
 		s->rows[i] = (uint32) i;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gs_cpu_sort_pairs(s->keys, s->rows, s->n, s->nwords, gpusort_cpu_threads);
+	gs_cpu_sort_pairs(s->keys, s->rows, s->n, s->nwords, gpusort_threads());
 	s->sorted_keys = s->keys;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

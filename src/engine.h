@@ -61,6 +61,12 @@ typedef struct GsSorter GsSorter;
 
 extern GsSorter *gs_sorter_begin(int nwords, uint64 expected_rows, int flags);
 extern uint64 *gs_sorter_push(GsSorter *s);
+/*
+ * Room for n keys at once, for rows n_before .. n_before + n - 1: the
+ * caller fills them (on threads, if it likes) before the next push or
+ * gs_sorter_sort.
+ */
+extern uint64 *gs_sorter_push_n(GsSorter *s, uint64 n);
 extern void gs_sorter_sort(GsSorter *s);
 extern uint64 gs_sorter_count(const GsSorter *s);
 extern const uint32 *gs_sorter_rows(const GsSorter *s);
@@ -77,5 +83,14 @@ extern void gs_sorter_end(GsSorter *s);
  */
 extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords,
 							  int nthreads);
+
+/*
+ * Runs fn(arg, lo, hi) over slices of [0, n) on up to nthreads threads
+ * (one, for small n).  fn must not call PostgreSQL: no palloc, no elog.
+ * Interrupts are served after the threads are joined.
+ */
+extern void gs_cpu_for_slices(uint64 n, int nthreads,
+							  void (*fn) (void *arg, uint64 lo, uint64 hi),
+							  void *arg);
 
 #endif							/* GPUSORT_ENGINE_H */

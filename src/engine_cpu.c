@@ -818,6 +818,56 @@ gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, int nthreads
 }
 
 /*
+ * gs_cpu_for_slices: fn over slices of [0, n) on a team.  Memory-bound
+ * passes over every row (building keys, gathering rows into output order)
+ * are as parallel as the sort itself; fn runs on threads, so it must not
+ * call PostgreSQL.  A cancel arriving meanwhile is served after the join,
+ * as team_run does for the sorts (the slices take milliseconds).
+ */
+typedef struct SliceCall
+{
+	Team		team;
+	uint64		n;
+	void		(*fn) (void *arg, uint64 lo, uint64 hi);
+	void	   *arg;
+} SliceCall;
+
+static void
+slice_thread(void *p, int t)
+{
+	SliceCall  *c = (SliceCall *) p;
+	uint64		lo,
+				hi;
+
+	team_slice(c->n, c->team.nthreads, t, &lo, &hi);
+	if (lo < hi)
+		c->fn(c->arg, lo, hi);
+}
+
+void
+gs_cpu_for_slices(uint64 n, int nthreads,
+				  void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
+{
+	SliceCall	c;
+
+	nthreads = Max(1, Min(nthreads, GS_MAX_THREADS));
+	if (n < GS_PARALLEL_MIN_PAIRS || nthreads == 1)
+	{
+		if (n > 0)
+			fn(arg, 0, n);
+		CHECK_FOR_INTERRUPTS();
+		return;
+	}
+	c.team.nthreads = nthreads;
+	c.team.cancel = 0;
+	c.n = n;
+	c.fn = fn;
+	c.arg = arg;
+	team_run(&c.team, slice_thread, &c);
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
  * Merges the sorted runs [0, run), [run, 2 run), ... of n pairs into one
  * sorted sequence in place, by passes of pairwise merges through a scratch
  * copy.

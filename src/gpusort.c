@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <unistd.h>
 
 #include "fmgr.h"
 #include "utils/guc.h"
@@ -26,10 +27,11 @@ PG_MODULE_MAGIC;
 bool		gpusort_enabled = true;
 int			gpusort_device = GS_DEVICE_AUTO;
 int			gpusort_min_rows = 10000;
-int			gpusort_max_memory = 4 * 1024 * 1024;	/* 4 GB, in kB */
+int			gpusort_max_memory = -1;	/* kB; -1: a share of RAM */
+bool		gpusort_parallel = true;
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
-int			gpusort_cpu_threads = 4;
+int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GS_DEVICE_AUTO, false},
@@ -39,6 +41,55 @@ static const struct config_enum_entry device_options[] = {
 };
 
 void		_PG_init(void);
+
+/*
+ * Under gpusort.max_memory = -1, one sort may use this share of the
+ * machine's memory: large enough for the sorts a server's analysts run,
+ * small enough to leave shared_buffers and other sessions their room.
+ */
+#define GS_MEMORY_SHARE		4
+#define GS_MEMORY_FALLBACK	((Size) 4 * 1024 * 1024 * 1024)
+
+/* under gpusort.cpu_threads = 0, at most this many threads */
+#define GS_MAX_AUTO_THREADS	16
+
+Size
+gpusort_memory_budget(void)
+{
+	long		pages,
+				pagesize;
+
+	if (gpusort_max_memory > 0)
+		return (Size) gpusort_max_memory * 1024;
+	pages = sysconf(_SC_PHYS_PAGES);
+	pagesize = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || pagesize <= 0)
+		return GS_MEMORY_FALLBACK;
+	return (Size) pages * (Size) pagesize / GS_MEMORY_SHARE;
+}
+
+int
+gpusort_threads(void)
+{
+	long		ncpu;
+
+	if (gpusort_cpu_threads > 0)
+		return gpusort_cpu_threads;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		return 1;
+	return (int) Min(ncpu, GS_MAX_AUTO_THREADS);
+}
+
+/* gpusort.max_memory: -1, or at least 1MB */
+static bool
+check_max_memory(int *newval, void **extra, GucSource source)
+{
+	if (*newval == -1 || *newval >= 1024)
+		return true;
+	GUC_check_errdetail("gpusort.max_memory must be -1 (a quarter of the machine's memory) or at least 1MB.");
+	return false;
+}
 
 void
 _PG_init(void)
@@ -72,12 +123,24 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Largest memory one GpuSort may use for its rows and keys.",
-							"A sort that needs more falls back to PostgreSQL's tuplesort, "
-							"which spills to disk as a Sort node would.",
+							"-1 means a quarter of the machine's memory.  A sort that needs "
+							"more falls back to PostgreSQL's tuplesort, which spills to disk "
+							"as a Sort node would.  A parallel GpuSort also keeps within "
+							"the free space of /dev/shm.",
 							&gpusort_max_memory,
-							4 * 1024 * 1024, 1024, INT_MAX,
+							-1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB,
-							NULL, NULL, NULL);
+							check_max_memory, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.parallel",
+							 "Lets parallel workers store the rows of a GpuSort in shared memory.",
+							 "Where the plan below a sort is parallel, the workers and the "
+							 "leader store their rows and keys in shared memory and the "
+							 "leader sorts them all at once.",
+							 &gpusort_parallel,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.max_gpu_sessions",
 							"Largest number of backends that hold a CUDA context at once.",
@@ -89,10 +152,11 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpusort.cpu_threads",
 							"CPU threads one GpuSort may use to sort on the CPU.",
-							"A large sort on the CPU engine shares its buckets out "
-							"among this many threads.",
+							"0 means the machine's cores (at most 16).  A large sort "
+							"shares its buckets, key building and gathering out among "
+							"this many threads.",
 							&gpusort_cpu_threads,
-							4, 1, 64,
+							0, 0, 64,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

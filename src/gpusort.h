@@ -30,6 +30,12 @@ extern int	gpusort_max_memory;	/* kB */
 extern int	gpusort_max_gpu_sessions;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
+extern bool gpusort_parallel;
+
+/* gpusort.max_memory in bytes, -1 resolved */
+extern Size gpusort_memory_budget(void);
+/* gpusort.cpu_threads, 0 resolved */
+extern int	gpusort_threads(void);
 
 /* planner.c: installs the planner hook and registers the CustomScan methods */
 extern void gpusort_planner_init(void);

@@ -27,6 +27,22 @@
  * qual-free SubqueryScan) and the GpuSort evaluates them itself.  Volatile
  * expressions are not passed down: evaluating them twice could disagree.
  *
+ * Parallel input (gpusort.parallel, the default): where stock runs a
+ * parallel plan under the sort, as a Gather Merge over per-worker Sorts or
+ * as a Sort over a Gather, the result is
+ *
+ *		GpuSort (parallel) -> Gather -> GpuSortStore -> the workers' plan
+ *
+ * Each participant runs its share of the workers' plan and stores its rows
+ * and their raw keys in shared memory (sortpar.c), and the leader's GpuSort
+ * sorts them all at once: the workers scan, join, deform and build keys in
+ * parallel, and no row moves through a tuple queue.  That needs the Gather
+ * to return its input's columns unchanged and the sort to be unbounded
+ * (under a Limit the workers' top-N Sorts stay, see below); otherwise, or
+ * with gpusort.parallel off, the shapes below.  The store nodes get plan
+ * node ids after every id the planner gave, as parallel query keys its
+ * per-node shared state by them.
+ *
  * Gather Merge over a per-worker Sort becomes one GpuSort in the leader.  A
  * GPU wants one large sort rather than one small sort per worker (each of
  * which would start its own CUDA context, capped by
@@ -63,6 +79,7 @@
 
 #include "gpusort.h"
 #include "sortnode.h"
+#include "sortpar.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
 typedef struct GsLimit
@@ -72,6 +89,9 @@ typedef struct GsLimit
 } GsLimit;
 
 static planner_hook_type prev_planner_hook = NULL;
+
+/* the plan node id the next new store node gets */
+static int	next_plan_node_id = 0;
 
 static Plan *walk_plan(Plan *plan, const GsLimit *limit);
 
@@ -115,7 +135,7 @@ passthrough_tlist(List *child_tlist)
 static Plan *
 make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
-			 bool *nullsFirst, const GsLimit *limit)
+			 bool *nullsFirst, const GsLimit *limit, bool parallel)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *plan = &cscan->scan.plan;
@@ -160,7 +180,8 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->custom_plans = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make4(cols, ops, colls, nfs);
+	cscan->custom_private = list_make5(cols, ops, colls, nfs,
+									   list_make1_int(parallel ? 1 : 0));
 	cscan->custom_exprs = limit ?
 		list_make2(copyObject(limit->offset), copyObject(limit->count)) : NIL;
 	cscan->custom_relids = NULL;
@@ -168,19 +189,112 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 	return (Plan *) cscan;
 }
 
+/*
+ * A GpuSortStore over input: in each participant of the Gather above, it
+ * stores input's rows in shared memory and returns none (sortpar.c).  Its
+ * rows, when it passes them on, are input's, unchanged.
+ */
+static Plan *
+make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
+		   Oid *collations, bool *nullsFirst)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+	List	   *scan_tlist = passthrough_tlist(input->targetlist);
+	List	   *cols = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	List	   *nfs = NIL;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	int			i;
+
+	memcpy(plan, input, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->qual = NIL;
+	plan->initPlan = NIL;
+	plan->lefttree = input;
+	plan->righttree = NULL;
+	plan->parallel_aware = true;
+	plan->parallel_safe = true;
+	plan->plan_node_id = next_plan_node_id++;
+	/* it returns nothing until its input is done */
+	plan->startup_cost = input->total_cost;
+
+	foreach(lc, scan_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *newtle = flatCopyTargetEntry(tle);
+
+		newtle->expr = (Expr *) makeVar(INDEX_VAR, tle->resno,
+										exprType((Node *) tle->expr),
+										exprTypmod((Node *) tle->expr),
+										exprCollation((Node *) tle->expr),
+										0);
+		tlist = lappend(tlist, newtle);
+	}
+	plan->targetlist = tlist;
+
+	for (i = 0; i < numCols; i++)
+	{
+		cols = lappend_int(cols, sortColIdx[i]);
+		ops = lappend_oid(ops, sortOperators[i]);
+		colls = lappend_oid(colls, collations[i]);
+		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
+	}
+
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_plans = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make4(cols, ops, colls, nfs);
+	cscan->custom_exprs = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpusort_store_plan_methods;
+	return (Plan *) cscan;
+}
+
+/* does tlist return child_tlist's columns unchanged, by OUTER_VAR? */
+static bool is_passthrough(List *tlist, List *child_tlist);
+
+/*
+ * Can the sort over gather take its rows from the participants' shared
+ * memory?  The Gather must return its input's rows as they are (the store
+ * node stores those), and run real workers over a parallel plan.
+ */
+static bool
+parallel_ok(Plan *gather_plan, const GsLimit *limit)
+{
+	Gather	   *gather = (Gather *) gather_plan;
+
+	return gpusort_parallel && limit == NULL && IsA(gather_plan, Gather) &&
+		!gather->single_copy && gather->num_workers > 0 &&
+		gather->plan.qual == NIL && gather->plan.lefttree != NULL &&
+		is_passthrough(gather->plan.targetlist,
+					   gather->plan.lefttree->targetlist);
+}
+
 static Plan *
 replace_sort(Sort *sort, const GsLimit *limit)
 {
 	Plan	   *child = walk_plan(sort->plan.lefttree, NULL);
+	bool		parallel;
 
 	sort->plan.lefttree = child;
 	if (!eligible(&sort->plan))
 		return (Plan *) sort;
 
+	/* a Sort over a Gather: the participants store the rows */
+	parallel = parallel_ok(child, limit);
+	if (parallel)
+		child->lefttree = make_store(child->lefttree, sort->numCols,
+									 sort->sortColIdx, sort->sortOperators,
+									 sort->collations, sort->nullsFirst);
+
 	/* a Sort's targetlist is already the pass-through of its input */
 	return make_gpusort(&sort->plan, child, sort->plan.targetlist,
 						sort->numCols, sort->sortColIdx, sort->sortOperators,
-						sort->collations, sort->nullsFirst, limit);
+						sort->collations, sort->nullsFirst, limit, parallel);
 }
 
 /* does a Gather Merge's targetlist return its Sort's columns unchanged? */
@@ -209,6 +323,7 @@ replace_gather_merge(GatherMerge *gm)
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	Plan	   *scan = sort->plan.lefttree;
 	Gather	   *gather;
+	bool		parallel;
 
 	if (!eligible(&gm->plan))
 	{
@@ -216,7 +331,7 @@ replace_gather_merge(GatherMerge *gm)
 		return (Plan *) gm;
 	}
 
-	if (IsA(scan, SeqScan) && scan->parallel_aware &&
+	if (IsA(scan, SeqScan) && scan->parallel_aware && !gpusort_parallel &&
 		is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
 	{
 		Plan	   *gpusort;
@@ -226,7 +341,7 @@ replace_gather_merge(GatherMerge *gm)
 		scan->parallel_aware = false;
 		gpusort = make_gpusort(&gm->plan, scan, sort->plan.targetlist,
 							   gm->numCols, gm->sortColIdx, gm->sortOperators,
-							   gm->collations, gm->nullsFirst, NULL);
+							   gm->collations, gm->nullsFirst, NULL, false);
 		gpusort->parallel_aware = false;
 
 		/* the Gather Merge's labels: the top node's name the result columns */
@@ -260,12 +375,23 @@ replace_gather_merge(GatherMerge *gm)
 	gather->invisible = false;
 	gather->initParam = gm->initParam;
 
+	/*
+	 * The participants store the rows: then the Gather returns what the
+	 * store node passes on, the Sort input's columns, which the Gather
+	 * Merge's pass-through targetlist reads unchanged.
+	 */
+	parallel = parallel_ok((Plan *) gather, NULL);
+	if (parallel)
+		gather->plan.lefttree = make_store(gather->plan.lefttree, gm->numCols,
+										   gm->sortColIdx, gm->sortOperators,
+										   gm->collations, gm->nullsFirst);
+
 	{
 		Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
 										   passthrough_tlist(gather->plan.targetlist),
 										   gm->numCols, gm->sortColIdx,
 										   gm->sortOperators, gm->collations,
-										   gm->nullsFirst, NULL);
+										   gm->nullsFirst, NULL, parallel);
 
 		gpusort->initPlan = NIL;
 		gpusort->parallel_aware = false;
@@ -376,6 +502,48 @@ walk_plan(Plan *plan, const GsLimit *limit)
 	return plan;
 }
 
+/* the largest plan node id in the tree under plan */
+static int
+max_plan_node_id(Plan *plan)
+{
+	int			id;
+	ListCell   *lc;
+	List	   *children = NIL;
+
+	if (plan == NULL)
+		return -1;
+	check_stack_depth();
+	id = plan->plan_node_id;
+	id = Max(id, max_plan_node_id(plan->lefttree));
+	id = Max(id, max_plan_node_id(plan->righttree));
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_SubqueryScan:
+			id = Max(id, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		id = Max(id, max_plan_node_id((Plan *) lfirst(lc)));
+	return id;
+}
+
 static PlannedStmt *
 gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
@@ -391,6 +559,10 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!gpusort_enabled)
 		return stmt;
 
+	next_plan_node_id = max_plan_node_id(stmt->planTree) + 1;
+	foreach(lc, stmt->subplans)
+		next_plan_node_id = Max(next_plan_node_id,
+								max_plan_node_id((Plan *) lfirst(lc)) + 1);
 	stmt->planTree = walk_plan(stmt->planTree, NULL);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = walk_plan((Plan *) lfirst(lc), NULL);
@@ -416,6 +588,7 @@ void
 gpusort_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpusort_plan_methods);
+	RegisterCustomScanMethods(&gpusort_store_plan_methods);
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }

@@ -546,6 +546,63 @@ gs_keys_reset(GsKeySpec *spec)
 	}
 }
 
+int
+gs_keys_ncols_observed(const GsKeySpec *spec)
+{
+	return spec->nenc;
+}
+
+/* n columns' statistics as gs_keys_reset leaves them: nothing seen */
+void
+gs_keys_stats_reset(GsKeyColStats *stats, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		stats[i].seen_null = false;
+		stats[i].seen_value = false;
+		stats[i].min = PG_INT64_MAX;
+		stats[i].max = PG_INT64_MIN;
+		stats[i].maxlen = 0;
+	}
+}
+
+void
+gs_keys_get_stats(const GsKeySpec *spec, GsKeyColStats *stats)
+{
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		const GsKeyCol *col = &spec->cols[i];
+
+		stats[i].seen_null = col->seen_null;
+		stats[i].seen_value = col->seen_value;
+		stats[i].min = col->min;
+		stats[i].max = col->max;
+		stats[i].maxlen = col->maxlen;
+	}
+}
+
+/* widens spec's statistics to cover rows that stats describe too */
+void
+gs_keys_merge_stats(GsKeySpec *spec, const GsKeyColStats *stats)
+{
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		GsKeyCol   *col = &spec->cols[i];
+
+		col->seen_null |= stats[i].seen_null;
+		col->seen_value |= stats[i].seen_value;
+		col->min = Min(col->min, stats[i].min);
+		col->max = Max(col->max, stats[i].max);
+		col->maxlen = Max(col->maxlen, stats[i].maxlen);
+	}
+}
+
 /* ---- observing --------------------------------------------------------------- */
 
 static inline int64

@@ -49,6 +49,25 @@ extern GsKeySpec *gs_keys_create(int ncols, const AttrNumber *attnos,
 								 const Oid *sortops, const Oid *collations,
 								 const bool *nulls_first, char **reason);
 extern void gs_keys_reset(GsKeySpec *spec);
+
+/*
+ * What gs_keys_observe has seen, per column: a parallel sort's participants
+ * each observe their own rows, and the leader merges their statistics into
+ * its spec before gs_keys_layout, as if it had seen every row itself.
+ */
+typedef struct GsKeyColStats
+{
+	bool		seen_null;
+	bool		seen_value;
+	int64		min;
+	int64		max;
+	uint32		maxlen;
+} GsKeyColStats;
+
+extern int	gs_keys_ncols_observed(const GsKeySpec *spec);
+extern void gs_keys_stats_reset(GsKeyColStats *stats, int n);
+extern void gs_keys_get_stats(const GsKeySpec *spec, GsKeyColStats *stats);
+extern void gs_keys_merge_stats(GsKeySpec *spec, const GsKeyColStats *stats);
 extern int	gs_keys_raw_bytes(const GsKeySpec *spec);
 extern bool gs_keys_raw_is_small(const GsKeySpec *spec);
 extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw);

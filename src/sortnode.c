@@ -53,6 +53,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "commands/explain.h"
 #include "common/int.h"
@@ -78,6 +80,7 @@
 #include "rowstore.h"
 #include "sortkey.h"
 #include "sortnode.h"
+#include "sortpar.h"
 
 /*
  * Bytes per stored row that the sort will need besides the tuple and its
@@ -127,6 +130,19 @@
 #define GS_SAMPLE_MIN_ROWS	16384
 #define GS_SAMPLE_SLACK		10
 
+/*
+ * How many sample rows' keys may collide, relative to the whole input: a
+ * shorter key is taken only if the birthday bound on the rows its prefix
+ * leaves tied over all n rows (estimated from the bits the sample shows in
+ * each prefix byte) stays within GS_SAMPLE_SLACK per thousand.  A sample of
+ * a thousand rows cannot see the collisions of 5*10^7 md5 strings in 8
+ * bytes (32 bits: hundreds of thousands of tie groups); the bound can.
+ */
+#define GS_SAMPLE_BYTE_BITS_MAX	8.0
+
+/* rows from which key building and gathering run on threads */
+#define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
+
 /* rows between interrupt checks in loops that do not call the executor */
 #define GS_INTERRUPT_EVERY	4096
 
@@ -146,6 +162,10 @@ typedef struct GsRunInfo
 	uint64		tie_rows;
 	Size		peak_bytes;
 	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
+	uint64		par_rows;		/* rows stored by parallel participants */
+	int			par_parts;		/* participants that stored rows */
+	Size		par_bytes;		/* their shared memory */
+	double		ms_absorb;		/* taking their rows */
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -165,6 +185,7 @@ typedef struct GpuSortState
 	ExprState  *offset_expr;	/* of the Limit above, or NULL */
 	ExprState  *count_expr;
 	bool		random_access;	/* rewind, backward scan or mark needed */
+	GsParInput *par;			/* parallel intake below the Gather, or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
 	char	   *nokey_reason;
@@ -186,6 +207,7 @@ typedef struct GpuSortState
 	int			raw_bytes;
 	uint64		ntuples;
 	uint64		maxtuples;
+	Size		shared_bytes;	/* rows that stay in participants' memory */
 	uint64		prune_at;
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */
@@ -270,6 +292,8 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
 	indesc = ExecGetResultType(outerPlanState(node));
+	if (linitial_int(list_nth(cscan->custom_private, GSP_PARALLEL)))
+		node->par = gs_par_input(outerPlanState(node));
 
 	/*
 	 * Return the stored rows themselves, in a MinimalTuple slot as a Sort
@@ -486,6 +510,39 @@ count_distinct(const uint8 *keys, int n, int stride, int len)
 }
 
 /*
+ * Bits of information in the first len bytes of the sample's keys, taken
+ * byte by byte: log2 of the distinct values each byte position holds.  An
+ * overestimate where bytes are correlated, which the distinct prefixes
+ * count of the caller guards.
+ */
+static double
+prefix_bits(const uint8 *keys, int n, int stride, int len)
+{
+	double		bits = 0;
+	int			b;
+
+	for (b = 0; b < len; b++)
+	{
+		bool		seen[256] = {false};
+		int			distinct = 0;
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			uint8		v = keys[i * stride + b];
+
+			if (!seen[v])
+			{
+				seen[v] = true;
+				distinct++;
+			}
+		}
+		bits += Min(log2((double) distinct), GS_SAMPLE_BYTE_BITS_MAX);
+	}
+	return bits;
+}
+
+/*
  * Chooses the key width.  The full layout makes every column it can exact,
  * up to 32 bytes, but the engines' cost grows with the width (the CPU radix
  * sort moves every byte of every pair on each pass; so do the GPU's
@@ -537,13 +594,59 @@ choose_key_width(GpuSortState *node)
 	for (width = 8; width < full_bytes; width *= 2)
 	{
 		if (m - count_distinct(sample, m, stride, width) <=
-			m - distinct_full + m * GS_SAMPLE_SLACK / 1000)
+			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
+			prefix_bits(sample, m, stride, width) >=
+			log2((double) n * 1000.0 / GS_SAMPLE_SLACK))
 		{
 			gs_keys_layout(keys, width);
 			break;
 		}
 	}
 	pfree(sample);
+}
+
+/* building keys from raw keys, on threads */
+typedef struct EncodeArg
+{
+	const GsKeySpec *keys;
+	const uint8 *raw;
+	int			raw_bytes;
+	int			nwords;
+	uint64	   *out;
+} EncodeArg;
+
+static void
+encode_slice(void *p, uint64 lo, uint64 hi)
+{
+	const EncodeArg *a = (const EncodeArg *) p;
+	uint64		i;
+
+	for (i = lo; i < hi; i++)
+		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, a->out + i * a->nwords);
+}
+
+/* gathering row pointers into output order, on threads */
+typedef struct GatherArg
+{
+	MinimalTuple *from;
+	const uint32 *order;
+	MinimalTuple *to;
+	uint64		n;
+} GatherArg;
+
+static void
+gather_slice(void *p, uint64 lo, uint64 hi)
+{
+	const GatherArg *a = (const GatherArg *) p;
+	uint64		i;
+
+	/* random reads: prefetching keeps more of them in flight */
+	for (i = lo; i < hi; i++)
+	{
+		if (i + GS_GATHER_AHEAD < a->n)
+			gs_prefetch(&a->from[a->order[i + GS_GATHER_AHEAD]]);
+		a->to[i] = a->from[a->order[i]];
+	}
 }
 
 /*
@@ -575,15 +678,30 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	first_inexact = gs_keys_first_inexact(keys);
 	sorter = gs_sorter_begin(nwords, n,
 							 first_inexact < node->nkeys ? GS_SORTER_NEED_KEYS : 0);
-	rawbuf = palloc(node->raw_bytes);
-	for (i = 0; i < n; i++)
+	if (node->raw && n >= GS_THREADED_MIN_ROWS)
 	{
-		gs_keys_encode(keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		/* every raw key at hand: the keys are built on threads */
+		EncodeArg	a;
+
+		a.keys = keys;
+		a.raw = node->raw;
+		a.raw_bytes = node->raw_bytes;
+		a.nwords = nwords;
+		a.out = gs_sorter_push_n(sorter, n);
+		gs_cpu_for_slices(n, gpusort_threads(), encode_slice, &a);
 	}
-	ExecClearTuple(node->row_slot);
-	pfree(rawbuf);
+	else
+	{
+		rawbuf = palloc(node->raw_bytes);
+		for (i = 0; i < n; i++)
+		{
+			gs_keys_encode(keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ExecClearTuple(node->row_slot);
+		pfree(rawbuf);
+	}
 	node->info.ms_keys += elapsed_ms(start);
 
 	/* sort */
@@ -661,12 +779,14 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		/* random reads: prefetching keeps more of them in flight */
-		for (i = 0; i < node->nout; i++)
 		{
-			if (i + GS_GATHER_AHEAD < node->nout)
-				gs_prefetch(&node->tuples[order[i + GS_GATHER_AHEAD]]);
-			sorted[i] = node->tuples[order[i]];
+			GatherArg	a;
+
+			a.from = node->tuples;
+			a.order = order;
+			a.to = sorted;
+			a.n = node->nout;
+			gs_cpu_for_slices(node->nout, gpusort_threads(), gather_slice, &a);
 		}
 		pfree(node->tuples);
 		node->tuples = sorted;
@@ -771,7 +891,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 static inline Size
 stored_bytes(GpuSortState *node)
 {
-	return gs_rows_bytes(&node->rows) +
+	return gs_rows_bytes(&node->rows) + node->shared_bytes +
 		node->ntuples * (sizeof(MinimalTuple) +
 						 (node->raw ? node->raw_bytes : 0) +
 						 GS_ROW_OVERHEAD);
@@ -789,6 +909,9 @@ initial_capacity(GpuSortState *node)
 	double		rows = node->css.ss.ps.plan->plan_rows * GS_CAPACITY_SLACK;
 	uint64		capacity = GS_MIN_CAPACITY;
 
+	/* parallel participants store the rows; only a few arrive here */
+	if (node->par)
+		return capacity;
 	if (rows > (double) GS_MIN_CAPACITY)
 		capacity = rows < (double) GS_MAX_INITIAL_CAPACITY ?
 			(uint64) rows : GS_MAX_INITIAL_CAPACITY;
@@ -816,12 +939,82 @@ prefault_arrays(GpuSortState *node)
 					(Size) node->raw_bytes * (to - from));
 }
 
+static void
+budget_reason(char *why, size_t len, Size budget)
+{
+	snprintf(why, len, "rows need more than gpusort.max_memory (%zu kB)",
+			 budget / 1024);
+}
+
+static void
+put_shared_row(void *arg, MinimalTuple tup)
+{
+	GpuSortState *node = (GpuSortState *) arg;
+
+	ExecStoreMinimalTuple(tup, node->row_slot, false);
+	tuplesort_puttupleslot(node->tuplesort, node->row_slot);
+}
+
+/*
+ * Takes the rows that parallel participants stored in shared memory (see
+ * sortpar.c) after those that came through the Gather: their raw keys and
+ * addresses join the node's arrays, their key statistics its spec, as if
+ * the node had read them itself.  The rows stay where they are.
+ */
+static void
+absorb_shared(GpuSortState *node, Size budget)
+{
+	GsParInput *par = node->par;
+	uint64		n = gs_par_nrows(par);
+	uint64		total = node->ntuples + n;
+	instr_time	start;
+	char		why[128];
+
+	if (n == 0)
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	node->info.par_rows = n;
+	node->info.par_parts = gs_par_nparts(par);
+	node->info.par_bytes = gs_par_bytes(par);
+
+	if (!node->tuplesort && gs_par_overflowed(par))
+	{
+		budget_reason(why, sizeof(why), budget);
+		switch_to_tuplesort(node, why);
+	}
+	if (!node->tuplesort && total > PG_UINT32_MAX)
+		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
+
+	if (node->tuplesort)
+	{
+		gs_par_foreach(par, put_shared_row, node);
+		ExecClearTuple(node->row_slot);
+	}
+	else
+	{
+		gs_par_merge_stats(par, node->keys);
+		node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * total);
+		node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * total);
+		gs_par_fill(par, node->tuples + node->ntuples,
+					node->raw + node->ntuples * node->raw_bytes,
+					node->raw_bytes, gpusort_threads());
+		node->ntuples = node->maxtuples = total;
+		node->shared_bytes = node->info.par_bytes;
+		if (stored_bytes(node) > budget)
+		{
+			budget_reason(why, sizeof(why), budget);
+			switch_to_tuplesort(node, why);
+		}
+	}
+	node->info.ms_absorb = elapsed_ms(start);
+}
+
 /* reads the input and sorts it */
 static void
 gpusort_run(GpuSortState *node)
 {
 	PlanState  *outer = outerPlanState(node);
-	Size		budget = (Size) gpusort_max_memory * 1024;
+	Size		budget = gpusort_memory_budget();
 
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
@@ -844,7 +1037,8 @@ gpusort_run(GpuSortState *node)
 		node->tuples = gs_huge_alloc(node->runcxt,
 								   sizeof(MinimalTuple) * node->maxtuples);
 		node->raw_bytes = gs_keys_raw_bytes(node->keys);
-		node->raw = gs_keys_raw_is_small(node->keys) ?
+		/* a parallel intake brings every row's raw key: keep all */
+		node->raw = (gs_keys_raw_is_small(node->keys) || node->par) ?
 			gs_huge_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
 			NULL;
 		gs_keys_reset(node->keys);
@@ -856,6 +1050,14 @@ gpusort_run(GpuSortState *node)
 
 		if (TupIsNull(slot))
 			break;
+		if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
+		{
+			/* the participants ran out of room and pass their rows on */
+			char		why[128];
+
+			budget_reason(why, sizeof(why), budget);
+			switch_to_tuplesort(node, why);
+		}
 		if (node->tuplesort)
 		{
 			tuplesort_puttupleslot(node->tuplesort, slot);
@@ -894,9 +1096,7 @@ gpusort_run(GpuSortState *node)
 		{
 			char		why[128];
 
-			snprintf(why, sizeof(why),
-					 "rows need more than gpusort.max_memory (%d kB)",
-					 gpusort_max_memory);
+			budget_reason(why, sizeof(why), budget);
 			switch_to_tuplesort(node, why);
 			continue;
 		}
@@ -905,6 +1105,8 @@ gpusort_run(GpuSortState *node)
 	}
 
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
+	if (node->par)
+		absorb_shared(node, budget);
 	if (node->tuplesort)
 	{
 		instr_time	start;
@@ -1016,6 +1218,7 @@ gpusort_reset(GpuSortState *node)
 	node->prefault = NULL;
 	node->tuples = NULL;
 	node->ntuples = node->maxtuples = 0;
+	node->shared_bytes = 0;
 	node->raw = NULL;
 	node->nout = 0;
 	node->cutoff = NULL;
@@ -1250,6 +1453,16 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 				appendStringInfo(&buf, " (%zukB faulted in ahead)",
 								 (info->prefaulted + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
+			if (info->par_rows > 0)
+			{
+				if (es->timing)
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms",
+								 info->par_rows, info->par_parts,
+								 (info->par_bytes + 1023) / 1024, info->ms_absorb);
+				else
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
+								 info->par_rows, info->par_parts);
+			}
 		}
 		if (es->timing && info->used_tuplesort)
 			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
@@ -1298,6 +1511,16 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 								(info->peak_bytes + 1023) / 1024, es);
 		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
 								(info->prefaulted + 1023) / 1024, es);
+		if (info->par_rows > 0)
+		{
+			ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
+			ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
+			ExplainPropertyUInteger("Parallel Memory", "kB",
+									(info->par_bytes + 1023) / 1024, es);
+			if (es->timing)
+				ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
+									 info->ms_absorb, 3, es);
+		}
 		if (info->engine.bytes_h2d > 0)
 		{
 			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);

@@ -17,6 +17,9 @@
  *	   1: OidList of sort operators (< or >)
  *	   2: OidList of collations
  *	   3: IntList of nulls-first flags (0/1)
+ *	   4: IntList of one flag: 1 when the input is a Gather over a
+ *		  GpuSortStore (sortpar.c), whose participants store the rows in
+ *		  shared memory for this node to sort
  * custom_exprs is NIL, or the (offset, count) expressions of the Limit that
  * bounds this sort: the executor does not tell a CustomScan about a LIMIT
  * (ExecSetTupleBound knows only the core nodes), so the node evaluates the
@@ -35,7 +38,8 @@
 #define GSP_SORT_OPS		1
 #define GSP_COLLATIONS		2
 #define GSP_NULLS_FIRST		3
-#define GSP_NFIELDS			4
+#define GSP_PARALLEL		4
+#define GSP_NFIELDS			5
 
 #define GSE_OFFSET			0
 #define GSE_COUNT			1

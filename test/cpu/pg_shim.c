@@ -61,6 +61,19 @@ int			gpusort_max_memory = 4 * 1024 * 1024;
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 1;
+bool		gpusort_parallel = true;
+
+Size
+gpusort_memory_budget(void)
+{
+	return (Size) gpusort_max_memory * 1024;
+}
+
+int
+gpusort_threads(void)
+{
+	return gpusort_cpu_threads;
+}
 
 int			pg_shim_warnings = 0;
 int			pg_shim_errors = 0;

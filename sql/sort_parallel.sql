@@ -1,0 +1,153 @@
+-- The parallel GpuSort: where the plan below a sort is parallel, every
+-- participant of the Gather stores its rows and raw keys in shared memory
+-- (GpuSortStore) and the leader's GpuSort sorts them all at once.  Every
+-- query is compared, whole result in order, with stock PostgreSQL (its own
+-- parallel plan); EXPLAIN ANALYZE shows that the rows came through shared
+-- memory.  Also: workers that never start, a leader that does not take
+-- part, a budget that runs out before or during the intake, an ERROR in a
+-- worker, a cancel, rescans, and gpusort.parallel = off.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\set ECHO all
+
+-- par_intake(q): how the rows of q's GpuSorts arrived, from EXPLAIN
+-- ANALYZE: the total that came through shared memory (participants and
+-- their shares vary from run to run, so they are not shown), or how the
+-- sort ran instead
+CREATE FUNCTION par_intake(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF ln ~ 'Parallel Intake:' THEN
+			RETURN NEXT regexp_replace(trim(ln), 'by \d+ participants', 'by N participants');
+		ELSIF ln ~ 'GpuSort: tuplesort' OR ln ~ 'Rows Stored: none' THEN
+			RETURN NEXT trim(ln);
+		END IF;
+	END LOOP;
+END
+$f$;
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+
+CREATE TABLE p1 (id int, i8 int8, f8 float8, t text, n numeric, ts timestamptz, g int);
+INSERT INTO p1
+SELECT i,
+	   CASE WHEN i % 97 = 0 THEN NULL ELSE hashint4(i) % 5000 END,
+	   CASE WHEN i % 89 = 0 THEN NULL WHEN i % 1000 = 1 THEN 'NaN' ELSE (hashint4(-i) % 1000) / 7.0 END,
+	   CASE WHEN i % 83 = 0 THEN NULL ELSE md5((i % 20000)::text) END,
+	   (hashint4(i * 3) % 100000) / 100.0,
+	   timestamptz '2026-01-01' + (hashint4(i) % 100000) * interval '1 minute',
+	   i % 50
+  FROM generate_series(1, 40000) i;
+CREATE TABLE p2 (id int, g int, w text);
+INSERT INTO p2 SELECT i, i % 50, md5(i::text) FROM generate_series(1, 3000) i;
+ANALYZE p1, p2;
+
+-- ORDER BY over a parallel scan: the shape, and the rows through shared memory
+EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
+SELECT par_intake('SELECT * FROM p1 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8 DESC NULLS LAST, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY t COLLATE "C" DESC NULLS FIRST, f8, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY f8 NULLS FIRST, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY n DESC, ts, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY g, ts DESC, id');
+-- a key column past what the key holds, settled by the comparators
+SELECT gs_check('SELECT id, t, g FROM p1 ORDER BY t COLLATE "C", g, id DESC');
+-- a sort expression the workers compute
+SELECT gs_check('SELECT id, i8 % 7 AS m FROM p1 ORDER BY i8 % 7, id');
+-- no encoder for the first column: rows pass through the Gather to tuplesort
+SELECT par_intake('SELECT id, ts - timestamptz ''2026-01-01'' AS iv FROM p1 ORDER BY ts - timestamptz ''2026-01-01'', id');
+SELECT gs_check('SELECT id, ts - timestamptz ''2026-01-01'' AS iv FROM p1 ORDER BY ts - timestamptz ''2026-01-01'', id');
+
+-- the workers join, and the joined rows are stored
+EXPLAIN (COSTS OFF) SELECT p1.id, p1.i8, p2.w FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.id;
+SELECT par_intake('SELECT p1.id, p1.i8, p2.w FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.id');
+SELECT gs_check('SELECT p1.id, p1.i8, p2.w FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.id');
+
+-- GroupAggregate, window functions, DISTINCT over parallel input
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT g, count(*), sum(i8) FROM p1 GROUP BY g;
+SELECT gs_check('SELECT g, count(*) AS c, sum(i8) AS s FROM p1 GROUP BY g');
+SELECT gs_check('SELECT DISTINCT t COLLATE "C" AS t FROM p1');
+RESET enable_hashagg;
+SELECT gs_check('SELECT id, g, rank() OVER (PARTITION BY g ORDER BY i8, id) AS r FROM p1 ORDER BY g, r');
+
+-- workers that never start: the leader stores every row
+SET max_parallel_workers = 0;
+SELECT par_intake('SELECT * FROM p1 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
+RESET max_parallel_workers;
+-- a leader that does not take part: the workers store every row
+SET parallel_leader_participation = off;
+SELECT par_intake('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
+RESET parallel_leader_participation;
+
+-- a budget too small for the planner's estimate: no shared memory is set
+-- up, the rows come through the Gather, and outgrow the budget there
+SET gpusort.max_memory = '1MB';
+SELECT par_intake('SELECT * FROM p1 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
+-- an estimate far below the rows that come: the participants run out of
+-- room while storing, pass the rest on, and everything goes to tuplesort
+SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
+RESET gpusort.max_memory;
+
+-- an ERROR in a participant ends the query as it does stock's
+\set VERBOSITY terse
+SELECT count(*) FROM (SELECT id FROM p1 ORDER BY 1 / (id - 30000), id OFFSET 0) s;
+SET gpusort.enabled = off;
+SELECT count(*) FROM (SELECT id FROM p1 ORDER BY 1 / (id - 30000), id OFFSET 0) s;
+SET gpusort.enabled = on;
+-- a cancel while the participants store their rows (statement_timeout)
+CREATE FUNCTION slow_key(int) RETURNS int LANGUAGE sql PARALLEL SAFE
+	AS 'SELECT $1 FROM pg_sleep(0.0005)';
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT id FROM p1 ORDER BY slow_key(id) OFFSET 0) s;
+RESET statement_timeout;
+\set VERBOSITY default
+-- and the same session sorts on afterwards
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
+
+-- rescans: the parallel GpuSort as the inner side of a nested loop, rewound
+-- for every outer row
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT x, s.id FROM (VALUES (1), (2), (3)) v(x), (SELECT id, i8 FROM p1 ORDER BY i8, id) s WHERE s.id % 1000 = x;
+SELECT par_intake('SELECT x, s.id FROM (VALUES (1), (2), (3)) v(x), (SELECT id, i8 FROM p1 ORDER BY i8, id) s WHERE s.id % 1000 = x');
+SELECT gs_check('SELECT x, s.id FROM (VALUES (1), (2), (3)) v(x), (SELECT id, i8 FROM p1 ORDER BY i8, id) s WHERE s.id % 1000 = x');
+SELECT gs_check('SELECT x, s.id FROM (VALUES (1), (2), (3)) v(x), LATERAL (SELECT id, i8 FROM p1 WHERE id < 40 ORDER BY i8, id) s ORDER BY x, s.i8, s.id');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+-- an initPlan above and a subquery beside
+SELECT gs_check('SELECT id, i8 FROM p1 WHERE i8 > (SELECT avg(i8) FROM p1) ORDER BY i8, id');
+
+-- gpusort.parallel = off: one GpuSort over a serial scan, as before
+SET gpusort.parallel = off;
+EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
+RESET gpusort.parallel;
+
+-- under a LIMIT the workers' top-N Sorts stay
+EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id LIMIT 10;
+
+DROP FUNCTION slow_key(int);
+DROP FUNCTION par_intake(text);
+DROP TABLE p1, p2;

@@ -1,0 +1,861 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortpar.c
+ *	  Parallel intake for GpuSort: every participant of a Gather stores its
+ *	  share of the rows, with their raw keys, in shared memory.
+ *
+ * Where stock PostgreSQL runs a parallel plan under a Sort (Gather Merge
+ * over per-worker Sorts, or a Sort over a Gather), planner.c builds
+ *
+ *		GpuSort					the leader: sorts all rows once, emits them
+ *		  -> Gather				launches the workers, runs a share itself
+ *			   -> GpuSortStore	this file: in each participant, stores
+ *				   -> input		its share of the rows, returns none
+ *
+ * The store node pulls every row of its participant's share, copies it as
+ * a MinimalTuple into chunks of a DSA area of its own (one area per
+ * participant, so that participants never wait on each other's allocator
+ * lock, and the zeroing of fresh segments is spread over all of them), and
+ * next to it the row's raw key (sortkey.h), built while the row is deformed
+ * and in cache.  It observes the key columns as it goes and publishes its
+ * statistics, row count and chunk list in the query's DSM segment when its
+ * share is done.  It then returns no row, so the Gather moves no tuple
+ * through its queues, and ends when every participant is done.
+ *
+ * The leader's GpuSort then finds all rows in shared memory: it merges the
+ * statistics (so the key layout is the one a serial sort of all rows would
+ * choose), copies the row addresses and raw keys into its arrays on
+ * threads, and sorts as it does serial input (sortnode.c).  The rows stay
+ * where the participants wrote them until the GpuSort is done with them.
+ *
+ * A chunk holds tuples from its start upwards and, from its end downwards,
+ * one entry per row: the tuple's offset in the chunk and the raw key.  So
+ * a chunk is complete in itself, and the leader can take the rows of any
+ * slice of the row numbers without reading the chunks before it.
+ *
+ * Invariants: a participant writes only its own chunks and its own slot of
+ * the shared state; the leader reads them only after the Gather has seen
+ * every worker finish (or never start).  Chunk sizes double from
+ * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK, so few segments are made.
+ *
+ * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
+ * parallel mode) or without an encoder for the first sort column, or when
+ * the shared memory budget is not there to begin with, the store node
+ * passes its rows on through the Gather, and the GpuSort above stores them
+ * as a serial GpuSort over a Gather would.  When the participants together
+ * outgrow the budget (gpusort.max_memory, and the free space of /dev/shm
+ * for POSIX shared memory), every participant passes its remaining rows on
+ * from then on and the GpuSort hands everything to tuplesort.
+ *
+ * Memory: the areas are created by the leader when the Gather sets up its
+ * DSM (and again before a rescan), attached by each worker for its share,
+ * and detached by the leader when the node ends; an ERROR detaches them
+ * with the query's resource owner, which frees them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/statvfs.h>
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "storage/dsm_impl.h"
+#include "storage/lwlock.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+
+#include "engine.h"
+#include "gpusort.h"
+#include "sortkey.h"
+#include "sortnode.h"
+#include "sortpar.h"
+
+#define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
+#define GS_PAR_MAX_CHUNK	((Size) 256 * 1024 * 1024)
+
+/*
+ * Shared memory is set up only when the budget and /dev/shm leave room for
+ * the planner's estimate of the rows times this much.
+ */
+#define GS_PAR_ESTIMATE_SLACK	1.25
+
+/* of /dev/shm's free space, what one sort may take */
+#define GS_PAR_SHM_SHARE	0.8
+
+typedef struct GsParChunk
+{
+	dsa_pointer next;			/* the participant's next chunk */
+	Size		size;			/* bytes, this header included */
+	Size		front;			/* tuples end here (offset in the chunk) */
+	uint32		nrows;
+} GsParChunk;
+
+#define GS_PAR_CHUNK_HEADER	MAXALIGN(sizeof(GsParChunk))
+
+/* one participant's slot of the shared state */
+typedef struct GsParPart
+{
+	dsa_handle	area;
+	dsa_pointer first;			/* its first chunk */
+	uint64		nrows;
+	Size		bytes;
+	double		ms;				/* storing its share */
+	bool		ran;
+} GsParPart;
+
+typedef struct GsParShared
+{
+	bool		enabled;		/* store rows here (else pass them on) */
+	int			nparts;			/* workers planned + the leader */
+	int			ncols;			/* key statistics per participant */
+	Size		limit;			/* bytes of chunks, all participants */
+	pg_atomic_uint64 used;
+	pg_atomic_uint32 overflow;
+	GsParPart	parts[FLEXIBLE_ARRAY_MEMBER];
+	/* then GsKeyColStats[nparts][ncols] */
+} GsParShared;
+
+typedef struct GsStoreState GsStoreState;
+
+struct GsStoreState
+{
+	CustomScanState css;
+
+	GsKeySpec  *keys;			/* NULL: no encoder, pass rows on */
+	int			ncols;
+	int			raw_bytes;
+	int			entry_bytes;	/* per row at a chunk's end */
+
+	GsParShared *shared;		/* NULL: no shared memory, pass rows on */
+	int			part;			/* this participant's slot */
+	dsa_area   *area;			/* its area */
+	dsa_area  **areas;			/* the leader's: every participant's */
+	int			nareas;
+
+	/* this participant's share */
+	bool		done;
+	bool		passing;		/* passes rows on through the Gather */
+	dsa_pointer first;
+	GsParChunk *chunk;			/* the chunk being filled */
+	Size		next_size;
+	uint64		nrows;
+	Size		bytes;
+	double		ms;
+
+	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
+	GsParPart  *seen;
+	int			nseen;
+};
+
+static Node *store_create_state(CustomScan *cscan);
+static void store_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *store_exec(CustomScanState *node);
+static void store_end(CustomScanState *node);
+static void store_rescan(CustomScanState *node);
+static Size store_estimate(CustomScanState *node, ParallelContext *pcxt);
+static void store_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void store_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void store_shutdown(CustomScanState *node);
+static void store_explain(CustomScanState *node, List *ancestors,
+						  ExplainState *es);
+
+const CustomScanMethods gpusort_store_plan_methods = {
+	.CustomName = GPUSORT_STORE_NODE_NAME,
+	.CreateCustomScanState = store_create_state,
+};
+
+static const CustomExecMethods store_exec_methods = {
+	.CustomName = GPUSORT_STORE_NODE_NAME,
+	.BeginCustomScan = store_begin,
+	.ExecCustomScan = store_exec,
+	.EndCustomScan = store_end,
+	.ReScanCustomScan = store_rescan,
+	.EstimateDSMCustomScan = store_estimate,
+	.InitializeDSMCustomScan = store_init_dsm,
+	.ReInitializeDSMCustomScan = store_reinit_dsm,
+	.InitializeWorkerCustomScan = store_init_worker,
+	.ShutdownCustomScan = store_shutdown,
+	.ExplainCustomScan = store_explain,
+};
+
+static inline GsKeyColStats *
+part_stats(GsParShared *sh, int part)
+{
+	char	   *p = (char *) sh +
+		MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * sh->nparts);
+
+	return (GsKeyColStats *) p + (Size) part * sh->ncols;
+}
+
+static Size
+shared_size(int nparts, int ncols)
+{
+	return MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
+		sizeof(GsKeyColStats) * (Size) nparts * ncols;
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+static Node *
+store_create_state(CustomScan *cscan)
+{
+	GsStoreState *st = palloc0(sizeof(GsStoreState));
+
+	NodeSetTag(st, T_CustomScanState);
+	st->css.flags = cscan->flags;
+	st->css.methods = &store_exec_methods;
+	return (Node *) st;
+}
+
+static void
+store_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GsStoreState *st = (GsStoreState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *cols = list_nth(cscan->custom_private, GSP_SORT_COLS);
+	List	   *ops = list_nth(cscan->custom_private, GSP_SORT_OPS);
+	List	   *colls = list_nth(cscan->custom_private, GSP_COLLATIONS);
+	List	   *nfs = list_nth(cscan->custom_private, GSP_NULLS_FIRST);
+	int			n = list_length(cols);
+	AttrNumber *attnos = palloc(sizeof(AttrNumber) * n);
+	Oid		   *sortops = palloc(sizeof(Oid) * n);
+	Oid		   *collations = palloc(sizeof(Oid) * n);
+	bool	   *nulls_first = palloc(sizeof(bool) * n);
+	char	   *reason;
+	int			i;
+
+	outerPlanState(st) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	/* rows are returned as the input made them, when they are passed on */
+	node->ss.ps.ps_ProjInfo = NULL;
+
+	for (i = 0; i < n; i++)
+	{
+		attnos[i] = (AttrNumber) list_nth_int(cols, i);
+		sortops[i] = list_nth_oid(ops, i);
+		collations[i] = list_nth_oid(colls, i);
+		nulls_first[i] = list_nth_int(nfs, i) != 0;
+	}
+	/* the same columns as the GpuSort above: the same spec, decided alike */
+	st->keys = gs_keys_create(n, attnos, sortops, collations, nulls_first, &reason);
+	if (st->keys)
+	{
+		st->ncols = gs_keys_ncols_observed(st->keys);
+		st->raw_bytes = gs_keys_raw_bytes(st->keys);
+		st->entry_bytes = TYPEALIGN(sizeof(uint32), sizeof(uint32) + st->raw_bytes);
+		gs_keys_reset(st->keys);
+	}
+	st->next_size = GS_PAR_FIRST_CHUNK;
+}
+
+/* ---- storing ------------------------------------------------------------------- */
+
+/*
+ * A new chunk for at least need bytes of tuple and entry; false when the
+ * budget or the shared memory is exhausted.
+ */
+static bool
+new_chunk(GsStoreState *st, Size need)
+{
+	GsParShared *sh = st->shared;
+	Size		size = Max(st->next_size, GS_PAR_CHUNK_HEADER + need);
+	dsa_pointer dp;
+	GsParChunk *c;
+
+	if (pg_atomic_read_u32(&sh->overflow) != 0 ||
+		pg_atomic_add_fetch_u64(&sh->used, size) > sh->limit)
+		return false;
+	dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(dp))
+		return false;
+	c = dsa_get_address(st->area, dp);
+	c->next = InvalidDsaPointer;
+	c->size = size;
+	c->front = GS_PAR_CHUNK_HEADER;
+	c->nrows = 0;
+	if (st->chunk)
+		st->chunk->next = dp;
+	else
+		st->first = dp;
+	st->chunk = c;
+	st->bytes += size;
+	st->next_size = Min(st->next_size * 2, GS_PAR_MAX_CHUNK);
+	return true;
+}
+
+/* stores the row in slot with its raw key; false when out of room */
+static bool
+store_row(GsStoreState *st, TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	Size		need = MAXALIGN(len) + st->entry_bytes;
+	GsParChunk *c = st->chunk;
+	char	   *entry;
+	MinimalTuple mtup;
+	uint32		off;
+
+	if (c == NULL ||
+		c->front + need > c->size - (Size) c->nrows * st->entry_bytes)
+	{
+		if (!new_chunk(st, need))
+		{
+			if (should_free)
+				heap_freetuple(htup);
+			return false;
+		}
+		c = st->chunk;
+	}
+
+	entry = (char *) c + c->size - (Size) (c->nrows + 1) * st->entry_bytes;
+	gs_keys_observe(st->keys, slot, (uint8 *) entry + sizeof(uint32));
+
+	/* as minimal_tuple_from_heap_tuple does, without its palloc */
+	off = (uint32) c->front;
+	mtup = (MinimalTuple) ((char *) c + off);
+	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+	mtup->t_len = len;
+	memcpy(entry, &off, sizeof(uint32));
+	c->front += MAXALIGN(len);
+	c->nrows++;
+	st->nrows++;
+	if (should_free)
+		heap_freetuple(htup);
+	return true;
+}
+
+/* makes this participant's share visible to the leader */
+static void
+publish(GsStoreState *st)
+{
+	GsParPart  *p = &st->shared->parts[st->part];
+
+	gs_keys_get_stats(st->keys, part_stats(st->shared, st->part));
+	p->first = st->first;
+	p->nrows = st->nrows;
+	p->bytes = st->bytes;
+	p->ms = st->ms;
+	pg_write_barrier();
+	p->ran = true;
+}
+
+static TupleTableSlot *
+store_exec(CustomScanState *node)
+{
+	GsStoreState *st = (GsStoreState *) node;
+	PlanState  *outer = outerPlanState(st);
+	instr_time	start,
+				now;
+
+	if (st->passing || st->shared == NULL || !st->shared->enabled ||
+		st->keys == NULL || st->area == NULL)
+		return ExecProcNode(outer);
+	if (st->done)
+		return NULL;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		if (pg_atomic_read_u32(&st->shared->overflow) != 0 || !store_row(st, slot))
+		{
+			/* out of room: this row and the rest go through the Gather */
+			pg_atomic_write_u32(&st->shared->overflow, 1);
+			st->passing = true;
+			publish(st);
+			return slot;
+		}
+	}
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	st->ms = INSTR_TIME_GET_MILLISEC(now);
+	st->done = true;
+	publish(st);
+	return NULL;
+}
+
+/* forgets this participant's share; the chunks go with their area */
+static void
+reset_share(GsStoreState *st)
+{
+	st->done = false;
+	st->passing = false;
+	st->first = InvalidDsaPointer;
+	st->chunk = NULL;
+	st->next_size = GS_PAR_FIRST_CHUNK;
+	st->nrows = 0;
+	st->bytes = 0;
+	st->ms = 0;
+	if (st->keys)
+		gs_keys_reset(st->keys);
+}
+
+static void
+detach_areas(GsStoreState *st)
+{
+	int			i;
+
+	for (i = 0; i < st->nareas; i++)
+		if (st->areas[i])
+			dsa_detach(st->areas[i]);
+	st->nareas = 0;
+	if (st->area && st->areas == NULL)
+		dsa_detach(st->area);
+	st->area = NULL;
+}
+
+static void
+store_end(CustomScanState *node)
+{
+	GsStoreState *st = (GsStoreState *) node;
+
+	detach_areas(st);
+	ExecEndNode(outerPlanState(st));
+}
+
+static void
+store_rescan(CustomScanState *node)
+{
+	GsStoreState *st = (GsStoreState *) node;
+	PlanState  *outer = outerPlanState(st);
+
+	reset_share(st);
+	if (outer->chgParam == NULL)
+		ExecReScan(outer);
+}
+
+/* ---- shared memory -------------------------------------------------------------- */
+
+static Size
+store_estimate(CustomScanState *node, ParallelContext *pcxt)
+{
+	GsStoreState *st = (GsStoreState *) node;
+
+	return shared_size(pcxt->nworkers + 1, st->ncols);
+}
+
+/*
+ * How many bytes of chunks the participants may fill together, or 0 when
+ * even the planner's estimate of the rows would not fit.
+ */
+static Size
+shared_limit(GsStoreState *st)
+{
+	Plan	   *plan = st->css.ss.ps.plan;
+	Size		limit = gpusort_memory_budget();
+	double		need;
+
+	if (dynamic_shared_memory_type == DSM_IMPL_POSIX)
+	{
+		struct statvfs vfs;
+
+		if (statvfs("/dev/shm", &vfs) == 0)
+			limit = Min(limit, (Size) ((double) vfs.f_bavail * vfs.f_frsize *
+									   GS_PAR_SHM_SHARE));
+	}
+	need = plan->plan_rows *
+		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
+	if (need * GS_PAR_ESTIMATE_SLACK > (double) limit)
+		return 0;
+	return limit;
+}
+
+/* new areas, one per participant, and an empty shared state */
+static void
+setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+	int			i;
+
+	memset(sh, 0, offsetof(GsParShared, parts));
+	sh->nparts = nparts;
+	sh->ncols = st->ncols;
+	sh->limit = st->keys ? shared_limit(st) : 0;
+	sh->enabled = (sh->limit > 0);
+	pg_atomic_init_u64(&sh->used, 0);
+	pg_atomic_init_u32(&sh->overflow, 0);
+	gs_keys_stats_reset(part_stats(sh, 0), nparts * sh->ncols);
+
+	if (st->areas == NULL)
+		st->areas = palloc0(sizeof(dsa_area *) * nparts);
+	for (i = 0; i < nparts; i++)
+	{
+		GsParPart  *p = &sh->parts[i];
+
+		memset(p, 0, sizeof(GsParPart));
+		p->first = InvalidDsaPointer;
+		if (sh->enabled)
+		{
+			st->areas[i] = dsa_create(LWTRANCHE_PARALLEL_QUERY_DSA);
+			p->area = dsa_get_handle(st->areas[i]);
+		}
+	}
+	st->nareas = sh->enabled ? nparts : 0;
+	st->shared = sh;
+	st->part = 0;
+	st->area = sh->enabled ? st->areas[0] : NULL;
+	st->seen = NULL;
+	st->nseen = 0;
+	reset_share(st);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+static void
+store_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	setup_shared((GsStoreState *) node, coordinate, pcxt->nworkers + 1);
+}
+
+static void
+store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GsStoreState *st = (GsStoreState *) node;
+
+	/* the GpuSort above has let go of the last run's rows */
+	detach_areas(st);
+	setup_shared(st, coordinate, pcxt->nworkers + 1);
+}
+
+static void
+store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GsStoreState *st = (GsStoreState *) node;
+	GsParShared *sh = coordinate;
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+
+	st->shared = sh;
+	st->part = ParallelWorkerNumber + 1;
+	if (sh->enabled && st->part < sh->nparts && st->keys)
+		st->area = dsa_attach(sh->parts[st->part].area);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* keeps what EXPLAIN shows: the DSM segment goes before EXPLAIN runs */
+static void
+keep_seen(GsStoreState *st)
+{
+	GsParShared *sh = st->shared;
+
+	if (sh == NULL || IsParallelWorker())
+		return;
+	if (st->seen == NULL)
+		st->seen = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+									  sizeof(GsParPart) * sh->nparts);
+	memcpy(st->seen, sh->parts, sizeof(GsParPart) * sh->nparts);
+	st->nseen = sh->nparts;
+}
+
+static void
+store_shutdown(CustomScanState *node)
+{
+	GsStoreState *st = (GsStoreState *) node;
+
+	keep_seen(st);
+	st->shared = NULL;
+}
+
+/* ---- what the leader's GpuSort reads -------------------------------------------- */
+
+GsParInput *
+gs_par_input(PlanState *gather)
+{
+	PlanState  *child;
+
+	if (gather == NULL || !IsA(gather, GatherState))
+		return NULL;
+	child = outerPlanState(gather);
+	if (child == NULL || !IsA(child, CustomScanState) ||
+		((CustomScanState *) child)->methods != &store_exec_methods)
+		return NULL;
+	return (GsParInput *) child;
+}
+
+static inline bool
+have_rows(GsParInput *in)
+{
+	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
+}
+
+bool
+gs_par_overflowed(GsParInput *in)
+{
+	return have_rows(in) && pg_atomic_read_u32(&in->shared->overflow) != 0;
+}
+
+uint64
+gs_par_nrows(GsParInput *in)
+{
+	uint64		n = 0;
+	int			i;
+
+	if (!have_rows(in))
+		return 0;
+	pg_read_barrier();
+	for (i = 0; i < in->shared->nparts; i++)
+		if (in->shared->parts[i].ran)
+			n += in->shared->parts[i].nrows;
+	keep_seen(in);
+	return n;
+}
+
+Size
+gs_par_bytes(GsParInput *in)
+{
+	Size		n = 0;
+	int			i;
+
+	if (!have_rows(in))
+		return 0;
+	for (i = 0; i < in->shared->nparts; i++)
+		if (in->shared->parts[i].ran)
+			n += in->shared->parts[i].bytes;
+	return n;
+}
+
+int
+gs_par_nparts(GsParInput *in)
+{
+	int			n = 0;
+	int			i;
+
+	if (!have_rows(in))
+		return 0;
+	for (i = 0; i < in->shared->nparts; i++)
+		if (in->shared->parts[i].ran)
+			n++;
+	return n;
+}
+
+void
+gs_par_merge_stats(GsParInput *in, GsKeySpec *keys)
+{
+	int			i;
+
+	if (!have_rows(in))
+		return;
+	for (i = 0; i < in->shared->nparts; i++)
+		if (in->shared->parts[i].ran)
+			gs_keys_merge_stats(keys, part_stats(in->shared, i));
+}
+
+/* a chunk as the leader sees it */
+typedef struct ChunkRef
+{
+	const char *base;
+	Size		size;
+	uint64		first;			/* row number of its first row */
+	uint32		nrows;
+} ChunkRef;
+
+typedef struct FillArg
+{
+	ChunkRef   *chunks;
+	int			nchunks;
+	int			entry_bytes;
+	int			raw_bytes;
+	MinimalTuple *tuples;
+	uint8	   *raw;
+} FillArg;
+
+/* every chunk of every participant that ran, in row order, mapped */
+static ChunkRef *
+map_chunks(GsParInput *in, int *nchunks)
+{
+	GsParShared *sh = in->shared;
+	int			cap = 64;
+	int			n = 0;
+	ChunkRef   *refs = palloc(sizeof(ChunkRef) * cap);
+	uint64		row = 0;
+	int			i;
+
+	for (i = 0; i < sh->nparts; i++)
+	{
+		dsa_pointer dp;
+
+		if (!sh->parts[i].ran)
+			continue;
+		for (dp = sh->parts[i].first; DsaPointerIsValid(dp);)
+		{
+			const GsParChunk *c = dsa_get_address(in->areas[i], dp);
+
+			if (n == cap)
+			{
+				cap *= 2;
+				refs = repalloc(refs, sizeof(ChunkRef) * cap);
+			}
+			refs[n].base = (const char *) c;
+			refs[n].size = c->size;
+			refs[n].first = row;
+			refs[n].nrows = c->nrows;
+			row += c->nrows;
+			n++;
+			dp = c->next;
+		}
+	}
+	*nchunks = n;
+	return refs;
+}
+
+/* the chunk that holds row, by binary search over the chunks' first rows */
+static int
+find_chunk(const ChunkRef *refs, int n, uint64 row)
+{
+	int			lo = 0,
+				hi = n - 1;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (refs[mid].first <= row)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* rows [lo, hi): on a thread, so no PostgreSQL call */
+static void
+fill_slice(void *p, uint64 lo, uint64 hi)
+{
+	FillArg    *a = (FillArg *) p;
+	int			c = find_chunk(a->chunks, a->nchunks, lo);
+	uint64		i = lo;
+
+	while (i < hi)
+	{
+		const ChunkRef *ch = &a->chunks[c++];
+		uint64		end = Min(hi, ch->first + ch->nrows);
+
+		for (; i < end; i++)
+		{
+			uint64		k = i - ch->first;
+			const char *e = ch->base + ch->size - (Size) (k + 1) * a->entry_bytes;
+			uint32		off;
+
+			memcpy(&off, e, sizeof(uint32));
+			a->tuples[i] = (MinimalTuple) (ch->base + off);
+			memcpy(a->raw + i * a->raw_bytes, e + sizeof(uint32), a->raw_bytes);
+		}
+	}
+}
+
+void
+gs_par_fill(GsParInput *in, MinimalTuple *tuples, uint8 *raw, int raw_bytes,
+			int nthreads)
+{
+	FillArg		a;
+	uint64		n = gs_par_nrows(in);
+
+	if (n == 0)
+		return;
+	if (raw_bytes != in->raw_bytes)
+		elog(ERROR, "gpusort: raw keys of %d bytes in shared memory, %d expected",
+			 in->raw_bytes, raw_bytes);
+	a.chunks = map_chunks(in, &a.nchunks);
+	a.entry_bytes = in->entry_bytes;
+	a.raw_bytes = raw_bytes;
+	a.tuples = tuples;
+	a.raw = raw;
+	gs_cpu_for_slices(n, nthreads, fill_slice, &a);
+	pfree(a.chunks);
+}
+
+void
+gs_par_foreach(GsParInput *in, void (*fn) (void *arg, MinimalTuple tup), void *arg)
+{
+	int			nchunks;
+	ChunkRef   *refs;
+	int			c;
+
+	if (gs_par_nrows(in) == 0)
+		return;
+	refs = map_chunks(in, &nchunks);
+	for (c = 0; c < nchunks; c++)
+	{
+		uint32		k;
+
+		for (k = 0; k < refs[c].nrows; k++)
+		{
+			const char *e = refs[c].base + refs[c].size -
+				(Size) (k + 1) * in->entry_bytes;
+			uint32		off;
+
+			memcpy(&off, e, sizeof(uint32));
+			fn(arg, (MinimalTuple) (refs[c].base + off));
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(refs);
+}
+
+/* ---- EXPLAIN ------------------------------------------------------------------ */
+
+static void
+store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GsStoreState *st = (GsStoreState *) node;
+	int			nran = 0;
+	int			i;
+
+	if (!es->analyze)
+		return;
+	keep_seen(st);
+	for (i = 0; i < st->nseen; i++)
+		if (st->seen[i].ran)
+			nran++;
+	if (nran == 0)
+	{
+		ExplainPropertyText("Rows Stored", "none, rows passed on", es);
+		return;
+	}
+	for (i = 0; i < st->nseen; i++)
+	{
+		GsParPart  *p = &st->seen[i];
+		char		label[64];
+
+		if (!p->ran)
+			continue;
+		if (i == 0)
+			strlcpy(label, "Leader", sizeof(label));
+		else
+			snprintf(label, sizeof(label), "Worker %d", i - 1);
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
+							 label, p->nrows, (p->bytes + 1023) / 1024);
+			if (es->timing)
+				appendStringInfo(es->str, ", %.3f ms", p->ms);
+			appendStringInfoChar(es->str, '\n');
+		}
+		else
+		{
+			char		name[96];
+
+			snprintf(name, sizeof(name), "%s Rows Stored", label);
+			ExplainPropertyUInteger(name, NULL, p->nrows, es);
+			snprintf(name, sizeof(name), "%s Memory", label);
+			ExplainPropertyUInteger(name, "kB", (p->bytes + 1023) / 1024, es);
+			if (es->timing)
+			{
+				snprintf(name, sizeof(name), "%s Time Storing", label);
+				ExplainPropertyFloat(name, "ms", p->ms, 3, es);
+			}
+		}
+	}
+}

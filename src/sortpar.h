@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortpar.h
+ *	  Parallel intake for GpuSort: the GpuSortStore node that each
+ *	  participant of a Gather runs, and what the leader's GpuSort reads
+ *	  from it.  See sortpar.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SORTPAR_H
+#define GPUSORT_SORTPAR_H
+
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+
+#include "sortkey.h"
+
+#define GPUSORT_STORE_NODE_NAME	"GpuSortStore"
+
+extern const CustomScanMethods gpusort_store_plan_methods;
+
+/* the leader's store node, seen from the GpuSort above its Gather */
+typedef struct GsStoreState GsParInput;
+
+/*
+ * The store node under gather (a GatherState), or NULL when gather is not
+ * a Gather over a GpuSortStore.
+ */
+extern GsParInput *gs_par_input(PlanState *gather);
+
+/*
+ * After the Gather has returned its last row: did the participants run out
+ * of room (rows then came through the Gather), how many rows and bytes did
+ * they store.
+ */
+extern bool gs_par_overflowed(GsParInput *in);
+extern uint64 gs_par_nrows(GsParInput *in);
+extern Size gs_par_bytes(GsParInput *in);
+extern int	gs_par_nparts(GsParInput *in);
+
+/* widens keys' statistics by every participant's */
+extern void gs_par_merge_stats(GsParInput *in, GsKeySpec *keys);
+
+/*
+ * Writes every stored row's address into tuples[] and its raw key into
+ * raw[] (raw_bytes each), participant by participant, on nthreads threads.
+ */
+extern void gs_par_fill(GsParInput *in, MinimalTuple *tuples, uint8 *raw,
+						int raw_bytes, int nthreads);
+
+/* calls fn for every stored row (the tuplesort fallback) */
+extern void gs_par_foreach(GsParInput *in,
+						   void (*fn) (void *arg, MinimalTuple tup), void *arg);
+
+#endif							/* GPUSORT_SORTPAR_H */
