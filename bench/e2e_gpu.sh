@@ -1,41 +1,94 @@
 #!/usr/bin/env bash
-# End-to-end sort benchmark: stock PostgreSQL against GpuSort on the CPU and
-# on the GPU, on the same tables, in one run.
+# End-to-end sort benchmark: stock PostgreSQL (at its defaults, tuned, and in
+# one process) against GpuSort on the CPU and on the GPU, on the same table,
+# in one run.
 #
-#   bench/e2e_gpu.sh [ROWS...]          default: 10000000 50000000
+#   bench/e2e_gpu.sh [ROWS...]          default: 10000000 (one size a call
+#                                       fits the device's 600 s; see below)
 #
-# For each size it builds one table t (int8, float8, text and int4 columns,
-# pseudo-random, unlogged, vacuumed and cached in shared_buffers) and times
+# For each size it loads one table t (k8 int8, kf float8, kt text, g int4:
+# pseudo-random and deterministic, unlogged, loaded by parallel sessions,
+# vacuumed and cached in shared_buffers) and times
 #   SELECT * FROM t ORDER BY <key> OFFSET <rows>
-# for the keys int8, float8, text (C collation) and (int4, int8): every row
-# is sorted, none is sent to the client.  The floor is the same query with
-# no ORDER BY.  Modes:
-#   stock       gpusort.enabled = off, default work_mem (4MB)
-#   stock_4GB   the same with work_mem = 4GB (first size only)
-#   cpu         GpuSort, gpusort.device = cpu
-#   gpu         GpuSort, gpusort.device = gpu
-# Each mode runs in one session, after a warm-up sort, so the GPU's first
-# use in a session is not in the figures (test/gpu/engine_gpu.sh measures
-# it); parallel query is off, so every mode sorts in one process.  The best
-# of GS_BENCH_REPS runs (default 2; 1 for sizes over 2*10^7) is kept.
-# GS_BENCH_MODES and GS_BENCH_QUERIES (int8 float8 text int4_int8) pick
-# a subset.
+# (every row is sorted, none is sent to the client) for the keys
+#   int8 (k8), float8 (kf), text (kt COLLATE "C"),
+#   text_icu (kt COLLATE "und-x-icu"; left out, with a note, when the server
+#   has no ICU), int4_int8 (g, k8)
+# in the modes of bench/e2e_lib.sh:
+#   floor          the same query without ORDER BY, one process
+#   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
+#                  4MB, max_parallel_workers_per_gather 2)
+#   stock_tuned    gpusort.enabled = off, max_parallel_workers_per_gather = P,
+#                  work_mem = 1GB
+#   stock_1proc    gpusort.enabled = off, work_mem = 1GB, no workers
+#   gpusort_cpu    gpusort.device = cpu, the settings of stock_tuned
+#   gpusort_gpu    gpusort.device = gpu, the same
+#   (also gpusort_cpu_1proc, gpusort_gpu_1proc: GpuSort with no workers)
+# P = min(8, cores / 2) (GS_BENCH_WORKERS), also set as the table's
+# parallel_workers so that the planner uses all P.  Each (mode, key) runs in
+# a fresh session after a warm-up sort (CUDA's first use in a session is not
+# in the figures); the best of GS_BENCH_REPS runs (default 2; 1 for sizes
+# over 2*10^7) is kept.
 #
-# Output ($OUT, default bench/out/): e2e.csv (rows,query,mode,ms), the
-# EXPLAIN ANALYZE of each GpuSort-gpu query (explain_gpu_ROWS.txt), the
-# device description.  bench/plot_e2e.py turns the CSV into a PNG.
+# Time: the whole call keeps inside GS_BENCH_BUDGET seconds (default 540,
+# counted from its start, the build and the load included; 0: no limit):
+# every query's statement_timeout is the smaller of GS_BENCH_TIMEOUT
+# (default 120 s; such a cell says ">120 s") and what is left, and cells
+# that find the budget spent are skipped.  Modes run in the order of
+# GS_BENCH_MODES (default: floor gpusort_gpu gpusort_cpu stock_tuned
+# stock_default stock_1proc), keys in the order of GS_BENCH_QUERIES
+# (default: int8 float8 text text_icu int4_int8), so what matters most comes
+# first; a size that does not fit is split over calls by mode, and
+# bench/plot_e2e.py merges their CSVs.
+#
+# Other settings: GS_BENCH_WORK_MEM (1GB), GS_BENCH_LOAD_JOBS (sessions that
+# load the table: cores, at most 16), GS_BENCH_TABLE_WORKERS (the table's
+# parallel_workers, default P; 0: the planner's choice), GS_BENCH_PARALLEL
+# (on: gpusort.parallel's value in the GpuSort modes, set only where the
+# setting exists), GS_BENCH_EXPLAIN_MODES (gpusort_cpu gpusort_gpu) and
+# GS_BENCH_EXPLAIN_QUERIES (all keys): the cells whose session ends with an
+# EXPLAIN ANALYZE, GS_BENCH_PRELOAD=1 (shared_preload_libraries instead of
+# LOAD in every session), GS_BENCH_SHARED_BUFFERS (a quarter of the memory,
+# at most 16GB).
+#
+# Output ($OUT, default bench/out/), written as the run goes, so a killed run
+# leaves what it measured: e2e.csv (rows,query,mode,ms; ms ">N": ran into a
+# timeout of N ms), e2e.md (the table with the device), e2e.log (the
+# progress lines), device.txt (date, commit, CPU, GPU, PostgreSQL,
+# /dev/shm, the settings), plans_ROWS.txt (the plan of every cell),
+# explain_MODE_ROWS.txt (EXPLAIN ANALYZE), logs/ (each session's output),
+# build.log, e2e.png if matplotlib is there (else: bench/plot_e2e.py --png
+# e2e.png --md e2e.md e2e.csv, anywhere).
 #
 # Builds and installs the tree first (GS_BENCH_NO_BUILD=1: uses what is
-# installed), and starts a throwaway cluster (see test/lib.sh); on the GPU
-# machine, source the PostgreSQL bundle first:
-#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/e2e_gpu.sh
+# installed, and still builds when gpusort is not installed), and starts a
+# throwaway cluster (see test/lib.sh); on the GPU machine the PostgreSQL
+# bundle in .device/ is used when there is no pg_config.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$SRC/bench/out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BENCH_T0=$(date +%s)
 SIZES=("$@")
-[ ${#SIZES[@]} -eq 0 ] && SIZES=(10000000 50000000)
-MODES=${GS_BENCH_MODES:-"stock stock_4GB cpu gpu"}
+[ ${#SIZES[@]} -eq 0 ] && SIZES=(10000000)
+MODES=${GS_BENCH_MODES:-"floor gpusort_gpu gpusort_cpu stock_tuned stock_default stock_1proc"}
+QUERIES=${GS_BENCH_QUERIES:-"int8 float8 text text_icu int4_int8"}
+BUDGET=${GS_BENCH_BUDGET:-540}
+ncores=$(nproc)
+BENCH_P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
+[ "$BENCH_P" -lt 1 ] && BENCH_P=1
+BENCH_WORK_MEM=${GS_BENCH_WORK_MEM:-1GB}
+BENCH_TIMEOUT=${GS_BENCH_TIMEOUT:-120}
+BENCH_EXPLAIN_MODES=${GS_BENCH_EXPLAIN_MODES:-"gpusort_cpu gpusort_gpu"}
+BENCH_EXPLAIN_QUERIES=${GS_BENCH_EXPLAIN_QUERIES:-$QUERIES}
+BENCH_DEADLINE=0
+[ "$BUDGET" -gt 0 ] && BENCH_DEADLINE=$((BENCH_T0 + BUDGET - 10))
+load_jobs=${GS_BENCH_LOAD_JOBS:-$((ncores > 16 ? 16 : ncores))}
+BENCH_TABLE=t
+BENCH_ORDER_BY=e2e_order_by
+BENCH_SRC=$SRC
+BENCH_DEVICE_FILE=$OUT/device.txt
 
 if ! command -v pg_config >/dev/null && [ -f "$SRC/.device/pg15.tar.gz" ]; then
 	. "$SRC/.device/pg-on-device.sh" "$SRC/.device/pg15.tar.gz"
@@ -56,113 +109,101 @@ tar -C "$SRC" --exclude=./.git --exclude=./.device --exclude=./bench/out \
 chmod -R a+rX "$W"
 cd "$W" || exit 1
 . test/lib.sh
+. bench/e2e_lib.sh
 
-{
-	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-	echo "commit: $(git -C "$SRC" rev-parse HEAD 2>/dev/null || echo unknown)"
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
-	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
-	echo "postgres: $(pg_config --version)"
-} | tee "$OUT/device.txt"
+e2e_order_by() {
+	case $1 in
+		int8) echo "k8" ;;
+		float8) echo "kf" ;;
+		text) echo "kt COLLATE \"C\"" ;;
+		text_icu) echo "kt COLLATE \"und-x-icu\"" ;;
+		int4_int8) echo "g, k8" ;;
+		*) echo "unknown query $1 (int8 float8 text text_icu int4_int8)" >&2; return 1 ;;
+	esac
+}
+for m in $MODES; do bench_mode_settings "$m" >/dev/null || exit 2; done
+for q in $QUERIES; do e2e_order_by "$q" >/dev/null || exit 2; done
 
-if [ -z "${GS_BENCH_NO_BUILD:-}" ]; then
-	gs_build_install >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+# a fresh record (GS_BENCH_APPEND=1: add to the one in $OUT)
+if [ "${GS_BENCH_APPEND:-0}" != 1 ]; then
+	rm -rf "$OUT/e2e.csv" "$OUT/e2e.md" "$OUT/e2e.png" "$OUT"/plans_*.txt "$OUT"/explain_*.txt "$OUT/logs"
+	: >"$OUT/e2e.log"
 fi
+bench_device_lines | tee "$OUT/device.txt"
+
+installed() { [ -f "$(pg_config --pkglibdir)/gpusort.so" ]; }
+if [ -z "${GS_BENCH_NO_BUILD:-}" ] || ! installed; then
+	bench_log "building"
+	gs_build_install >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+	bench_log "built and installed"
+fi
+
 mem_mb=$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo)
 sb_mb=$((mem_mb / 4)); [ $sb_mb -gt 16384 ] && sb_mb=16384
-gs_cluster_start "shared_buffers = '${sb_mb}MB'" "max_parallel_workers_per_gather = 0" \
-	"gpusort.max_memory = '64GB'" "max_wal_size = '16GB'" || exit 1
-psql -X -q -c "LOAD 'gpusort'" || { echo "gpusort is not installed"; exit 1; }
+sb=${GS_BENCH_SHARED_BUFFERS:-${sb_mb}MB}
+conf=("shared_buffers = '$sb'" "max_worker_processes = $((BENCH_P + 8 > 16 ? BENCH_P + 8 : 16))"
+	"max_parallel_workers = $((BENCH_P > 8 ? BENCH_P : 8))" "jit = off"
+	"gpusort.max_memory = '64GB'" "max_wal_size = '16GB'")
+[ "${GS_BENCH_PRELOAD:-0}" = 1 ] && conf+=("shared_preload_libraries = 'gpusort'")
+gs_cluster_start "${conf[@]}" || exit 1
+bench_psql -c "LOAD 'gpusort'" || { echo "gpusort is not installed"; exit 1; }
 
-KEYS=()
-for kq in "int8:k8" "float8:kf" "text:kt COLLATE \"C\"" "int4_int8:g, k8"; do
-	case " ${GS_BENCH_QUERIES:-int8 float8 text int4_int8} " in
-		*" ${kq%%:*} "*) KEYS+=("$kq") ;;
-	esac
-done
-echo "rows,query,mode,ms" >"$OUT/e2e.csv"
+# gpusort.parallel (the parallel GpuSort's switch) where it exists
+BENCH_PAR_GUC=""
+if [ -n "$(bench_psql -At -c "LOAD 'gpusort'" -c "SHOW gpusort.parallel" 2>/dev/null)" ]; then
+	BENCH_PAR_GUC=${GS_BENCH_PARALLEL:-on}
+fi
+icu_note=""
+if [ "$(bench_psql -At -c "SELECT count(*) FROM pg_collation WHERE collname = 'und-x-icu'")" != 1 ]; then
+	icu_note="no ICU in this server: text_icu left out"
+	QUERIES=$(echo " $QUERIES " | sed 's/ text_icu / /; s/^ *//; s/ *$//')
+fi
+{
+	echo "settings: P = $BENCH_P (max_parallel_workers_per_gather of stock_tuned and GpuSort, and the table's parallel_workers: ${GS_BENCH_TABLE_WORKERS:-$BENCH_P}), work_mem $BENCH_WORK_MEM, shared_buffers $sb, jit off, gpusort.max_memory 64GB, gpusort.parallel: ${BENCH_PAR_GUC:-(no such setting)}, gpusort $([ "${GS_BENCH_PRELOAD:-0}" = 1 ] && echo preloaded || echo LOADed per session)"
+	echo "runs: best of ${GS_BENCH_REPS:-2 (1 over 2*10^7 rows)}, statement_timeout ${BENCH_TIMEOUT}s, budget ${BUDGET}s; modes: $MODES; keys: $QUERIES"
+	[ -n "$icu_note" ] && echo "note: $icu_note"
+} | tee -a "$OUT/device.txt"
 
-make_table() {					# make_table ROWS: loads t with 8 sessions at once
-	local n=$1 parts=8 i
-	psql -X -q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null 2>&1
-	psql -X -q -c "DROP TABLE IF EXISTS t" \
-		-c "CREATE UNLOGGED TABLE t (k8 int8, kf float8, kt text, g int4)"
-	for ((i = 0; i < parts; i++)); do
-		psql -X -q -c "INSERT INTO t
+[ -f "$OUT/e2e.csv" ] || echo "rows,query,mode,ms" >"$OUT/e2e.csv"
+
+# load_table ROWS: t, loaded by $load_jobs sessions at once, each a slice
+load_table() {
+	local n=$1 j pids=() rc=0 t0 t1 t2
+	t0=$(date +%s)
+	bench_psql -c "DROP TABLE IF EXISTS t" \
+		-c "CREATE UNLOGGED TABLE t (k8 int8, kf float8, kt text, g int4)" 2>/dev/null || return 1
+	for ((j = 0; j < load_jobs; j++)); do
+		bench_psql -v ON_ERROR_STOP=1 -c "INSERT INTO t
 			SELECT hashint8(i) % 1000000000, hashint8(i * 3) / 1e9::float8,
 			       md5(i::text), (hashint8(i * 5) % 100)::int4
-			FROM generate_series($((i * n / parts + 1)), $(((i + 1) * n / parts))) i" &
+			FROM generate_series($((j * n / load_jobs + 1)), $(((j + 1) * n / load_jobs))) i" &
+		pids+=($!)
 	done
-	wait
-	psql -X -q -c "VACUUM (FREEZE, ANALYZE) t"
-	# into shared_buffers (a scan when pg_prewarm is missing)
-	psql -X -q -c "SELECT pg_prewarm('t')" >/dev/null 2>&1 ||
-		psql -X -q -c "SELECT count(*) FROM t" >/dev/null
-}
-
-# mode_settings MODE: the SET lines of a mode
-mode_settings() {
-	case $1 in
-		stock) echo "SET gpusort.enabled = off;" ;;
-		stock_4GB) echo "SET gpusort.enabled = off; SET work_mem = '4GB';" ;;
-		cpu) echo "SET gpusort.device = cpu; SET gpusort.min_rows = 0;" ;;
-		gpu) echo "SET gpusort.device = gpu; SET gpusort.min_rows = 0;" ;;
-	esac
+	for j in "${pids[@]}"; do wait "$j" || rc=1; done
+	[ $rc = 0 ] || return 1
+	t1=$(date +%s)
+	bench_psql -c "VACUUM (FREEZE, ANALYZE) t" || return 1
+	t2=$(date +%s)
+	bench_prepare_table "$n" || return 1
+	bench_log "$n rows loaded in $(($(date +%s) - t0)) s ($load_jobs sessions: insert $((t1 - t0)) s, vacuum $((t2 - t1)) s, prewarm $(($(date +%s) - t2)) s); t is $(bench_psql -At -c "SELECT pg_size_pretty(pg_table_size('t'))")"
 }
 
 for n in "${SIZES[@]}"; do
-	echo "== $n rows: loading"
-	t0=$(date +%s)
-	make_table "$n"
-	echo "   loaded in $(($(date +%s) - t0)) s"
-	reps=${GS_BENCH_REPS:-2}; [ "$n" -gt 20000000 ] && reps=${GS_BENCH_REPS:-1}
-
-	for mode in floor $MODES; do
-		[ "$mode" = stock_4GB ] && [ "$n" != "${SIZES[0]}" ] && continue
-		script=$(mktemp)
-		{
-			echo "LOAD 'gpusort';"
-			echo "SET statement_timeout = '300s';"
-			[ "$mode" != floor ] && mode_settings "$mode"
-			# warm-up: starts CUDA in this session, faults the code in
-			echo "SELECT count(*) FROM (SELECT * FROM (SELECT * FROM t LIMIT 200000) s ORDER BY k8 OFFSET 0) x;"
-			echo "\\timing on"
-			if [ "$mode" = floor ]; then
-				for ((r = 0; r < reps; r++)); do
-					echo "\\echo @@ all"
-					echo "SELECT * FROM t OFFSET $n;"
-				done
-			else
-				for kq in "${KEYS[@]}"; do
-					for ((r = 0; r < reps; r++)); do
-						echo "\\echo @@ ${kq%%:*}"
-						echo "SELECT * FROM t ORDER BY ${kq#*:} OFFSET $n;"
-					done
-				done
-			fi
-		} >"$script"
-		echo "   $mode"
-		psql -X -q -f "$script" >"$OUT/run_${n}_$mode.log" 2>&1
-		# pair each "@@ query" line with the next "Time:" line; keep the best
-		awk -v n="$n" -v mode="$mode" '
-			/^@@ / { q = $2; next }
-			/^Time: / && q != "" { ms = $2 + 0; if (!(q in best) || ms < best[q]) best[q] = ms; order[q] = 1; q = "" }
-			/ERROR/ { print "   " $0 > "/dev/stderr" }
-			END { for (q in best) printf "%s,%s,%s,%.1f\n", n, q, mode, best[q] }' \
-			"$OUT/run_${n}_$mode.log" | sort | tee -a "$OUT/e2e.csv"
-		rm -f "$script"
+	BENCH_REPS=${GS_BENCH_REPS:-2}; [ "$n" -gt 20000000 ] && BENCH_REPS=${GS_BENCH_REPS:-1}
+	bench_log "$n rows: loading"
+	load_table "$n" || { bench_log "loading $n rows failed"; continue; }
+	for mode in $MODES; do
+		if [ "$mode" = floor ]; then
+			bench_cell "$n" floor all
+		else
+			for q in $QUERIES; do bench_cell "$n" "$mode" "$q"; done
+		fi
 	done
-
-	# what the GPU engine did, per query
-	{
-		echo "LOAD 'gpusort'; SET gpusort.device = gpu; SET gpusort.min_rows = 0;"
-		echo "SELECT count(*) FROM (SELECT * FROM (SELECT * FROM t LIMIT 200000) s ORDER BY k8 OFFSET 0) x;"
-		for kq in "${KEYS[@]}"; do
-			echo "EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM t ORDER BY ${kq#*:} OFFSET $n;"
-		done
-	} | psql -X -q >"$OUT/explain_gpu_$n.txt" 2>&1
-	psql -X -q -c "DROP TABLE t"
+	bench_psql -c "DROP TABLE t"
 done
 
 gs_cluster_stop
-echo "results: $OUT/e2e.csv"
+bench_md --png "$OUT/e2e.png"
+bench_log "done: $OUT/e2e.csv, $OUT/e2e.md"
+cat "$OUT/e2e.md"
+rm -rf "$W"

@@ -118,25 +118,41 @@ gs_regress() {
 		--dbname=contrib_regression "${tests[@]}"
 }
 
-# gs_bench_table ROWS -- the sort benchmarks' table (bench/sort.sh,
+# gs_bench_table ROWS [JOBS] -- the sort benchmarks' table (bench/sort.sh,
 # bench/ab.sh): bench(i8 int8, f8 float8, t text COLLATE "C", a int4, pad
-# text) with ROWS deterministic pseudo-random rows, analyzed
+# text) with ROWS deterministic pseudo-random rows, loaded by JOBS sessions
+# at once (default: one per core, at most 16; each inserts a slice of
+# 1..ROWS, so the rows are the same whatever JOBS is), then vacuumed and
+# analyzed
 gs_bench_table() {
+	local n=$1 jobs=${2:-$(nproc)} j pids=() rc=0
+	[ "$jobs" -gt 16 ] && jobs=16
+	[ "$jobs" -lt 1 ] && jobs=1
 	gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "
 CREATE UNLOGGED TABLE bench (
-	i8 int8, f8 float8, t text COLLATE \"C\", a int4, pad text)" -c "
+	i8 int8, f8 float8, t text COLLATE \"C\", a int4, pad text)" || return 1
+	for ((j = 0; j < jobs; j++)); do
+		gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "
 INSERT INTO bench
 SELECT hashint8(i), hashint8(-i) / 7.0, md5(i::text), hashint4(i) % 1000, 'row ' || i
-  FROM generate_series(1, $1) i" -c "VACUUM ANALYZE bench"
+  FROM generate_series($((j * n / jobs + 1)), $(((j + 1) * n / jobs))) i" &
+		pids+=($!)
+	done
+	for j in "${pids[@]}"; do wait "$j" || rc=1; done
+	[ $rc = 0 ] || return 1
+	gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE bench"
 }
 
 # gs_bench_order_by QUERY -- the ORDER BY list of a benchmark query name
-# (int8, float8, text, two; floor: none)
+# (int8, float8, text (C), text_icu (the ICU root collation "und-x-icu"),
+# int4_int8, two (int4, text); floor: none)
 gs_bench_order_by() {
 	case "$1" in
 		int8) echo "i8" ;;
 		float8) echo "f8" ;;
 		text) echo "t" ;;
+		text_icu) echo "t COLLATE \"und-x-icu\"" ;;
+		int4_int8) echo "a, i8" ;;
 		two) echo "a, t" ;;
 		floor) echo "" ;;
 		*) echo "unknown query $1" >&2; return 1 ;;
