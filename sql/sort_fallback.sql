@@ -61,3 +61,44 @@ SELECT id, s FROM fb ORDER BY s COLLATE "C" LIMIT 2;
 RESET gpusort.enabled;
 RESET gpusort.max_memory;
 RESET work_mem;
+
+-- an ordering operator whose btree family has no comparison support
+-- function for its type (as PostgreSQL's own equivclass test makes one):
+-- the comparators are looked up when the sort first runs, as tuplesort
+-- does, so EXPLAIN and a sort that never runs work as with stock, and one
+-- that runs raises stock's error
+SET client_min_messages = warning;
+CREATE TYPE gs_int8alias;
+CREATE FUNCTION gs_int8aliasin(cstring) RETURNS gs_int8alias
+  STRICT IMMUTABLE LANGUAGE internal AS 'int8in';
+CREATE FUNCTION gs_int8aliasout(gs_int8alias) RETURNS cstring
+  STRICT IMMUTABLE LANGUAGE internal AS 'int8out';
+RESET client_min_messages;
+CREATE TYPE gs_int8alias (input = gs_int8aliasin, output = gs_int8aliasout, like = int8);
+CREATE FUNCTION gs_int8aliaseq(gs_int8alias, gs_int8alias) RETURNS bool
+  STRICT IMMUTABLE LANGUAGE internal AS 'int8eq';
+CREATE OPERATOR = (PROCEDURE = gs_int8aliaseq, LEFTARG = gs_int8alias, RIGHTARG = gs_int8alias,
+  COMMUTATOR = =, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
+ALTER OPERATOR FAMILY integer_ops USING btree ADD OPERATOR 3 = (gs_int8alias, gs_int8alias);
+CREATE FUNCTION gs_int8aliaslt(gs_int8alias, gs_int8alias) RETURNS bool
+  STRICT IMMUTABLE LANGUAGE internal AS 'int8lt';
+CREATE OPERATOR < (PROCEDURE = gs_int8aliaslt, LEFTARG = gs_int8alias, RIGHTARG = gs_int8alias);
+ALTER OPERATOR FAMILY integer_ops USING btree ADD OPERATOR 1 < (gs_int8alias, gs_int8alias);
+CREATE TABLE nosupport (f1 gs_int8alias, id int);
+INSERT INTO nosupport SELECT i::text::gs_int8alias, i FROM generate_series(1, 3) i;
+ANALYZE nosupport;
+EXPLAIN (COSTS OFF) SELECT * FROM nosupport ORDER BY f1 USING <;
+SELECT * FROM nosupport ORDER BY f1 USING < LIMIT 0;
+-- (the error names the type by its oid)
+\set VERBOSITY sqlstate
+SELECT * FROM nosupport WHERE id > 5 ORDER BY f1 USING <, id;
+SELECT * FROM nosupport ORDER BY f1 USING <;
+SELECT * FROM nosupport ORDER BY id, f1 USING <;
+SET gpusort.enabled = off;
+SELECT * FROM nosupport ORDER BY f1 USING <;
+RESET gpusort.enabled;
+\set VERBOSITY default
+DROP TABLE nosupport;
+SET client_min_messages = warning;
+DROP TYPE gs_int8alias CASCADE;
+RESET client_min_messages;

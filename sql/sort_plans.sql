@@ -143,6 +143,17 @@ EXPLAIN (COSTS OFF) SELECT b1.id, b2.s FROM big b1 JOIN big b2 ON b1.k = b2.id O
 SELECT gs_check('SELECT b1.id, b2.s FROM big b1 JOIN big b2 ON b1.k = b2.id ORDER BY b2.s, b1.id LIMIT 10');
 RESET enable_hashjoin;
 RESET enable_nestloop;
+-- the workers sort on an expression the Gather Merge only reads (md5(s)):
+-- the Gather returns the Sort's columns, so that the GpuSort finds every
+-- sort column, and a Result on top projects the Gather Merge's targetlist
+CREATE TABLE gm_t1 AS SELECT i % 100 AS id, 'x' || i AS s FROM generate_series(1, 10000) i;
+ANALYZE gm_t1;
+SET parallel_leader_participation = on;
+EXPLAIN (COSTS OFF) SELECT gm_t1.id, md5(s) FROM gm_t1, generate_series(1, 2) g ORDER BY 1, 2;
+SELECT count(*) FROM (SELECT gm_t1.id, md5(s) FROM gm_t1, generate_series(1, 2) g ORDER BY 1, 2) x;
+SELECT gs_check('SELECT gm_t1.id, md5(s) AS h FROM gm_t1, generate_series(1, 2) g ORDER BY 1, 2');
+SET parallel_leader_participation = off;
+DROP TABLE gm_t1;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

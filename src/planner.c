@@ -52,7 +52,9 @@
  * becomes a plain Seq Scan under the GpuSort: moving every row through the
  * workers' tuple queues costs more than the parallel scan saves (10^7 rows:
  * 2.1 s serial vs 3.1 s through a Gather on 2 cores).  Otherwise the
- * workers keep their part (joins, partial aggregates) below a Gather.
+ * workers keep their part (joins, partial aggregates) below a Gather, and
+ * a Result above the GpuSort projects the Gather Merge's targetlist when
+ * the workers' Sort returned more (an expression sorted on, say).
  *
  * Not so under a Limit: ExecSetTupleBound bounds each worker's Sort to the
  * first offset + count rows, a top-N heap that the workers run in parallel
@@ -316,6 +318,49 @@ is_passthrough(List *tlist, List *child_tlist)
 	return true;
 }
 
+/*
+ * Gives a pass-through targetlist the labels of the targetlist it stands
+ * for (the top node's entries name the result columns).
+ */
+static void
+set_result_labels(List *tlist, List *labels)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	forboth(lc, tlist, lc2, labels)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *label = lfirst(lc2);
+
+		tle->resname = label->resname;
+		tle->resjunk = label->resjunk;
+		tle->ressortgroupref = label->ressortgroupref;
+		tle->resorigtbl = label->resorigtbl;
+		tle->resorigcol = label->resorigcol;
+	}
+}
+
+/*
+ * A Result over child that projects header's targetlist, whose OUTER_VAR
+ * Vars number child's columns; header supplies the costs.
+ */
+static Plan *
+make_projection(Plan *header, Plan *child)
+{
+	Result	   *result = makeNode(Result);
+
+	memcpy(&result->plan, header, sizeof(Plan));
+	result->plan.type = T_Result;
+	result->plan.qual = NIL;
+	result->plan.initPlan = NIL;
+	result->plan.parallel_aware = false;
+	result->plan.lefttree = child;
+	result->plan.righttree = NULL;
+	result->resconstantqual = NULL;
+	return (Plan *) result;
+}
+
 /* Gather Merge over Sort -> GpuSort over Gather or Seq Scan (see above) */
 static Plan *
 replace_gather_merge(GatherMerge *gm)
@@ -335,8 +380,6 @@ replace_gather_merge(GatherMerge *gm)
 		is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
 	{
 		Plan	   *gpusort;
-		ListCell   *lc;
-		ListCell   *lc2;
 
 		scan->parallel_aware = false;
 		gpusort = make_gpusort(&gm->plan, scan, sort->plan.targetlist,
@@ -344,30 +387,25 @@ replace_gather_merge(GatherMerge *gm)
 							   gm->collations, gm->nullsFirst, NULL, false);
 		gpusort->parallel_aware = false;
 
-		/* the Gather Merge's labels: the top node's name the result columns */
-		forboth(lc, gpusort->targetlist, lc2, gm->plan.targetlist)
-		{
-			TargetEntry *tle = lfirst(lc);
-			TargetEntry *gmtle = lfirst(lc2);
-
-			tle->resname = gmtle->resname;
-			tle->resjunk = gmtle->resjunk;
-			tle->ressortgroupref = gmtle->ressortgroupref;
-			tle->resorigtbl = gmtle->resorigtbl;
-			tle->resorigcol = gmtle->resorigcol;
-		}
+		set_result_labels(gpusort->targetlist, gm->plan.targetlist);
 		return gpusort;
 	}
 
 	/*
-	 * The Gather Merge's targetlist refers to the Sort's columns, which are
-	 * the Sort input's columns in the same places, so it reads the same on
-	 * a Gather over that input.  initPlans stay at the Gather, whose
-	 * initParam names those it passes to the workers.
+	 * The Gather Merge's sort columns number the Sort's targetlist, which
+	 * can be longer than the Gather Merge's own (the workers sort on an
+	 * expression, say md5(s), that the Gather Merge then reads as a column
+	 * of its input).  So the Gather returns the Sort's columns (the Sort's
+	 * targetlist is the pass-through of its input, so it reads the same on
+	 * a Gather over that input), the GpuSort sorts them with the Gather
+	 * Merge's column numbers, and a Result on top projects the Gather
+	 * Merge's targetlist when that is not the same columns.  initPlans stay
+	 * at the Gather, whose initParam names those it passes to the workers.
 	 */
 	gather = makeNode(Gather);
 	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
 	gather->plan.type = T_Gather;
+	gather->plan.targetlist = copyObject(sort->plan.targetlist);
 	gather->plan.lefttree = walk_plan(sort->plan.lefttree, NULL);
 	gather->num_workers = gm->num_workers;
 	gather->rescan_param = gm->rescan_param;
@@ -395,7 +433,12 @@ replace_gather_merge(GatherMerge *gm)
 
 		gpusort->initPlan = NIL;
 		gpusort->parallel_aware = false;
-		return gpusort;
+		if (is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
+		{
+			set_result_labels(gpusort->targetlist, gm->plan.targetlist);
+			return gpusort;
+		}
+		return make_projection(&gm->plan, gpusort);
 	}
 }
 

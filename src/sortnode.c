@@ -190,6 +190,7 @@ typedef struct GpuSortState
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
 	char	   *nokey_reason;
 	SortSupport ssup;			/* comparators, [nkeys] */
+	bool		ssup_ready;		/* ssup prepared (on the first sort) */
 	TupleTableSlot *row_slot;	/* deforms stored rows */
 	TupleTableSlot *cmp_slot;	/* holds the cutoff row */
 	bool		time_emit;
@@ -326,7 +327,6 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 		ssup->ssup_nulls_first = node->nulls_first[i];
 		ssup->ssup_attno = node->attnos[i];
 		ssup->abbreviate = false;
-		PrepareSortSupportFromOrderingOp(node->sortops[i], ssup);
 	}
 
 	node->keys = gs_keys_create(node->nkeys, node->attnos, node->sortops,
@@ -340,6 +340,25 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 		node->count_expr = ExecInitExpr(list_nth(cscan->custom_exprs, GSE_COUNT),
 										&cnode->ss.ps);
 	}
+}
+
+/*
+ * Looks up the comparators, once, when the first sort runs: as tuplesort
+ * does, and not at executor start, so that a plan whose sort never runs
+ * (EXPLAIN, LIMIT 0) works even where an ordering operator's btree family
+ * has no comparison support function, as it does with stock PostgreSQL.
+ * gs_keys_create only finds no encoder for such an operator.
+ */
+static void
+prepare_sort_support(GpuSortState *node)
+{
+	int			i;
+
+	if (node->ssup_ready)
+		return;
+	for (i = 0; i < node->nkeys; i++)
+		PrepareSortSupportFromOrderingOp(node->sortops[i], &node->ssup[i]);
+	node->ssup_ready = true;
 }
 
 /*
@@ -1016,6 +1035,7 @@ gpusort_run(GpuSortState *node)
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = gpusort_memory_budget();
 
+	prepare_sort_support(node);
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
 	/* instrumentation is set up after BeginCustomScan */
