@@ -15,7 +15,10 @@
  * The store node pulls every row of its participant's share, copies it as
  * a MinimalTuple into chunks of a DSA area of its own (one area per
  * participant, so that participants never wait on each other's allocator
- * lock, and the zeroing of fresh segments is spread over all of them), and
+ * lock, and the zeroing of fresh segments is spread over all of them; the
+ * chunk after the current one is allocated early and faulted in by a
+ * helper thread, prefault.c, since a page fault on fresh shared memory costs
+ * more than the row that touches it), and
  * next to it the row's raw key (sortkey.h), built while the row is deformed
  * and in cache.  It observes the key columns as it goes and publishes its
  * statistics, row count and chunk list in the query's DSM segment when its
@@ -72,6 +75,7 @@
 
 #include "engine.h"
 #include "gpusort.h"
+#include "prefault.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
@@ -143,6 +147,9 @@ struct GsStoreState
 	bool		passing;		/* passes rows on through the Gather */
 	dsa_pointer first;
 	GsParChunk *chunk;			/* the chunk being filled */
+	dsa_pointer ahead;			/* the next one, being faulted in, or Invalid */
+	Size		ahead_size;
+	GsPrefaulter *prefault;		/* faults in the chunk ahead */
 	Size		next_size;
 	uint64		nrows;
 	Size		bytes;
@@ -259,24 +266,42 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- storing ------------------------------------------------------------------- */
 
+/* size bytes of the participant's area, within the budget, or Invalid */
+static dsa_pointer
+alloc_chunk(GsStoreState *st, Size size)
+{
+	GsParShared *sh = st->shared;
+
+	if (pg_atomic_read_u32(&sh->overflow) != 0 ||
+		pg_atomic_add_fetch_u64(&sh->used, size) > sh->limit)
+		return InvalidDsaPointer;
+	return dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+}
+
 /*
  * A new chunk for at least need bytes of tuple and entry; false when the
- * budget or the shared memory is exhausted.
+ * budget or the shared memory is exhausted.  The chunk prepared ahead is
+ * taken when it is large enough, and the next one is prepared.
  */
 static bool
 new_chunk(GsStoreState *st, Size need)
 {
-	GsParShared *sh = st->shared;
 	Size		size = Max(st->next_size, GS_PAR_CHUNK_HEADER + need);
 	dsa_pointer dp;
 	GsParChunk *c;
 
-	if (pg_atomic_read_u32(&sh->overflow) != 0 ||
-		pg_atomic_add_fetch_u64(&sh->used, size) > sh->limit)
-		return false;
-	dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
-	if (!DsaPointerIsValid(dp))
-		return false;
+	if (DsaPointerIsValid(st->ahead) && st->ahead_size >= size)
+	{
+		dp = st->ahead;
+		size = st->ahead_size;
+		st->ahead = InvalidDsaPointer;
+	}
+	else
+	{
+		dp = alloc_chunk(st, size);
+		if (!DsaPointerIsValid(dp))
+			return false;
+	}
 	c = dsa_get_address(st->area, dp);
 	c->next = InvalidDsaPointer;
 	c->size = size;
@@ -289,7 +314,29 @@ new_chunk(GsStoreState *st, Size need)
 	st->chunk = c;
 	st->bytes += size;
 	st->next_size = Min(st->next_size * 2, GS_PAR_MAX_CHUNK);
+
+	if (!DsaPointerIsValid(st->ahead) && st->prefault)
+	{
+		st->ahead = alloc_chunk(st, st->next_size);
+		if (DsaPointerIsValid(st->ahead))
+		{
+			st->ahead_size = st->next_size;
+			gs_prefault(st->prefault, dsa_get_address(st->area, st->ahead),
+						st->ahead_size);
+		}
+	}
 	return true;
+}
+
+/* the chunk prepared ahead is not needed: back to the area */
+static void
+drop_ahead(GsStoreState *st)
+{
+	if (DsaPointerIsValid(st->ahead) && st->area)
+		dsa_free(st->area, st->ahead);
+	st->ahead = InvalidDsaPointer;
+	if (st->prefault)
+		(void) gs_prefault_finish(st->prefault);
 }
 
 /* stores the row in slot with its raw key; false when out of room */
@@ -340,6 +387,7 @@ publish(GsStoreState *st)
 {
 	GsParPart  *p = &st->shared->parts[st->part];
 
+	drop_ahead(st);
 	gs_keys_get_stats(st->keys, part_stats(st->shared, st->part));
 	p->first = st->first;
 	p->nrows = st->nrows;
@@ -364,6 +412,8 @@ store_exec(CustomScanState *node)
 		return NULL;
 
 	INSTR_TIME_SET_CURRENT(start);
+	if (st->prefault == NULL)
+		st->prefault = gs_prefaulter_create(st->css.ss.ps.state->es_query_cxt);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -395,6 +445,9 @@ reset_share(GsStoreState *st)
 	st->passing = false;
 	st->first = InvalidDsaPointer;
 	st->chunk = NULL;
+	st->ahead = InvalidDsaPointer;
+	/* a finished prefaulter does not restart: the next share makes its own */
+	st->prefault = NULL;
 	st->next_size = GS_PAR_FIRST_CHUNK;
 	st->nrows = 0;
 	st->bytes = 0;
