@@ -139,6 +139,29 @@ RESET enable_material;
 -- an initPlan above and a subquery beside
 SELECT gs_check('SELECT id, i8 FROM p1 WHERE i8 > (SELECT avg(i8) FROM p1) ORDER BY i8, id');
 
+-- a serial scan that stock keeps under one Sort (large work_mem) is shared
+-- out to workers all the same, for a large enough table; a temporary table
+-- (which workers cannot read) stays serial; an initPlan's value reaches the
+-- workers through the Gather
+CREATE TABLE p3 (id int, i8 int8, t text);
+INSERT INTO p3 SELECT i, hashint8(i), md5(i::text) FROM generate_series(1, 200000) i;
+ANALYZE p3;
+SET work_mem = '1GB';
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM p3 ORDER BY i8;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT * FROM p3 ORDER BY i8;
+SELECT par_intake('SELECT * FROM p3 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p3 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p3 ORDER BY t COLLATE "C" DESC');
+CREATE TEMP TABLE p3t AS SELECT * FROM p3;
+ANALYZE p3t;
+EXPLAIN (COSTS OFF) SELECT * FROM p3t ORDER BY i8;
+EXPLAIN (COSTS OFF) SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i8;
+SELECT gs_check('SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i8, id');
+RESET work_mem;
+DROP TABLE p3t;
+
 -- gpusort.parallel = off: one GpuSort over a serial scan, as before
 SET gpusort.parallel = off;
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
@@ -150,4 +173,4 @@ EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id LIMIT 10;
 
 DROP FUNCTION slow_key(int);
 DROP FUNCTION par_intake(text);
-DROP TABLE p1, p2;
+DROP TABLE p1, p2, p3;

@@ -93,4 +93,9 @@ extern void gs_cpu_for_slices(uint64 n, int nthreads,
 							  void (*fn) (void *arg, uint64 lo, uint64 hi),
 							  void *arg);
 
+/* the same over ntasks tasks of the caller's making, however few */
+extern void gs_cpu_for_tasks(uint64 ntasks, int nthreads,
+							 void (*fn) (void *arg, uint64 lo, uint64 hi),
+							 void *arg);
+
 #endif							/* GPUSORT_ENGINE_H */

@@ -844,14 +844,15 @@ slice_thread(void *p, int t)
 		c->fn(c->arg, lo, hi);
 }
 
-void
-gs_cpu_for_slices(uint64 n, int nthreads,
-				  void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
+static void
+for_slices(uint64 n, uint64 min_n, int nthreads,
+		   void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
 {
 	SliceCall	c;
 
 	nthreads = Max(1, Min(nthreads, GS_MAX_THREADS));
-	if (n < GS_PARALLEL_MIN_PAIRS || nthreads == 1)
+	nthreads = (int) Min((uint64) nthreads, Max(n, 1));
+	if (n < min_n || nthreads == 1)
 	{
 		if (n > 0)
 			fn(arg, 0, n);
@@ -865,6 +866,20 @@ gs_cpu_for_slices(uint64 n, int nthreads,
 	c.arg = arg;
 	team_run(&c.team, slice_thread, &c);
 	CHECK_FOR_INTERRUPTS();
+}
+
+void
+gs_cpu_for_slices(uint64 n, int nthreads,
+				  void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
+{
+	for_slices(n, GS_PARALLEL_MIN_PAIRS, nthreads, fn, arg);
+}
+
+void
+gs_cpu_for_tasks(uint64 ntasks, int nthreads,
+				 void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
+{
+	for_slices(ntasks, 2, nthreads, fn, arg);
 }
 
 /*

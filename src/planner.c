@@ -43,6 +43,16 @@
  * node ids after every id the planner gave, as parallel query keys its
  * per-node shared state by them.
  *
+ * Stock often plans a large sort serially: with a large work_mem its cost
+ * model prefers one in-memory sort to a Gather Merge of per-worker sorts.
+ * For GpuSort the sort itself is cheap and reading the rows is what costs,
+ * so an unbounded GpuSort directly over a serial Seq Scan of a table that
+ * stock would scan in parallel (the workers compute_parallel_worker gives,
+ * from the table's size or its parallel_workers option) gets the parallel
+ * shape too, when the whole query is parallel safe (as standard_planner
+ * checks it before choosing any parallel plan) and the scan uses no
+ * parameters or subplans.
+ *
  * Gather Merge over a per-worker Sort becomes one GpuSort in the leader.  A
  * GPU wants one large sort rather than one small sort per worker (each of
  * which would start its own CUDA context, capped by
@@ -76,8 +86,18 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "optimizer/cost.h"
+#include "storage/bufmgr.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "gpusort.h"
 #include "sortnode.h"
@@ -94,6 +114,13 @@ static planner_hook_type prev_planner_hook = NULL;
 
 /* the plan node id the next new store node gets */
 static int	next_plan_node_id = 0;
+
+/* of the statement being planned: may its scans run in workers */
+static bool parallel_query_ok = false;
+static List *current_rtable = NIL;
+static bool added_gather = false;
+/* Gathers above the node being walked: none may be nested in another */
+static int	gather_depth = 0;
 
 static Plan *walk_plan(Plan *plan, const GsLimit *limit);
 
@@ -276,6 +303,73 @@ parallel_ok(Plan *gather_plan, const GsLimit *limit)
 					   gather->plan.lefttree->targetlist);
 }
 
+/*
+ * A Gather over a store node over scan, now a Parallel Seq Scan, when stock
+ * would have scanned scan's table in parallel (see the header comment);
+ * else NULL and scan as it was.
+ */
+static Plan *
+parallelize_scan(Plan *scan, Sort *sort)
+{
+	RangeTblEntry *rte;
+	Relation	rel;
+	RelOptInfo *info;
+	BlockNumber pages;
+	int			workers;
+	Gather	   *gather;
+
+	if (!parallel_query_ok || gather_depth > 0 ||
+		!IsA(scan, SeqScan) || scan->parallel_aware ||
+		scan->initPlan != NIL || !bms_is_empty(scan->extParam) ||
+		!bms_is_empty(scan->allParam) ||
+		contain_subplans((Node *) scan->qual) ||
+		contain_subplans((Node *) scan->targetlist))
+		return NULL;
+	rte = rt_fetch(((SeqScan *) scan)->scan.scanrelid, current_rtable);
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
+		return NULL;
+
+	/* the planner holds a lock on every relation it planned for */
+	rel = table_open(rte->relid, NoLock);
+	pages = RelationGetNumberOfBlocks(rel);
+	info = makeNode(RelOptInfo);
+	info->reloptkind = RELOPT_BASEREL;
+	info->rel_parallel_workers = RelationGetParallelWorkers(rel, -1);
+	table_close(rel, NoLock);
+	workers = compute_parallel_worker(info, (double) pages, -1,
+									  max_parallel_workers_per_gather);
+	pfree(info);
+	if (workers <= 0)
+		return NULL;
+
+	gather = makeNode(Gather);
+	memcpy(&gather->plan, scan, sizeof(Plan));
+	gather->plan.type = T_Gather;
+	gather->plan.qual = NIL;
+	gather->plan.targetlist = passthrough_tlist(scan->targetlist);
+	gather->plan.parallel_aware = false;
+	gather->plan.parallel_safe = false;
+	gather->plan.plan_node_id = next_plan_node_id++;
+	gather->num_workers = workers;
+	gather->rescan_param = -1;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = NULL;
+	gather->plan.lefttree = scan;
+	if (!parallel_ok((Plan *) gather, NULL))
+		return NULL;
+
+	scan->parallel_aware = true;
+	scan->parallel_safe = true;
+	gather->plan.lefttree = make_store(scan, sort->numCols, sort->sortColIdx,
+									   sort->sortOperators, sort->collations,
+									   sort->nullsFirst);
+	added_gather = true;
+	return (Plan *) gather;
+}
+
 static Plan *
 replace_sort(Sort *sort, const GsLimit *limit)
 {
@@ -292,6 +386,17 @@ replace_sort(Sort *sort, const GsLimit *limit)
 		child->lefttree = make_store(child->lefttree, sort->numCols,
 									 sort->sortColIdx, sort->sortOperators,
 									 sort->collations, sort->nullsFirst);
+	else if (limit == NULL && gpusort_parallel)
+	{
+		/* a Sort over a serial scan that workers could share */
+		Plan	   *gather = parallelize_scan(child, sort);
+
+		if (gather)
+		{
+			child = gather;
+			parallel = true;
+		}
+	}
 
 	/* a Sort's targetlist is already the pass-through of its input */
 	return make_gpusort(&sort->plan, child, sort->plan.targetlist,
@@ -451,6 +556,8 @@ walk_list(List *plans, const GsLimit *limit)
 		lfirst(lc) = walk_plan((Plan *) lfirst(lc), limit);
 }
 
+static Plan *walk_node(Plan *plan, const GsLimit *limit);
+
 /*
  * Replaces the Sorts in the tree under plan; returns what should stand
  * where plan stood.  limit is the Limit whose bound reaches plan.
@@ -458,9 +565,25 @@ walk_list(List *plans, const GsLimit *limit)
 static Plan *
 walk_plan(Plan *plan, const GsLimit *limit)
 {
+	bool		gather;
+	Plan	   *result;
+
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+	/* an ERROR here ends planning; the next statement starts at depth 0 */
+	gather = IsA(plan, Gather) || IsA(plan, GatherMerge);
+	if (gather)
+		gather_depth++;
+	result = walk_node(plan, limit);
+	if (gather)
+		gather_depth--;
+	return result;
+}
+
+static Plan *
+walk_node(Plan *plan, const GsLimit *limit)
+{
 
 	switch (nodeTag(plan))
 	{
@@ -594,6 +717,13 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	PlannedStmt *stmt;
 	ListCell   *lc;
 
+	/* standard_planner's tests for parallelModeOK, on the query as given */
+	bool		query_ok = gpusort_enabled && gpusort_parallel &&
+		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
+		IsUnderPostmaster && parse->commandType == CMD_SELECT &&
+		!parse->hasModifyingCTE && max_parallel_workers_per_gather > 0 &&
+		!IsParallelWorker() && max_parallel_hazard(parse) == PROPARALLEL_SAFE;
+
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 	else
@@ -606,9 +736,17 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	foreach(lc, stmt->subplans)
 		next_plan_node_id = Max(next_plan_node_id,
 								max_plan_node_id((Plan *) lfirst(lc)) + 1);
+	parallel_query_ok = query_ok;
+	current_rtable = stmt->rtable;
+	added_gather = false;
+	gather_depth = 0;
 	stmt->planTree = walk_plan(stmt->planTree, NULL);
+	/* a subplan may run inside a worker's plan: no Gather of ours there */
+	parallel_query_ok = false;
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = walk_plan((Plan *) lfirst(lc), NULL);
+	if (added_gather)
+		stmt->parallelModeNeeded = true;
 	return stmt;
 }
 

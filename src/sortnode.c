@@ -131,14 +131,15 @@
 #define GS_SAMPLE_SLACK		10
 
 /*
- * How many sample rows' keys may collide, relative to the whole input: a
- * shorter key is taken only if the birthday bound on the rows its prefix
+ * A shorter key is taken only if the birthday bound on the rows its prefix
  * leaves tied over all n rows (estimated from the bits the sample shows in
- * each prefix byte) stays within GS_SAMPLE_SLACK per thousand.  A sample of
- * a thousand rows cannot see the collisions of 5*10^7 md5 strings in 8
- * bytes (32 bits: hundreds of thousands of tie groups); the bound can.
+ * each prefix byte) stays within GS_TIED_PER_ROW of them.  A sample of a
+ * thousand rows cannot see the collisions of 10^7 md5 strings in 8 bytes
+ * (32 bits: 10^4 tie groups, 0.2 s of comparator work, against
+ * milliseconds more for a 16-byte sort); the bound can.
  */
 #define GS_SAMPLE_BYTE_BITS_MAX	8.0
+#define GS_TIED_PER_ROW			1e-4
 
 /* rows from which key building and gathering run on threads */
 #define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
@@ -166,6 +167,7 @@ typedef struct GsRunInfo
 	int			par_parts;		/* participants that stored rows */
 	Size		par_bytes;		/* their shared memory */
 	double		ms_absorb;		/* taking their rows */
+	Size		copied_bytes;	/* rows copied into output order */
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -615,7 +617,7 @@ choose_key_width(GpuSortState *node)
 		if (m - count_distinct(sample, m, stride, width) <=
 			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
 			prefix_bits(sample, m, stride, width) >=
-			log2((double) n * 1000.0 / GS_SAMPLE_SLACK))
+			log2((double) n / GS_TIED_PER_ROW))
 		{
 			gs_keys_layout(keys, width);
 			break;
@@ -666,6 +668,110 @@ gather_slice(void *p, uint64 lo, uint64 hi)
 			gs_prefetch(&a->from[a->order[i + GS_GATHER_AHEAD]]);
 		a->to[i] = a->from[a->order[i]];
 	}
+}
+
+/*
+ * Copying rows into output order, on threads: rows that parallel
+ * participants stored lie in shared memory of 4kB pages, in input order,
+ * so returning them in sorted order costs a cache and a TLB miss each.
+ * Instead the leader's threads copy them, many random reads in flight at
+ * once, into one buffer in output order (huge pages), which the node then
+ * returns at the speed of sequential reads.  Two passes over slices of the
+ * output: the bytes each slice needs, then the copies.
+ */
+#define GS_COPY_SLICES_PER_THREAD	4
+
+typedef struct CopyArg
+{
+	MinimalTuple *from;
+	const uint32 *order;
+	MinimalTuple *to;
+	uint64		n;
+	uint64		nslices;
+	Size	   *offsets;		/* [nslices + 1]: bytes before each slice */
+	char	   *buf;
+} CopyArg;
+
+static inline void
+slice_bounds(const CopyArg *a, uint64 s, uint64 *lo, uint64 *hi)
+{
+	*lo = a->n * s / a->nslices;
+	*hi = a->n * (s + 1) / a->nslices;
+}
+
+static void
+copy_size_slices(void *p, uint64 slo, uint64 shi)
+{
+	CopyArg    *a = (CopyArg *) p;
+	uint64		s;
+
+	for (s = slo; s < shi; s++)
+	{
+		uint64		lo,
+					hi,
+					i;
+		Size		bytes = 0;
+
+		slice_bounds(a, s, &lo, &hi);
+		for (i = lo; i < hi; i++)
+		{
+			if (i + GS_GATHER_AHEAD < hi)
+				gs_prefetch(a->from[a->order[i + GS_GATHER_AHEAD]]);
+			bytes += MAXALIGN(a->from[a->order[i]]->t_len);
+		}
+		a->offsets[s + 1] = bytes;
+	}
+}
+
+static void
+copy_row_slices(void *p, uint64 slo, uint64 shi)
+{
+	CopyArg    *a = (CopyArg *) p;
+	uint64		s;
+
+	for (s = slo; s < shi; s++)
+	{
+		uint64		lo,
+					hi,
+					i;
+		char	   *dst = a->buf + a->offsets[s];
+
+		slice_bounds(a, s, &lo, &hi);
+		for (i = lo; i < hi; i++)
+		{
+			MinimalTuple tup = a->from[a->order[i]];
+
+			if (i + GS_GATHER_AHEAD < hi)
+				gs_prefetch(a->from[a->order[i + GS_GATHER_AHEAD]]);
+			memcpy(dst, tup, tup->t_len);
+			a->to[i] = (MinimalTuple) dst;
+			dst += MAXALIGN(tup->t_len);
+		}
+	}
+}
+
+/* to[i] = a copy of from[order[i]], for i < n, in one buffer of runcxt */
+static void
+copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
+			  MinimalTuple *to, uint64 n)
+{
+	CopyArg		a;
+	int			nthreads = n >= GS_THREADED_MIN_ROWS ? gpusort_threads() : 1;
+	uint64		s;
+
+	a.from = from;
+	a.order = order;
+	a.to = to;
+	a.n = n;
+	a.nslices = (uint64) nthreads * GS_COPY_SLICES_PER_THREAD;
+	a.offsets = palloc0(sizeof(Size) * (a.nslices + 1));
+	gs_cpu_for_tasks(a.nslices, nthreads, copy_size_slices, &a);
+	for (s = 0; s < a.nslices; s++)
+		a.offsets[s + 1] += a.offsets[s];
+	a.buf = gs_huge_alloc(node->runcxt, Max(a.offsets[a.nslices], 1));
+	gs_cpu_for_tasks(a.nslices, nthreads, copy_row_slices, &a);
+	node->info.copied_bytes = a.offsets[a.nslices];
+	pfree(a.offsets);
 }
 
 /*
@@ -798,6 +904,9 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
+		if (node->shared_bytes > 0)
+			copy_in_order(node, node->tuples, order, sorted, node->nout);
+		else
 		{
 			GatherArg	a;
 
@@ -1476,9 +1585,10 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			if (info->par_rows > 0)
 			{
 				if (es->timing)
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms",
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order",
 								 info->par_rows, info->par_parts,
-								 (info->par_bytes + 1023) / 1024, info->ms_absorb);
+								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+								 (info->copied_bytes + 1023) / 1024);
 				else
 					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
 								 info->par_rows, info->par_parts);
