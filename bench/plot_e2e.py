@@ -75,7 +75,8 @@ class Cell:
 
 def sec(ms):
     s = ms / 1000
-    return "%.0f" % s if s >= 100 else "%.1f" % s if s >= 10 else "%.2f" % s
+    return ("%.0f" % s if s >= 100 else "%.1f" % s if s >= 10 else
+            "%.2f" % s if s >= 0.1 else "%.3f" % s)
 
 
 def load(paths):
@@ -149,7 +150,7 @@ def table(data, device=None):
                 cells.append(ratio(get(d, q, a), get(d, q, b)))
             out.append("| %s | %s | %s |" % (rows_label(n), QLABEL.get(q, q),
                                              " | ".join(cells)))
-    out += ["", "Best of N runs of `SELECT * FROM t ORDER BY key OFFSET rows` "
+    out += ["", "Best of N runs of `SELECT * FROM table ORDER BY key OFFSET rows` "
             "(every row sorted, none sent), each mode in fresh sessions after "
             "a warm-up; floor: the same query without ORDER BY in one process; "
             "`>N s`: cancelled by its statement_timeout after N s; "
