@@ -140,6 +140,10 @@ if [ -z "${GS_BENCH_NO_BUILD:-}" ] || ! installed; then
 	bench_log "built and installed"
 fi
 
+lib=$(pg_config --pkglibdir)/gpusort.so
+echo "library: $lib, $(stat -c %s "$lib") bytes, modified $(date -u -r "$lib" '+%Y-%m-%d %H:%M:%S UTC'), md5 $(md5sum <"$lib" | cut -c1-12), $([ -z "${GS_BENCH_NO_BUILD:-}" ] && echo "built by this run" || echo "as installed before this run")" |
+	tee -a "$OUT/device.txt"
+
 mem_mb=$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo)
 sb_mb=$((mem_mb / 4)); [ $sb_mb -gt 16384 ] && sb_mb=16384
 sb=${GS_BENCH_SHARED_BUFFERS:-${sb_mb}MB}
@@ -187,6 +191,14 @@ load_table() {
 	bench_psql -c "VACUUM (FREEZE, ANALYZE) t" || return 1
 	t2=$(date +%s)
 	bench_prepare_table "$n" || return 1
+	# the parallel GpuSort keeps rows and keys in dynamic shared memory
+	# (/dev/shm with dynamic_shared_memory_type = posix)
+	local shm tbl
+	shm=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1)
+	tbl=$(bench_psql -At -c "SELECT pg_table_size('t') / 1024")
+	if [ -n "$shm" ] && [ -n "$tbl" ] && [ "$shm" -lt $((tbl * 3 / 2)) ]; then
+		bench_log "WARNING: /dev/shm has $((shm / 1024)) MB free, the table is $((tbl / 1024)) MB: a parallel GpuSort's shared memory may not fit"
+	fi
 	bench_log "$n rows loaded in $(($(date +%s) - t0)) s ($load_jobs sessions: insert $((t1 - t0)) s, vacuum $((t2 - t1)) s, prewarm $(($(date +%s) - t2)) s); t is $(bench_psql -At -c "SELECT pg_size_pretty(pg_table_size('t'))")"
 }
 

@@ -164,13 +164,16 @@ bench_cell() {
 	} >"$script"
 	chmod a+r "$script"
 	gs_as_pg "${hard[@]}" psql -X -q -f "$script" >"$log" 2>&1
+	[ $? = 124 ] && echo "@@ killed: the session outlived the time budget" >>"$log"
 	rm -f "$script"
 
 	# the best successful run; else ">N" (a statement_timeout of N ms), an
-	# error, or nothing run (the budget was spent)
+	# error (also: the session failed before any run), or nothing run (the
+	# budget was spent)
 	res=$(awk '
 		/^@@ rep/ { inrep = 1; ms = ""; next }
 		inrep && /^Time: / { ms = $2 }
+		/^@@ skip/ { skip = 1 }
 		/^@@ status / {
 			inrep = 0
 			if ($3 == "00000" && ms != "") { if (best == "" || ms + 0 < best + 0) best = ms }
@@ -180,12 +183,12 @@ bench_cell() {
 		END {
 			if (best != "") printf "%.1f\n", best
 			else if (to != "") print ">" to
-			else if (err != "") print "error"
+			else if (err != "" || !skip) print "error"
 			else print "skipped"
 		}' "$log")
 	case $res in
 		skipped) bench_log "$n $mode $q: skipped (time budget spent)" ;;
-		error) bench_log "$n $mode $q: ERROR: $(grep -m1 -E '^(psql:.*)?(ERROR|FATAL)' "$log")"
+		error) bench_log "$n $mode $q: failed: $(grep -m1 -E '^(psql:.*)?(ERROR|FATAL)|^@@ killed|could not connect' "$log") (see logs/${log##*/})"
 			echo "$n,$q,$mode,error" >>"$OUT/e2e.csv" ;;
 		\>*) bench_log "$n $mode $q: > $(awk -v t="${res#>}" 'BEGIN { printf "%.0f", t / 1000 }') s (statement_timeout)"
 			echo "$n,$q,$mode,$res" >>"$OUT/e2e.csv" ;;
