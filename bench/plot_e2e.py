@@ -162,6 +162,7 @@ def plot(data, png, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     modes, queries = present(data)
     bars = [m for m in modes if m != "floor"]
@@ -203,6 +204,9 @@ def plot(data, png, title):
             ax.axhline(floor.ms / 1000, ls="--", color="black", lw=1,
                        label="floor: no ORDER BY, 1 proc")
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(qs)))
         ax.set_xticklabels([QLABEL.get(q, q) for q in qs], fontsize=8)
         ax.set_ylabel("seconds (log scale)")
