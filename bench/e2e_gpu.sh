@@ -50,9 +50,11 @@
 # (on: gpusort.parallel's value in the GpuSort modes, set only where the
 # setting exists), GS_BENCH_EXPLAIN_MODES (gpusort_cpu gpusort_gpu) and
 # GS_BENCH_EXPLAIN_QUERIES (all keys; int8 and text over 2*10^7 rows): the
-# cells whose session ends with an EXPLAIN ANALYZE, GS_BENCH_PRELOAD=1 (shared_preload_libraries instead of
-# LOAD in every session), GS_BENCH_SHARED_BUFFERS (a quarter of the memory,
-# at most 16GB).
+# cells whose session ends with an EXPLAIN ANALYZE, GS_BENCH_PRELOAD=1
+# (shared_preload_libraries instead of LOAD in every session),
+# GS_BENCH_SHARED_BUFFERS (a quarter of the memory, at most 16GB),
+# GS_BENCH_APPEND=1 (add to the results already in $OUT instead of starting
+# afresh).
 #
 # Output ($OUT, default bench/out/), written as the run goes, so a killed run
 # leaves what it measured: e2e.csv (rows,query,mode,ms; ms ">N": ran into a
