@@ -19,7 +19,9 @@
 #   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
 #                  4MB, max_parallel_workers_per_gather 2)
 #   stock_tuned    gpusort.enabled = off, max_parallel_workers_per_gather = P,
-#                  work_mem = 1GB
+#                  work_mem = 1GB, parallel_tuple_cost = 0.01 (GS_BENCH_TUNED_SET:
+#                  without it the planner sorts 10^7 int8 rows in one
+#                  process once work_mem holds them)
 #   stock_1proc    gpusort.enabled = off, work_mem = 1GB, no workers
 #   gpusort_cpu    gpusort.device = cpu, the settings of stock_tuned
 #   gpusort_gpu    gpusort.device = gpu, the same
@@ -37,19 +39,22 @@
 # that find the budget spent are skipped.  Modes run in the order of
 # GS_BENCH_MODES (default: floor gpusort_gpu gpusort_cpu stock_tuned
 # stock_default stock_1proc), keys in the order of GS_BENCH_QUERIES
-# (default: int8 float8 text text_icu int4_int8), so what matters most comes
+# (default: int8 float8 text int4_int8 text_icu), so what matters most comes
 # first; a size that does not fit is split over calls by mode, and
-# bench/plot_e2e.py merges their CSVs.
+# bench/plot_e2e.py merges their CSVs.  GS_BENCH_QUERIES_<mode> (e.g.
+# GS_BENCH_QUERIES_stock_1proc="int8 text") runs fewer keys in one mode.
 #
 # Other settings: GS_BENCH_WORK_MEM (1GB), GS_BENCH_LOAD_JOBS (sessions that
 # load the table: cores, at most 16), GS_BENCH_TABLE_WORKERS (the table's
 # parallel_workers, default P; 0: the planner's choice), GS_BENCH_PARALLEL
 # (on: gpusort.parallel's value in the GpuSort modes, set only where the
 # setting exists), GS_BENCH_EXPLAIN_MODES (gpusort_cpu gpusort_gpu) and
-# GS_BENCH_EXPLAIN_QUERIES (all keys): the cells whose session ends with an
-# EXPLAIN ANALYZE, GS_BENCH_PRELOAD=1 (shared_preload_libraries instead of
-# LOAD in every session), GS_BENCH_SHARED_BUFFERS (a quarter of the memory,
-# at most 16GB).
+# GS_BENCH_EXPLAIN_QUERIES (all keys; int8 and text over 2*10^7 rows): the
+# cells whose session ends with an EXPLAIN ANALYZE, GS_BENCH_PRELOAD=1
+# (shared_preload_libraries instead of LOAD in every session),
+# GS_BENCH_SHARED_BUFFERS (a quarter of the memory, at most 16GB),
+# GS_BENCH_APPEND=1 (add to the results already in $OUT instead of starting
+# afresh).
 #
 # Output ($OUT, default bench/out/), written as the run goes, so a killed run
 # leaves what it measured: e2e.csv (rows,query,mode,ms; ms ">N": ran into a
@@ -73,7 +78,7 @@ BENCH_T0=$(date +%s)
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(10000000)
 MODES=${GS_BENCH_MODES:-"floor gpusort_gpu gpusort_cpu stock_tuned stock_default stock_1proc"}
-QUERIES=${GS_BENCH_QUERIES:-"int8 float8 text text_icu int4_int8"}
+QUERIES=${GS_BENCH_QUERIES:-"int8 float8 text int4_int8 text_icu"}
 BUDGET=${GS_BENCH_BUDGET:-540}
 ncores=$(nproc)
 BENCH_P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
@@ -81,7 +86,7 @@ BENCH_P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
 BENCH_WORK_MEM=${GS_BENCH_WORK_MEM:-1GB}
 BENCH_TIMEOUT=${GS_BENCH_TIMEOUT:-120}
 BENCH_EXPLAIN_MODES=${GS_BENCH_EXPLAIN_MODES:-"gpusort_cpu gpusort_gpu"}
-BENCH_EXPLAIN_QUERIES=${GS_BENCH_EXPLAIN_QUERIES:-$QUERIES}
+BENCH_TUNED_SET=${GS_BENCH_TUNED_SET-"SET parallel_tuple_cost = 0.01;"}
 BENCH_DEADLINE=0
 [ "$BUDGET" -gt 0 ] && BENCH_DEADLINE=$((BENCH_T0 + BUDGET - 10))
 load_jobs=${GS_BENCH_LOAD_JOBS:-$((ncores > 16 ? 16 : ncores))}
@@ -138,6 +143,10 @@ if [ -z "${GS_BENCH_NO_BUILD:-}" ] || ! installed; then
 	bench_log "built and installed"
 fi
 
+lib=$(pg_config --pkglibdir)/gpusort.so
+echo "library: $lib, $(stat -c %s "$lib") bytes, modified $(date -u -r "$lib" '+%Y-%m-%d %H:%M:%S UTC'), md5 $(md5sum <"$lib" | cut -c1-12), $([ -z "${GS_BENCH_NO_BUILD:-}" ] && echo "built by this run" || echo "as installed before this run")" |
+	tee -a "$OUT/device.txt"
+
 mem_mb=$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo)
 sb_mb=$((mem_mb / 4)); [ $sb_mb -gt 16384 ] && sb_mb=16384
 sb=${GS_BENCH_SHARED_BUFFERS:-${sb_mb}MB}
@@ -159,7 +168,7 @@ if [ "$(bench_psql -At -c "SELECT count(*) FROM pg_collation WHERE collname = 'u
 	QUERIES=$(echo " $QUERIES " | sed 's/ text_icu / /; s/^ *//; s/ *$//')
 fi
 {
-	echo "settings: P = $BENCH_P (max_parallel_workers_per_gather of stock_tuned and GpuSort, and the table's parallel_workers: ${GS_BENCH_TABLE_WORKERS:-$BENCH_P}), work_mem $BENCH_WORK_MEM, shared_buffers $sb, jit off, gpusort.max_memory 64GB, gpusort.parallel: ${BENCH_PAR_GUC:-(no such setting)}, gpusort $([ "${GS_BENCH_PRELOAD:-0}" = 1 ] && echo preloaded || echo LOADed per session)"
+	echo "settings: P = $BENCH_P (max_parallel_workers_per_gather of stock_tuned and GpuSort, and the table's parallel_workers: ${GS_BENCH_TABLE_WORKERS:-$BENCH_P}), work_mem $BENCH_WORK_MEM, ${BENCH_TUNED_SET:-(no more SETs)}, shared_buffers $sb, jit off, gpusort.max_memory 64GB, gpusort.parallel: ${BENCH_PAR_GUC:-(no such setting)}, gpusort $([ "${GS_BENCH_PRELOAD:-0}" = 1 ] && echo preloaded || echo LOADed per session)"
 	echo "runs: best of ${GS_BENCH_REPS:-2 (1 over 2*10^7 rows)}, statement_timeout ${BENCH_TIMEOUT}s, budget ${BUDGET}s; modes: $MODES; keys: $QUERIES"
 	[ -n "$icu_note" ] && echo "note: $icu_note"
 } | tee -a "$OUT/device.txt"
@@ -185,18 +194,35 @@ load_table() {
 	bench_psql -c "VACUUM (FREEZE, ANALYZE) t" || return 1
 	t2=$(date +%s)
 	bench_prepare_table "$n" || return 1
+	# the parallel GpuSort keeps rows and keys in dynamic shared memory
+	# (/dev/shm with dynamic_shared_memory_type = posix)
+	local shm tbl
+	shm=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1)
+	tbl=$(bench_psql -At -c "SELECT pg_table_size('t') / 1024")
+	if [ -n "$shm" ] && [ -n "$tbl" ] && [ "$shm" -lt $((tbl * 3 / 2)) ]; then
+		bench_log "WARNING: /dev/shm has $((shm / 1024)) MB free, the table is $((tbl / 1024)) MB: a parallel GpuSort's shared memory may not fit"
+	fi
 	bench_log "$n rows loaded in $(($(date +%s) - t0)) s ($load_jobs sessions: insert $((t1 - t0)) s, vacuum $((t2 - t1)) s, prewarm $(($(date +%s) - t2)) s); t is $(bench_psql -At -c "SELECT pg_size_pretty(pg_table_size('t'))")"
 }
 
 for n in "${SIZES[@]}"; do
 	BENCH_REPS=${GS_BENCH_REPS:-2}; [ "$n" -gt 20000000 ] && BENCH_REPS=${GS_BENCH_REPS:-1}
+	BENCH_EXPLAIN_QUERIES=${GS_BENCH_EXPLAIN_QUERIES:-$QUERIES}
+	[ "$n" -gt 20000000 ] && BENCH_EXPLAIN_QUERIES=${GS_BENCH_EXPLAIN_QUERIES:-"int8 text"}
 	bench_log "$n rows: loading"
 	load_table "$n" || { bench_log "loading $n rows failed"; continue; }
 	for mode in $MODES; do
 		if [ "$mode" = floor ]; then
 			bench_cell "$n" floor all
 		else
-			for q in $QUERIES; do bench_cell "$n" "$mode" "$q"; done
+			# GS_BENCH_QUERIES_<mode>: the keys of one mode (a subset of QUERIES)
+			qv=GS_BENCH_QUERIES_$mode
+			for q in ${!qv:-$QUERIES}; do
+				case " $QUERIES " in
+					*" $q "*) bench_cell "$n" "$mode" "$q" ;;
+					*) bench_log "$n $mode $q: not among the keys ($QUERIES)" ;;
+				esac
+			done
 		fi
 	done
 	bench_psql -c "DROP TABLE t"

@@ -9,6 +9,10 @@
 #   BENCH_ORDER_BY  a command printing the ORDER BY list of a query name
 #   BENCH_P         the workers of the tuned modes (max_parallel_workers_per_gather)
 #   BENCH_WORK_MEM  work_mem of the tuned modes (1GB)
+#   BENCH_TUNED_SET more SET commands of the parallel tuned modes (stock_tuned,
+#                   gpusort_cpu, gpusort_gpu); default: parallel_tuple_cost =
+#                   0.01, without which the planner sorts 10^7 narrow rows in
+#                   one process once work_mem holds them (work_mem 1GB)
 #   BENCH_REPS      timed runs per cell, the best is kept
 #   BENCH_TIMEOUT   statement_timeout of one timed query, seconds
 #   BENCH_DEADLINE  epoch seconds after which no query starts, and none runs
@@ -25,9 +29,9 @@
 #   stock_default      gpusort.enabled = off, PostgreSQL's defaults
 #                      (work_mem 4MB, max_parallel_workers_per_gather 2)
 #   stock_tuned        gpusort.enabled = off, max_parallel_workers_per_gather
-#                      = P, work_mem = BENCH_WORK_MEM
+#                      = P, work_mem = BENCH_WORK_MEM, BENCH_TUNED_SET
 #   stock_1proc        gpusort.enabled = off, no workers, work_mem = BENCH_WORK_MEM
-#   gpusort_cpu        gpusort.device = cpu, the parallel settings of stock_tuned
+#   gpusort_cpu        gpusort.device = cpu, the settings of stock_tuned
 #   gpusort_gpu        gpusort.device = gpu, the same
 #   gpusort_cpu_1proc, gpusort_gpu_1proc
 #                      the same with no workers (and gpusort.parallel = off
@@ -38,6 +42,8 @@
 
 BENCH_ALL_MODES="floor stock_default stock_tuned stock_1proc gpusort_cpu gpusort_gpu gpusort_cpu_1proc gpusort_gpu_1proc"
 BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+
+BENCH_TUNED_SET=${BENCH_TUNED_SET-"SET parallel_tuple_cost = 0.01;"}
 
 bench_now() { date +%s; }
 
@@ -58,12 +64,14 @@ bench_mode_settings() {
 		floor) echo "SET max_parallel_workers_per_gather = 0;" ;;
 		stock_default) echo "SET gpusort.enabled = off;" ;;
 		stock_tuned) echo "SET gpusort.enabled = off;"
-			echo "SET max_parallel_workers_per_gather = $BENCH_P; SET work_mem = '$BENCH_WORK_MEM';" ;;
+			echo "SET max_parallel_workers_per_gather = $BENCH_P; SET work_mem = '$BENCH_WORK_MEM';"
+			echo "$BENCH_TUNED_SET" ;;
 		stock_1proc) echo "SET gpusort.enabled = off;"
 			echo "SET max_parallel_workers_per_gather = 0; SET work_mem = '$BENCH_WORK_MEM';" ;;
 		gpusort_cpu|gpusort_gpu)
 			echo "SET gpusort.device = ${1#gpusort_}; SET gpusort.min_rows = 0;"
 			echo "SET max_parallel_workers_per_gather = $BENCH_P; SET work_mem = '$BENCH_WORK_MEM';"
+			echo "$BENCH_TUNED_SET"
 			if [ -n "${BENCH_PAR_GUC:-}" ]; then echo "SET gpusort.parallel = $BENCH_PAR_GUC;"; fi ;;
 		gpusort_cpu_1proc|gpusort_gpu_1proc)
 			par=${1#gpusort_}
@@ -79,7 +87,7 @@ bench_mode_settings() {
 # per-query timeout and the time left)
 bench_guard() {
 	cat <<-EOF
-	SELECT x AS to_ms, x >= 5000 AS go FROM (SELECT least(:tmo_ms,
+	SELECT x AS to_ms, x >= least(5000, :tmo_ms) AS go FROM (SELECT least(:tmo_ms,
 	  ((:deadline - extract(epoch FROM clock_timestamp())) * 1000)::bigint) AS x) s \\gset
 	\\if :go
 	SET statement_timeout = :to_ms;
@@ -156,13 +164,16 @@ bench_cell() {
 	} >"$script"
 	chmod a+r "$script"
 	gs_as_pg "${hard[@]}" psql -X -q -f "$script" >"$log" 2>&1
+	[ $? = 124 ] && echo "@@ killed: the session outlived the time budget" >>"$log"
 	rm -f "$script"
 
 	# the best successful run; else ">N" (a statement_timeout of N ms), an
-	# error, or nothing run (the budget was spent)
+	# error (also: the session failed before any run), or nothing run (the
+	# budget was spent)
 	res=$(awk '
 		/^@@ rep/ { inrep = 1; ms = ""; next }
 		inrep && /^Time: / { ms = $2 }
+		/^@@ skip/ { skip = 1 }
 		/^@@ status / {
 			inrep = 0
 			if ($3 == "00000" && ms != "") { if (best == "" || ms + 0 < best + 0) best = ms }
@@ -172,12 +183,12 @@ bench_cell() {
 		END {
 			if (best != "") printf "%.1f\n", best
 			else if (to != "") print ">" to
-			else if (err != "") print "error"
+			else if (err != "" || !skip) print "error"
 			else print "skipped"
 		}' "$log")
 	case $res in
 		skipped) bench_log "$n $mode $q: skipped (time budget spent)" ;;
-		error) bench_log "$n $mode $q: ERROR: $(grep -m1 -E '^(psql:.*)?(ERROR|FATAL)' "$log")"
+		error) bench_log "$n $mode $q: failed: $(grep -m1 -E '^(psql:.*)?(ERROR|FATAL)|^@@ killed|could not connect' "$log") (see logs/${log##*/})"
 			echo "$n,$q,$mode,error" >>"$OUT/e2e.csv" ;;
 		\>*) bench_log "$n $mode $q: > $(awk -v t="${res#>}" 'BEGIN { printf "%.0f", t / 1000 }') s (statement_timeout)"
 			echo "$n,$q,$mode,$res" >>"$OUT/e2e.csv" ;;

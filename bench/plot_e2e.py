@@ -75,7 +75,8 @@ class Cell:
 
 def sec(ms):
     s = ms / 1000
-    return "%.0f" % s if s >= 100 else "%.1f" % s if s >= 10 else "%.2f" % s
+    return ("%.0f" % s if s >= 100 else "%.1f" % s if s >= 10 else
+            "%.2f" % s if s >= 0.1 else "%.3f" % s)
 
 
 def load(paths):
@@ -149,7 +150,7 @@ def table(data, device=None):
                 cells.append(ratio(get(d, q, a), get(d, q, b)))
             out.append("| %s | %s | %s |" % (rows_label(n), QLABEL.get(q, q),
                                              " | ".join(cells)))
-    out += ["", "Best of N runs of `SELECT * FROM t ORDER BY key OFFSET rows` "
+    out += ["", "Best of N runs of `SELECT * FROM table ORDER BY key OFFSET rows` "
             "(every row sorted, none sent), each mode in fresh sessions after "
             "a warm-up; floor: the same query without ORDER BY in one process; "
             "`>N s`: cancelled by its statement_timeout after N s; "
@@ -161,6 +162,7 @@ def plot(data, png, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     modes, queries = present(data)
     bars = [m for m in modes if m != "floor"]
@@ -202,6 +204,9 @@ def plot(data, png, title):
             ax.axhline(floor.ms / 1000, ls="--", color="black", lw=1,
                        label="floor: no ORDER BY, 1 proc")
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(qs)))
         ax.set_xticklabels([QLABEL.get(q, q) for q in qs], fontsize=8)
         ax.set_ylabel("seconds (log scale)")
