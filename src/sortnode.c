@@ -626,6 +626,33 @@ choose_key_width(GpuSortState *node)
 	pfree(sample);
 }
 
+/*
+ * The end of the run of keys equal to key r, in n sorted keys of nwords
+ * words: the scan for ties reads every key, and most runs are one key.
+ */
+static inline uint64
+next_run(const uint64 *keys, int nwords, uint64 r, uint64 n)
+{
+	const uint64 *k0 = keys + r * nwords;
+	uint64		e = r + 1;
+
+	if (nwords == 1)
+	{
+		while (e < n && keys[e] == k0[0])
+			e++;
+		return e;
+	}
+	if (nwords == 2)
+	{
+		while (e < n && keys[2 * e] == k0[0] && keys[2 * e + 1] == k0[1])
+			e++;
+		return e;
+	}
+	while (e < n && memcmp(keys + e * nwords, k0, sizeof(uint64) * nwords) == 0)
+		e++;
+	return e;
+}
+
 /* building keys from raw keys, on threads */
 typedef struct EncodeArg
 {
@@ -842,8 +869,9 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	{
 		MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
 													 ALLOCSET_DEFAULT_SIZES);
-		size_t		kbytes = sizeof(uint64) * nwords;
+		const uint64 *sorted_keys = gs_sorter_key(sorter, 0);
 		uint64		r = 0;
+		uint64		nruns = 0;
 
 		INSTR_TIME_SET_CURRENT(start);
 		/* the engine's array is read-only: settle runs in a copy */
@@ -851,11 +879,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		memcpy(settled, order, sizeof(uint32) * n);
 		while (r < node->nout)
 		{
-			const uint64 *k0 = gs_sorter_key(sorter, r);
-			uint64		e = r + 1;
+			uint64		e = next_run(sorted_keys, nwords, r, n);
 
-			while (e < n && memcmp(k0, gs_sorter_key(sorter, e), kbytes) == 0)
-				e++;
 			if (e - r > 1)
 			{
 				settle_run(node, settled + r, e - r, first_inexact, tiecxt);
@@ -863,7 +888,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 				node->info.tie_rows += e - r;
 			}
 			r = e;
-			CHECK_FOR_INTERRUPTS();
+			if (++nruns % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
 		}
 		MemoryContextDelete(tiecxt);
 		node->info.ms_ties += elapsed_ms(start);

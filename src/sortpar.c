@@ -39,7 +39,8 @@
  * Invariants: a participant writes only its own chunks and its own slot of
  * the shared state; the leader reads them only after the Gather has seen
  * every worker finish (or never start).  Chunk sizes double from
- * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK, so few segments are made.
+ * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK (and DSA makes its segments larger
+ * still as the area grows, so few segments are made).
  *
  * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
  * parallel mode) or without an encoder for the first sort column, or when
@@ -81,7 +82,12 @@
 #include "sortpar.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
-#define GS_PAR_MAX_CHUNK	((Size) 256 * 1024 * 1024)
+/*
+ * Chunks grow to 32MB and no further: each participant leaves at most one
+ * chunk partly empty and prepares at most one ahead, and faulting those in
+ * for nothing is the cost of a larger chunk.
+ */
+#define GS_PAR_MAX_CHUNK	((Size) 32 * 1024 * 1024)
 
 /*
  * Shared memory is set up only when the budget and /dev/shm leave room for
