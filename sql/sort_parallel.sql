@@ -154,6 +154,8 @@ EXPLAIN (COSTS OFF) SELECT * FROM p3 ORDER BY i8;
 SELECT par_intake('SELECT * FROM p3 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p3 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p3 ORDER BY t COLLATE "C" DESC');
+-- runs of equal keys (the key holds 16 bytes of the string), found on threads
+SELECT gs_check('SELECT id, repeat(''x'', 16) || (id % 1000) AS s FROM p3 ORDER BY (repeat(''x'', 16) || (id % 1000)) COLLATE "C", i8, id');
 CREATE TEMP TABLE p3t AS SELECT * FROM p3;
 ANALYZE p3t;
 EXPLAIN (COSTS OFF) SELECT * FROM p3t ORDER BY i8;

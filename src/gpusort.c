@@ -29,6 +29,7 @@ int			gpusort_device = GS_DEVICE_AUTO;
 int			gpusort_min_rows = 10000;
 int			gpusort_max_memory = -1;	/* kB; -1: a share of RAM */
 bool		gpusort_parallel = true;
+bool		gpusort_copy_rows = true;
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
@@ -159,6 +160,15 @@ _PG_init(void)
 							0, 0, 64,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.copy_rows",
+							 "Copies rows from parallel workers into output order before returning them.",
+							 "A developer setting: off returns them from shared memory "
+							 "where the workers stored them, to compare the two ways.",
+							 &gpusort_copy_rows,
+							 true,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_max_run_rows",
 							"Caps the rows of one GPU sort run (0: no cap).",

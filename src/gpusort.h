@@ -31,6 +31,7 @@ extern int	gpusort_max_gpu_sessions;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern bool gpusort_parallel;
+extern bool gpusort_copy_rows;
 
 /* gpusort.max_memory in bytes, -1 resolved */
 extern Size gpusort_memory_budget(void);

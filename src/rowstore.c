@@ -32,8 +32,8 @@
 #define GS_ROWS_AHEAD_MIN	((Size) 4 * 1024 * 1024)
 #define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
-static void
-advise_huge_pages(void *p, Size size)
+void
+gs_advise_huge_pages(void *p, Size size)
 {
 #ifdef MADV_HUGEPAGE
 	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) p);
@@ -51,7 +51,7 @@ gs_huge_alloc(MemoryContext cxt, Size size)
 	void	   *p = MemoryContextAllocHuge(cxt, size);
 
 	if (size >= 2 * GS_HUGE_PAGE)
-		advise_huge_pages(p, size);
+		gs_advise_huge_pages(p, size);
 	return p;
 }
 
@@ -60,7 +60,7 @@ gs_huge_realloc(void *p, Size size)
 {
 	p = repalloc_huge(p, size);
 	if (size >= 2 * GS_HUGE_PAGE)
-		advise_huge_pages(p, size);
+		gs_advise_huge_pages(p, size);
 	return p;
 }
 

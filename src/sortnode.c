@@ -168,6 +168,7 @@ typedef struct GsRunInfo
 	Size		par_bytes;		/* their shared memory */
 	double		ms_absorb;		/* taking their rows */
 	Size		copied_bytes;	/* rows copied into output order */
+	double		ms_copy;
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -653,6 +654,123 @@ next_run(const uint64 *keys, int nwords, uint64 r, uint64 n)
 	return e;
 }
 
+/*
+ * Finding the runs of equal keys on threads: each thread scans its slice of
+ * the sorted keys (starting at the first run that begins in it) and notes
+ * the runs of two keys or more in an array of its own, which the backend's
+ * thread then settles in order.  Most sorts have few such runs; a slice
+ * with more than GS_RUNS_PER_SLICE gives up, and the caller scans serially.
+ */
+#define GS_RUNS_PER_SLICE		4096
+#define GS_RUN_SLICES			64
+
+typedef struct RunSlice
+{
+	uint64		nruns;
+	bool		overflow;
+	uint64		start[GS_RUNS_PER_SLICE];
+	uint64		end[GS_RUNS_PER_SLICE];
+} RunSlice;
+
+typedef struct RunArg
+{
+	const uint64 *keys;
+	int			nwords;
+	uint64		n;				/* keys */
+	uint64		nout;			/* runs starting here or later do not matter */
+	RunSlice   *slices;			/* [GS_RUN_SLICES] */
+} RunArg;
+
+static inline bool
+key_equal(const uint64 *keys, int nwords, uint64 a, uint64 b)
+{
+	return memcmp(keys + a * nwords, keys + b * nwords, sizeof(uint64) * nwords) == 0;
+}
+
+static void
+find_runs_slices(void *p, uint64 slo, uint64 shi)
+{
+	RunArg	   *a = (RunArg *) p;
+	uint64		s;
+
+	for (s = slo; s < shi; s++)
+	{
+		RunSlice   *rs = &a->slices[s];
+		uint64		lo = a->nout * s / GS_RUN_SLICES;
+		uint64		hi = a->nout * (s + 1) / GS_RUN_SLICES;
+		uint64		r = lo;
+
+		rs->nruns = 0;
+		rs->overflow = false;
+		/* a run that began in the slice before is that slice's */
+		while (r > 0 && r < hi && key_equal(a->keys, a->nwords, r, r - 1))
+			r++;
+		while (r < hi)
+		{
+			uint64		e = next_run(a->keys, a->nwords, r, a->n);
+
+			if (e - r > 1)
+			{
+				if (rs->nruns == GS_RUNS_PER_SLICE)
+				{
+					rs->overflow = true;
+					break;
+				}
+				rs->start[rs->nruns] = r;
+				rs->end[rs->nruns] = e;
+				rs->nruns++;
+			}
+			r = e;
+		}
+	}
+}
+
+/*
+ * Settles every run of equal keys that starts within the output, found on
+ * threads; false (nothing done) when the sort is small or has too many
+ * runs for the slices' arrays.
+ */
+static bool
+find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
+				   uint64 n, uint32 *settled, int first_inexact,
+				   MemoryContext tiecxt)
+{
+	RunArg		a;
+	uint64		s,
+				i;
+
+	if (node->nout < GS_THREADED_MIN_ROWS || gpusort_threads() < 2)
+		return false;
+	a.keys = keys;
+	a.nwords = nwords;
+	a.n = n;
+	a.nout = node->nout;
+	/* not in tiecxt, which every settle_run resets */
+	a.slices = MemoryContextAllocHuge(node->runcxt, sizeof(RunSlice) * GS_RUN_SLICES);
+	gs_cpu_for_tasks(GS_RUN_SLICES, gpusort_threads(), find_runs_slices, &a);
+	for (s = 0; s < GS_RUN_SLICES; s++)
+		if (a.slices[s].overflow)
+		{
+			pfree(a.slices);
+			return false;
+		}
+	for (s = 0; s < GS_RUN_SLICES; s++)
+	{
+		for (i = 0; i < a.slices[s].nruns; i++)
+		{
+			uint64		r = a.slices[s].start[i];
+			uint64		len = a.slices[s].end[i] - r;
+
+			settle_run(node, settled + r, len, first_inexact, tiecxt);
+			node->info.tie_groups++;
+			node->info.tie_rows += len;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(a.slices);
+	return true;
+}
+
 /* building keys from raw keys, on threads */
 typedef struct EncodeArg
 {
@@ -785,7 +903,9 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 	CopyArg		a;
 	int			nthreads = n >= GS_THREADED_MIN_ROWS ? gpusort_threads() : 1;
 	uint64		s;
+	instr_time	start;
 
+	INSTR_TIME_SET_CURRENT(start);
 	a.from = from;
 	a.order = order;
 	a.to = to;
@@ -798,6 +918,7 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 	a.buf = gs_huge_alloc(node->runcxt, Max(a.offsets[a.nslices], 1));
 	gs_cpu_for_tasks(a.nslices, nthreads, copy_row_slices, &a);
 	node->info.copied_bytes = a.offsets[a.nslices];
+	node->info.ms_copy = elapsed_ms(start);
 	pfree(a.offsets);
 }
 
@@ -877,19 +998,23 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		/* the engine's array is read-only: settle runs in a copy */
 		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
 		memcpy(settled, order, sizeof(uint32) * n);
-		while (r < node->nout)
+		if (!find_runs_threaded(node, sorted_keys, nwords, n, settled,
+								first_inexact, tiecxt))
 		{
-			uint64		e = next_run(sorted_keys, nwords, r, n);
-
-			if (e - r > 1)
+			while (r < node->nout)
 			{
-				settle_run(node, settled + r, e - r, first_inexact, tiecxt);
-				node->info.tie_groups++;
-				node->info.tie_rows += e - r;
+				uint64		e = next_run(sorted_keys, nwords, r, n);
+
+				if (e - r > 1)
+				{
+					settle_run(node, settled + r, e - r, first_inexact, tiecxt);
+					node->info.tie_groups++;
+					node->info.tie_rows += e - r;
+				}
+				r = e;
+				if (++nruns % GS_INTERRUPT_EVERY == 0)
+					CHECK_FOR_INTERRUPTS();
 			}
-			r = e;
-			if (++nruns % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
 		}
 		MemoryContextDelete(tiecxt);
 		node->info.ms_ties += elapsed_ms(start);
@@ -930,7 +1055,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		if (node->shared_bytes > 0)
+		if (node->shared_bytes > 0 && gpusort_copy_rows)
 			copy_in_order(node, node->tuples, order, sorted, node->nout);
 		else
 		{
@@ -1611,10 +1736,10 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			if (info->par_rows > 0)
 			{
 				if (es->timing)
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order",
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
 								 info->par_rows, info->par_parts,
 								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
-								 (info->copied_bytes + 1023) / 1024);
+								 (info->copied_bytes + 1023) / 1024, info->ms_copy);
 				else
 					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
 								 info->par_rows, info->par_parts);

@@ -77,6 +77,7 @@
 #include "engine.h"
 #include "gpusort.h"
 #include "prefault.h"
+#include "rowstore.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
@@ -326,9 +327,12 @@ new_chunk(GsStoreState *st, Size need)
 		st->ahead = alloc_chunk(st, st->next_size);
 		if (DsaPointerIsValid(st->ahead))
 		{
+			void	   *p = dsa_get_address(st->area, st->ahead);
+
 			st->ahead_size = st->next_size;
-			gs_prefault(st->prefault, dsa_get_address(st->area, st->ahead),
-						st->ahead_size);
+			/* where shared memory may have huge pages, far fewer faults */
+			gs_advise_huge_pages(p, st->ahead_size);
+			gs_prefault(st->prefault, p, st->ahead_size);
 		}
 	}
 	return true;

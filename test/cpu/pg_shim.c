@@ -62,6 +62,7 @@ int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 1;
 bool		gpusort_parallel = true;
+bool		gpusort_copy_rows = true;
 
 Size
 gpusort_memory_budget(void)
