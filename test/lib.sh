@@ -43,8 +43,17 @@ gs_install_packages() {
 	done
 	if [ -n "$missing" ]; then
 		echo "installing:$missing"
-		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+		# apt's and the packages' chatter (debconf, invoke-rc.d) goes to a
+		# log, shown only if apt fails
+		local log
+		log=$(mktemp /tmp/gpusort-apt.XXXXXX.log) || return 1
+		if ! { gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+			gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } >"$log" 2>&1; then
+			tail -40 "$log"
+			echo "gpusort: apt-get failed (log: $log)"
+			return 1
+		fi
+		rm -f "$log"
 	fi
 }
 
