@@ -42,7 +42,7 @@ gs_install_packages() {
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 	done
 	if [ -n "$missing" ]; then
-		echo "installing:$missing"
+		echo "installing (apt-get, this takes a few minutes):$missing"
 		# apt's and the packages' chatter (debconf, invoke-rc.d) goes to a
 		# log, shown only if apt fails
 		local log
