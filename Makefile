@@ -51,7 +51,11 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-I$(srcdir)/kernels
 else
 PG_CPPFLAGS += -DGPUSORT_NO_CUDA
-$(info gpusort: $(if $(strip $(NVCC)),$(NVCC) found but no libcudart_static.a under $(CUDA_HOME),nvcc not found (or no kernels)), building without the GPU engines)
+# Said once, by the make that builds (`make`, `make all`), not again by
+# `make install` or `make clean`.
+ifeq ($(filter-out all %.so %.o,$(MAKECMDGOALS)),)
+$(info gpusort: building without the GPU engines (CPU only): $(if $(strip $(NVCC)),$(NVCC) has no libcudart_static.a under $(CUDA_HOME),no CUDA compiler (nvcc) on PATH or in $(CUDA_HOME)))
+endif
 endif
 
 # Debian's PostgreSQL asks for LLVM bitcode of every object; nvcc makes none.

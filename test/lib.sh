@@ -6,6 +6,7 @@
 #   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
 #   gs_cluster_stop       stops and removes it (also run on exit)
 #   gs_as_pg CMD...       runs CMD as the cluster's owner
+#   gs_pg_copy PATH...    a copy of checkout files the cluster's owner can read
 #   gs_bench_table ROWS   the sort benchmarks' table; gs_bench_order_by QUERY
 #
 # initdb and pg_ctl refuse root, so under root the cluster belongs to the
@@ -41,9 +42,18 @@ gs_install_packages() {
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 	done
 	if [ -n "$missing" ]; then
-		echo "installing:$missing"
-		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+		echo "installing (apt-get, this takes a few minutes):$missing"
+		# apt's and the packages' chatter (debconf, invoke-rc.d) goes to a
+		# log, shown only if apt fails
+		local log
+		log=$(mktemp /tmp/gpusort-apt.XXXXXX.log) || return 1
+		if ! { gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+			gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } >"$log" 2>&1; then
+			tail -40 "$log"
+			echo "gpusort: apt-get failed (log: $log)"
+			return 1
+		fi
+		rm -f "$log"
 	fi
 }
 
@@ -58,12 +68,33 @@ gs_build_install() {
 	fi
 }
 
+# Under root the command runs as postgres from /, since the caller's
+# directory may be one postgres cannot enter (a checkout under /root, mode
+# 700); so give it absolute paths it can read (gs_pg_copy) or stdin.
 gs_as_pg() {
 	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@"
+		(cd / && runuser -u postgres -- env PATH="$PATH" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@")
 	else
 		"$@"
 	fi
+}
+
+# gs_pg_copy PATH... -- copies these files or directories of the checkout
+# (relative to it) into $GS_CLUSTER/src, once per cluster, keeping their
+# relative places, readable by the cluster's owner; prints that directory.
+# What runs as the cluster's owner (pg_regress, psql -f) reads the copy, so
+# the checkout may lie where that user cannot read it.
+gs_pg_copy() {
+	[ -n "${GS_CLUSTER:-}" ] || { echo "gs_pg_copy: no cluster" >&2; return 1; }
+	local dst=$GS_CLUSTER/src p
+	mkdir -p "$dst" || return 1
+	for p in "$@"; do
+		[ -e "$dst/$p" ] && continue
+		[ -e "$GS_ROOT/$p" ] || continue
+		mkdir -p "$dst/$(dirname "$p")" && cp -R "$GS_ROOT/$p" "$dst/$p" || return 1
+	done
+	chmod -R a+rX "$dst" || return 1
+	echo "$dst"
 }
 
 # gs_cluster_start [extra postgresql.conf lines...]
@@ -112,8 +143,12 @@ gs_regress() {
 	[ "$(id -u)" = 0 ] && chown postgres "$out"
 	[ ${#tests[@]} -gt 0 ] ||
 		mapfile -t tests < <(cd "$GS_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
+	# pg_regress runs as the cluster's owner: it reads a copy of the tests
+	# (the sql tests \i test/sql/ relative to its --inputdir)
+	local in
+	in=$(gs_pg_copy sql expected test/sql resultmap input output) || return 1
 	gs_as_pg "$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
-		--inputdir="$GS_ROOT" --outputdir="$out" \
+		--inputdir="$in" --outputdir="$out" \
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
 		--dbname=contrib_regression "${tests[@]}"
 }
