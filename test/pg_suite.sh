@@ -94,7 +94,7 @@ fetch_suite() {
 	fi
 	for v in "$cache"/src/"$srcpkg"-*/src/test/regress/parallel_schedule; do
 		# a fallback version fetched before, when the installed one is not on
-		# the mirror (recorded in its .fallback file)
+		# the mirror (recorded in its .fallback-for file)
 		if [ -f "$v" ] && [ "$(cat "${v%/src/test/regress/parallel_schedule}.fallback-for" 2>/dev/null)" = "$version" ]; then
 			echo "suite: the mirror has no source of $srcpkg $version; using $(basename "${v%/src/test/regress/parallel_schedule}")" >&2
 			echo "${v%/parallel_schedule}"
@@ -192,6 +192,10 @@ run_pass() {
 	return 0
 }
 
+# one fetch and build at a time in the cache (other checkouts share it)
+exec 9>"$cache/.lock"
+flock 9
+
 if [ "${1:-}" = --bundle ]; then
 	[ -n "${2:-}" ] || { echo "usage: $0 --bundle FILE" >&2; exit 2; }
 	suite=$(fetch_suite) || exit 1
@@ -208,6 +212,8 @@ else
 fi
 lib=$(build_regress_lib "$suite") || exit 1
 chmod -R a+rX "$suite"
+flock -u 9
+exec 9>&-
 echo "suite: $suite"
 
 out=${GS_PG_SUITE_OUT:-$(mktemp -d /tmp/gpusort-pgsuite.XXXXXX)}
