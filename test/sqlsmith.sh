@@ -8,6 +8,7 @@
 #                                    a long run by hand
 #   GS_SMITH_SEED=N                  another seed (default 1)
 #   GS_SMITH_OUT=DIR                 keep the logs there
+#   GS_SMITH_EXPLAIN=1               count the plans that ran with a GpuSort
 #   GS_SMITH_CONF="gpusort.device = 'gpu'"
 #                                    extra postgresql.conf lines
 #   GS_NO_BUILD=1                    the extension is built and installed
@@ -55,7 +56,17 @@ gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <<-'EOF' || exit 1
 	-- a third of sqlsmith's queries then sort, against a fifth)
 	ALTER ROLE smith SET enable_hashjoin = off;
 	ALTER ROLE smith SET enable_hashagg = off;
+	-- and parallel plans where the tables ask for them (sqlsmith_db.sql)
+	ALTER ROLE smith SET parallel_setup_cost = 0;
+	ALTER ROLE smith SET parallel_tuple_cost = 0;
 EOF
+# GS_SMITH_EXPLAIN=1: auto_explain logs every plan that ran, and the check
+# counts those with a GpuSort (slower: for a long run by hand)
+if [ -n "${GS_SMITH_EXPLAIN:-}" ]; then
+	gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith \
+		-c "ALTER ROLE smith SET session_preload_libraries = 'auto_explain'" \
+		-c "ALTER ROLE smith SET auto_explain.log_min_duration = 0" || exit 1
+fi
 
 echo "sqlsmith: up to $queries queries, $seconds s, seed $seed, gpusort.min_rows = 0"
 t0=$(date +%s)

@@ -22,7 +22,7 @@ import sys
 
 # csvlog columns (PostgreSQL 15)
 SEVERITY, SQLSTATE, MESSAGE, DETAIL, QUERY = 11, 12, 13, 14, 19
-USER, DATABASE = 1, 2
+USER, DATABASE, SESSION = 1, 2, 5
 
 # errors that may be gpusort's: internal errors (class XX) and messages
 # that only a planner or executor bug prints
@@ -107,7 +107,16 @@ def main():
     classes = collections.Counter()
     candidates = collections.OrderedDict()	# query -> (kind, sqlstate, message)
     nerrors = 0
+    # auto_explain's plans (GS_SMITH_EXPLAIN), but not those of sqlsmith's
+    # first session, which only reads the catalog
+    loader = next((r[SESSION] for r in rows if r[USER] == 'smith'), None)
+    nplans = nsorted = 0
     for r in rows:
+        if (r[USER] == 'smith' and r[SEVERITY] == 'LOG' and r[SESSION] != loader and
+                r[MESSAGE].startswith('duration:') and 'plan:' in r[MESSAGE]):
+            nplans += 1
+            nsorted += 'Custom Scan (GpuSort)' in r[MESSAGE]
+            continue
         if r[SEVERITY] == 'LOG' and CRASH.search(r[MESSAGE]):
             q = re.sub(r'^Failed process was running: ', '', r[DETAIL])
             candidates.setdefault(q, ('crash', None, r[MESSAGE]))
@@ -153,6 +162,8 @@ def main():
                  % (nqueries if nqueries is not None else '?', nerrors,
                     sum(1 for v in candidates.values() if v[0] == 'crash'),
                     len(candidates), sum(stock_too.values()), len(failures)))
+    if nplans:
+        lines.append('plans that ran: %d, with a GpuSort: %d' % (nplans, nsorted))
     lines.append('errors by class (SQLSTATE message):')
     for c, n in classes.most_common():
         lines.append('  %6d  %s' % (n, c))
@@ -168,13 +179,12 @@ def main():
         with open(args.report, 'w') as f:
             f.write(report)
     # the summary, the most frequent classes, the failures
-    print(lines[0])
-    print(lines[1])
-    for l in lines[2:2 + min(15, len(classes))]:
+    head = 3 if nplans else 2
+    for l in lines[:head + min(15, len(classes))]:
         print(l)
     if len(classes) > 15:
         print('  (%d more classes: %s)' % (len(classes) - 15, args.report or 'use --report'))
-    for l in lines[2 + len(classes):]:
+    for l in lines[head + len(classes):]:
         print(l)
     return 1 if failures else 0
 
