@@ -105,6 +105,7 @@ def main():
     rows = read_log(args.logdir)
     nqueries = count_queries(args.sqlsmith_log)
     classes = collections.Counter()
+    states = collections.Counter()
     candidates = collections.OrderedDict()	# query -> (kind, sqlstate, message)
     nerrors = 0
     # auto_explain's plans (GS_SMITH_EXPLAIN), but not those of sqlsmith's
@@ -125,6 +126,7 @@ def main():
         if r[SEVERITY] not in ('ERROR', 'FATAL', 'PANIC') or r[USER] != 'smith':
             continue
         nerrors += 1
+        states[r[SQLSTATE]] += 1
         classes[error_class(r[SQLSTATE], r[MESSAGE])] += 1
         if r[SEVERITY] == 'PANIC' or is_internal(r[SQLSTATE], r[MESSAGE]):
             if r[QUERY]:
@@ -164,6 +166,8 @@ def main():
                     len(candidates), sum(stock_too.values()), len(failures)))
     if nplans:
         lines.append('plans that ran: %d, with a GpuSort: %d' % (nplans, nsorted))
+    lines.append('errors by SQLSTATE: ' +
+                 ', '.join('%s %d' % (k, n) for k, n in states.most_common()))
     lines.append('errors by class (SQLSTATE message):')
     for c, n in classes.most_common():
         lines.append('  %6d  %s' % (n, c))
@@ -179,7 +183,7 @@ def main():
         with open(args.report, 'w') as f:
             f.write(report)
     # the summary, the most frequent classes, the failures
-    head = 3 if nplans else 2
+    head = 4 if nplans else 3
     for l in lines[:head + min(15, len(classes))]:
         print(l)
     if len(classes) > 15:
