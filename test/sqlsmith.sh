@@ -79,6 +79,11 @@ echo "sqlsmith: exit $rc after $(($(date +%s) - t0)) s$([ $rc = 124 ] && echo ",
 python3 "$GS_ROOT/test/sqlsmith_check.py" --logdir "$GS_CLUSTER/data/log" \
 	--sqlsmith-log "$out/sqlsmith.log" --report "$out/report.txt"
 rc=$?
-cp -r "$GS_CLUSTER/data/log" "$out/" 2>/dev/null
-echo "logs in $out"
+# the logs stay where asked for, or when something failed
+if [ "$rc" -eq 0 ] && [ -z "${GS_SMITH_OUT:-}" ]; then
+	rm -rf "$out"
+else
+	cp -r "$GS_CLUSTER/data/log" "$out/" 2>/dev/null
+	echo "logs in $out"
+fi
 exit "$rc"
