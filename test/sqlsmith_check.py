@@ -187,7 +187,8 @@ def main():
     for l in lines[:head + min(15, len(classes))]:
         print(l)
     if len(classes) > 15:
-        print('  (%d more classes: in the whole report: --report, or GS_SMITH_OUT=DIR of test/sqlsmith.sh)' % (len(classes) - 15))
+        print('  (%d more classes in the whole report: --report, or '
+              'GS_SMITH_OUT=DIR of test/sqlsmith.sh)' % (len(classes) - 15))
     for l in lines[head + len(classes):]:
         print(l)
     return 1 if failures else 0
