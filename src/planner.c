@@ -157,32 +157,13 @@ passthrough_tlist(List *child_tlist)
 	return result;
 }
 
-/*
- * Builds a GpuSort over child.  header supplies the Plan fields (the Sort's
- * or Gather Merge's); scan_tlist is the pass-through of child's columns.
- */
-static Plan *
-make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
-			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
-			 bool *nullsFirst, const GsLimit *limit, bool parallel)
+/* a targetlist that returns the scan tuple, scan_tlist's columns, unchanged */
+static List *
+scan_tuple_tlist(List *scan_tlist)
 {
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *plan = &cscan->scan.plan;
-	List	   *cols = NIL;
-	List	   *ops = NIL;
-	List	   *colls = NIL;
-	List	   *nfs = NIL;
 	List	   *tlist = NIL;
 	ListCell   *lc;
-	int			i;
 
-	memcpy(plan, header, sizeof(Plan));
-	plan->type = T_CustomScan;
-	plan->qual = NIL;
-	plan->lefttree = child;
-	plan->righttree = NULL;
-
-	/* return the scan tuple (the input row) unchanged */
 	foreach(lc, scan_tlist)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -195,7 +176,19 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 										0);
 		tlist = lappend(tlist, newtle);
 	}
-	plan->targetlist = tlist;
+	return tlist;
+}
+
+/* custom_private's sort columns (sortnode.h, fields 0 to 3) */
+static List *
+sort_columns_private(int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
+					 Oid *collations, bool *nullsFirst)
+{
+	List	   *cols = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	List	   *nfs = NIL;
+	int			i;
 
 	for (i = 0; i < numCols; i++)
 	{
@@ -204,13 +197,38 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 		colls = lappend_oid(colls, collations[i]);
 		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
 	}
+	return list_make4(cols, ops, colls, nfs);
+}
 
+/*
+ * Builds a GpuSort over child.  header supplies the Plan fields (the Sort's
+ * or Gather Merge's); scan_tlist is the pass-through of child's columns.
+ */
+static Plan *
+make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
+			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
+			 bool *nullsFirst, const GsLimit *limit, bool parallel)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+
+	memcpy(plan, header, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->qual = NIL;
+	plan->lefttree = child;
+	plan->righttree = NULL;
+
+	/* return the scan tuple (the input row) unchanged */
+	plan->targetlist = scan_tuple_tlist(scan_tlist);
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->custom_plans = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make5(cols, ops, colls, nfs,
-									   list_make1_int(parallel ? 1 : 0));
+	cscan->custom_private = lappend(sort_columns_private(numCols, sortColIdx,
+																 sortOperators,
+																 collations,
+																 nullsFirst),
+									list_make1_int(parallel ? 1 : 0));
 	cscan->custom_exprs = limit ?
 		list_make2(copyObject(limit->offset), copyObject(limit->count)) : NIL;
 	cscan->custom_relids = NULL;
@@ -230,13 +248,6 @@ make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *plan = &cscan->scan.plan;
 	List	   *scan_tlist = passthrough_tlist(input->targetlist);
-	List	   *cols = NIL;
-	List	   *ops = NIL;
-	List	   *colls = NIL;
-	List	   *nfs = NIL;
-	List	   *tlist = NIL;
-	ListCell   *lc;
-	int			i;
 
 	memcpy(plan, input, sizeof(Plan));
 	plan->type = T_CustomScan;
@@ -250,33 +261,15 @@ make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
 	/* it returns nothing until its input is done */
 	plan->startup_cost = input->total_cost;
 
-	foreach(lc, scan_tlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *newtle = flatCopyTargetEntry(tle);
-
-		newtle->expr = (Expr *) makeVar(INDEX_VAR, tle->resno,
-										exprType((Node *) tle->expr),
-										exprTypmod((Node *) tle->expr),
-										exprCollation((Node *) tle->expr),
-										0);
-		tlist = lappend(tlist, newtle);
-	}
-	plan->targetlist = tlist;
-
-	for (i = 0; i < numCols; i++)
-	{
-		cols = lappend_int(cols, sortColIdx[i]);
-		ops = lappend_oid(ops, sortOperators[i]);
-		colls = lappend_oid(colls, collations[i]);
-		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
-	}
+	plan->targetlist = scan_tuple_tlist(scan_tlist);
 
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
 	cscan->custom_plans = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make4(cols, ops, colls, nfs);
+	cscan->custom_private = sort_columns_private(numCols, sortColIdx,
+												 sortOperators, collations,
+												 nullsFirst);
 	cscan->custom_exprs = NIL;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpusort_store_plan_methods;

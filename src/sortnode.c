@@ -273,15 +273,35 @@ gpusort_create_state(CustomScan *cscan)
 	return (Node *) node;
 }
 
+void
+gs_sort_columns(List *custom_private, GsSortColumns *cols)
+{
+	List	   *attnos = list_nth(custom_private, GSP_SORT_COLS);
+	List	   *ops = list_nth(custom_private, GSP_SORT_OPS);
+	List	   *colls = list_nth(custom_private, GSP_COLLATIONS);
+	List	   *nfs = list_nth(custom_private, GSP_NULLS_FIRST);
+	int			i;
+
+	cols->n = list_length(attnos);
+	cols->attnos = palloc(sizeof(AttrNumber) * cols->n);
+	cols->sortops = palloc(sizeof(Oid) * cols->n);
+	cols->collations = palloc(sizeof(Oid) * cols->n);
+	cols->nulls_first = palloc(sizeof(bool) * cols->n);
+	for (i = 0; i < cols->n; i++)
+	{
+		cols->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		cols->sortops[i] = list_nth_oid(ops, i);
+		cols->collations[i] = list_nth_oid(colls, i);
+		cols->nulls_first[i] = list_nth_int(nfs, i) != 0;
+	}
+}
+
 static void
 gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
-	List	   *cols = list_nth(cscan->custom_private, GSP_SORT_COLS);
-	List	   *ops = list_nth(cscan->custom_private, GSP_SORT_OPS);
-	List	   *colls = list_nth(cscan->custom_private, GSP_COLLATIONS);
-	List	   *nfs = list_nth(cscan->custom_private, GSP_NULLS_FIRST);
+	GsSortColumns cols;
 	TupleDesc	indesc;
 	int			i;
 
@@ -310,20 +330,16 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
 										&TTSOpsMinimalTuple);
 
-	node->nkeys = list_length(cols);
-	node->attnos = palloc(sizeof(AttrNumber) * node->nkeys);
-	node->sortops = palloc(sizeof(Oid) * node->nkeys);
-	node->collations = palloc(sizeof(Oid) * node->nkeys);
-	node->nulls_first = palloc(sizeof(bool) * node->nkeys);
+	gs_sort_columns(cscan->custom_private, &cols);
+	node->nkeys = cols.n;
+	node->attnos = cols.attnos;
+	node->sortops = cols.sortops;
+	node->collations = cols.collations;
+	node->nulls_first = cols.nulls_first;
 	node->ssup = palloc0(sizeof(SortSupportData) * node->nkeys);
 	for (i = 0; i < node->nkeys; i++)
 	{
 		SortSupport ssup = &node->ssup[i];
-
-		node->attnos[i] = (AttrNumber) list_nth_int(cols, i);
-		node->sortops[i] = list_nth_oid(ops, i);
-		node->collations[i] = list_nth_oid(colls, i);
-		node->nulls_first[i] = list_nth_int(nfs, i) != 0;
 
 		ssup->ssup_cxt = CurrentMemoryContext;
 		ssup->ssup_collation = node->collations[i];

@@ -46,4 +46,16 @@
 
 extern const CustomScanMethods gpusort_plan_methods;
 
+/* the sort columns of custom_private (fields 0 to 3), as palloc'd arrays */
+typedef struct GsSortColumns
+{
+	int			n;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+} GsSortColumns;
+
+extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
+
 #endif							/* GPUSORT_SORTNODE_H */

@@ -236,31 +236,17 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GsStoreState *st = (GsStoreState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *cols = list_nth(cscan->custom_private, GSP_SORT_COLS);
-	List	   *ops = list_nth(cscan->custom_private, GSP_SORT_OPS);
-	List	   *colls = list_nth(cscan->custom_private, GSP_COLLATIONS);
-	List	   *nfs = list_nth(cscan->custom_private, GSP_NULLS_FIRST);
-	int			n = list_length(cols);
-	AttrNumber *attnos = palloc(sizeof(AttrNumber) * n);
-	Oid		   *sortops = palloc(sizeof(Oid) * n);
-	Oid		   *collations = palloc(sizeof(Oid) * n);
-	bool	   *nulls_first = palloc(sizeof(bool) * n);
+	GsSortColumns cols;
 	char	   *reason;
-	int			i;
 
 	outerPlanState(st) = ExecInitNode(outerPlan(cscan), estate, eflags);
 	/* rows are returned as the input made them, when they are passed on */
 	node->ss.ps.ps_ProjInfo = NULL;
 
-	for (i = 0; i < n; i++)
-	{
-		attnos[i] = (AttrNumber) list_nth_int(cols, i);
-		sortops[i] = list_nth_oid(ops, i);
-		collations[i] = list_nth_oid(colls, i);
-		nulls_first[i] = list_nth_int(nfs, i) != 0;
-	}
+	gs_sort_columns(cscan->custom_private, &cols);
 	/* the same columns as the GpuSort above: the same spec, decided alike */
-	st->keys = gs_keys_create(n, attnos, sortops, collations, nulls_first, &reason);
+	st->keys = gs_keys_create(cols.n, cols.attnos, cols.sortops, cols.collations,
+							  cols.nulls_first, &reason);
 	if (st->keys)
 	{
 		st->ncols = gs_keys_ncols_observed(st->keys);
