@@ -46,7 +46,8 @@ out=${GS_SMITH_OUT:-$(mktemp -d /tmp/gpusort-smith.XXXXXX)}
 mkdir -p "$out"
 
 gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE smith" >/dev/null || exit 1
-gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith -f "$GS_ROOT/test/sql/sqlsmith_db.sql" || exit 1
+# on stdin: the cluster's owner may not be able to read the checkout
+gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <"$GS_ROOT/test/sql/sqlsmith_db.sql" || exit 1
 gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <<-'EOF' || exit 1
 	CREATE ROLE smith LOGIN;
 	GRANT USAGE ON SCHEMA public TO smith;
