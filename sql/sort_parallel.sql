@@ -11,6 +11,8 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+-- the parallel node whatever the machine (auto uses it from 8 cores)
+SET gpusort.parallel = on;
 -- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
@@ -168,7 +170,7 @@ DROP TABLE p3t;
 SET gpusort.parallel = off;
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
 SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
-RESET gpusort.parallel;
+SET gpusort.parallel = on;
 
 -- under a LIMIT the workers' top-N Sorts stay
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id LIMIT 10;

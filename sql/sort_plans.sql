@@ -8,6 +8,8 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+-- the parallel node whatever the machine (auto uses it from 8 cores)
+SET gpusort.parallel = on;
 -- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'

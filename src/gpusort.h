@@ -22,6 +22,14 @@ typedef enum GsDevice
 	GS_DEVICE_CPU				/* the CPU engines only */
 } GsDevice;
 
+/* gpusort.parallel */
+typedef enum GsParallel
+{
+	GS_PARALLEL_OFF,
+	GS_PARALLEL_ON,
+	GS_PARALLEL_AUTO			/* on machines of GS_PARALLEL_MIN_CPUS cores or more */
+} GsParallel;
+
 /* GUC variables, defined in gpusort.c */
 extern bool gpusort_enabled;
 extern int	gpusort_device;
@@ -30,11 +38,13 @@ extern int	gpusort_max_memory;	/* kB */
 extern int	gpusort_max_gpu_sessions;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
-extern bool gpusort_parallel;
+extern int	gpusort_parallel;	/* GsParallel */
 extern bool gpusort_copy_rows;
 
 /* gpusort.max_memory in bytes, -1 resolved */
 extern Size gpusort_memory_budget(void);
+/* gpusort.parallel, auto resolved: may the planner use the parallel node */
+extern bool gpusort_parallel_enabled(void);
 /* gpusort.cpu_threads, 0 resolved */
 extern int	gpusort_threads(void);
 

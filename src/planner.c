@@ -115,7 +115,8 @@ static planner_hook_type prev_planner_hook = NULL;
 /* the plan node id the next new store node gets */
 static int	next_plan_node_id = 0;
 
-/* of the statement being planned: may its scans run in workers */
+/* of the statement being planned: gpusort.parallel, and may its scans run in workers */
+static bool use_parallel = false;
 static bool parallel_query_ok = false;
 static List *current_rtable = NIL;
 static bool added_gather = false;
@@ -289,7 +290,7 @@ parallel_ok(Plan *gather_plan, const GsLimit *limit)
 {
 	Gather	   *gather = (Gather *) gather_plan;
 
-	return gpusort_parallel && limit == NULL && IsA(gather_plan, Gather) &&
+	return use_parallel && limit == NULL && IsA(gather_plan, Gather) &&
 		!gather->single_copy && gather->num_workers > 0 &&
 		gather->plan.qual == NIL && gather->plan.lefttree != NULL &&
 		is_passthrough(gather->plan.targetlist,
@@ -379,7 +380,7 @@ replace_sort(Sort *sort, const GsLimit *limit)
 		child->lefttree = make_store(child->lefttree, sort->numCols,
 									 sort->sortColIdx, sort->sortOperators,
 									 sort->collations, sort->nullsFirst);
-	else if (limit == NULL && gpusort_parallel)
+	else if (limit == NULL && use_parallel)
 	{
 		/* a Sort over a serial scan that workers could share */
 		Plan	   *gather = parallelize_scan(child, sort);
@@ -474,7 +475,7 @@ replace_gather_merge(GatherMerge *gm)
 		return (Plan *) gm;
 	}
 
-	if (IsA(scan, SeqScan) && scan->parallel_aware && !gpusort_parallel &&
+	if (IsA(scan, SeqScan) && scan->parallel_aware && !use_parallel &&
 		is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
 	{
 		Plan	   *gpusort;
@@ -711,7 +712,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	ListCell   *lc;
 
 	/* standard_planner's tests for parallelModeOK, on the query as given */
-	bool		query_ok = gpusort_enabled && gpusort_parallel &&
+	bool		query_ok = gpusort_enabled && gpusort_parallel_enabled() &&
 		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
 		IsUnderPostmaster && parse->commandType == CMD_SELECT &&
 		!parse->hasModifyingCTE && max_parallel_workers_per_gather > 0 &&
@@ -729,6 +730,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	foreach(lc, stmt->subplans)
 		next_plan_node_id = Max(next_plan_node_id,
 								max_plan_node_id((Plan *) lfirst(lc)) + 1);
+	use_parallel = gpusort_parallel_enabled();
 	parallel_query_ok = query_ok;
 	current_rtable = stmt->rtable;
 	added_gather = false;

@@ -221,7 +221,7 @@ mkdir -p "$out"
 chmod 755 "$out"
 
 run_pass stock "$out/stock" || exit 1
-gs_conf=("shared_preload_libraries = 'gpusort'" "gpusort.min_rows = 0")
+gs_conf=("shared_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.parallel = on")
 [ -n "${GS_PG_SUITE_CONF:-}" ] && gs_conf+=("$GS_PG_SUITE_CONF")
 run_pass gpusort "$out/gpusort" "${gs_conf[@]}" || exit 1
 

@@ -35,7 +35,7 @@ seed=${GS_SMITH_SEED:-1}
 GS_EXTRA_PACKAGES="sqlsmith ${GS_EXTRA_PACKAGES:-}" gs_install_packages || exit 1
 [ -n "${GS_NO_BUILD:-}" ] || gs_build_install >/dev/null || exit 1
 
-conf=("shared_preload_libraries = 'gpusort'" "gpusort.min_rows = 0"
+conf=("shared_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.parallel = on"
 	"logging_collector = on" "log_destination = 'csvlog'" "log_directory = 'log'"
 	"log_min_error_statement = error" "track_activity_query_size = 65536"
 	"restart_after_crash = on")

@@ -61,7 +61,7 @@ int			gpusort_max_memory = 4 * 1024 * 1024;
 int			gpusort_max_gpu_sessions = 8;
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 1;
-bool		gpusort_parallel = true;
+int			gpusort_parallel = 1;
 bool		gpusort_copy_rows = true;
 
 Size
