@@ -91,25 +91,38 @@ gpusort_memory_budget(void)
  */
 #define GS_PARALLEL_MIN_CPUS	8
 
+/*
+ * The machine's online cores, read once per backend: glibc's sysconf reads
+ * a file in /sys for it, and the planner asks for every statement.
+ */
+static int
+online_cpus(void)
+{
+	static int	ncpu = 0;
+
+	if (ncpu == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpu = (n < 1) ? 1 : (int) Min(n, INT_MAX);
+	}
+	return ncpu;
+}
+
 bool
 gpusort_parallel_enabled(void)
 {
 	if (gpusort_parallel == GS_PARALLEL_AUTO)
-		return sysconf(_SC_NPROCESSORS_ONLN) >= GS_PARALLEL_MIN_CPUS;
+		return online_cpus() >= GS_PARALLEL_MIN_CPUS;
 	return gpusort_parallel == GS_PARALLEL_ON;
 }
 
 int
 gpusort_threads(void)
 {
-	long		ncpu;
-
 	if (gpusort_cpu_threads > 0)
 		return gpusort_cpu_threads;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1)
-		return 1;
-	return (int) Min(ncpu, GS_MAX_AUTO_THREADS);
+	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
 }
 
 /* gpusort.max_memory: -1, or at least 1MB */
