@@ -4,6 +4,10 @@
 #   make installcheck               pg_regress suite against a running server
 #   test/run-all                    every test, on a throwaway cluster
 #
+# Layout: src/ holds the module entry and the shared CUDA session, src/sort/
+# GpuSort, src/tree/ tree_reduce; kernels/ the shared CUDA runtime and the
+# one C header, kernels/sort/ and kernels/tree/ each product's kernels.
+#
 # The CUDA kernels in kernels/ are built by nvcc when it is found (on PATH or
 # in $(CUDA_HOME)) and linked against the static CUDA runtime, so the module
 # still loads on a machine without a GPU or driver; there the CPU engines run.
@@ -14,14 +18,14 @@ EXTENSION  = gpusort
 DATA       = gpusort--1.0.sql
 PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
 
-C_SRCS  := $(sort $(wildcard src/*.c))
-CU_SRCS := $(sort $(wildcard kernels/*.cu))
+C_SRCS  := $(sort $(wildcard src/*.c src/*/*.c))
+CU_SRCS := $(sort $(wildcard kernels/*.cu kernels/*/*.cu))
 OBJS     = $(C_SRCS:.c=.o)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
 
-PG_CPPFLAGS += -I$(srcdir)/src -I$(srcdir)/kernels
+PG_CPPFLAGS += -I$(srcdir)/src -I$(srcdir)/src/sort -I$(srcdir)/src/tree -I$(srcdir)/kernels
 SHLIB_LINK  += -lpthread
 
 CUDA_HOME ?= /usr/local/cuda
@@ -65,7 +69,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh)
+# kernels/sort/x.cu -> kernels/sort/x.o too (% spans the subdirectory); the
+# tree kernels include src/tree's representation and contraction headers
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh src/tree/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(C_SRCS:.c=.o): $(wildcard src/*.h kernels/*.h)
+$(C_SRCS:.c=.o): $(wildcard src/*.h src/*/*.h kernels/*.h)

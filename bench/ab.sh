@@ -14,7 +14,7 @@
 #   SELECT * FROM bench ORDER BY <key> OFFSET <rows>
 # with gpusort.device = --device (default cpu: the builds are then made
 # without nvcc, which is faster; gpu builds them with it).  The table is
-# bench/sort.sh's.  Uses a throwaway cluster (test/lib.sh).
+# bench/sort/sort.sh's.  Uses a throwaway cluster (test/lib.sh).
 set -uo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 

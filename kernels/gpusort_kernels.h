@@ -76,7 +76,7 @@ extern int	gsk_event_destroy(void *event);
 extern int	gsk_event_record(void *event, void *stream);
 extern int	gsk_event_elapsed_ms(void *start, void *end, float *ms);
 
-/* ---- partition-merge sort (kernels/partition_sort.cu) ------------------- */
+/* ---- partition-merge sort (kernels/sort/partition_sort.cu) ------------------- */
 
 /*
  * Pairs are nwords 64-bit words of key (nwords = 1, 2 or 4), stored key
@@ -109,11 +109,11 @@ extern int	gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwor
 						   void *d_temp, size_t temp_bytes, void *stream,
 						   GskSortInfo *info);
 
-/* ---- tree contraction (kernels/tree_contract.cu, kernels/xml_scan.cu) --- */
+/* ---- tree contraction (kernels/tree/tree_contract.cu, kernels/tree/xml_scan.cu) --- */
 /* (declared by the tree_reduce GPU work, below this line) */
 
 /*
- * Pseudo-tree contraction of a token array (src/treerep.h) on the device,
+ * Pseudo-tree contraction of a token array (src/tree/treerep.h) on the device,
  * steps 1 and 3 of paper 004's four steps; the caller runs steps 2 and 4
  * on the host with contract.c (gs_match_parentheses, gs_contract_global):
  *
@@ -127,7 +127,7 @@ extern int	gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwor
  */
 #define GSK_TREE_MAX_PIECES		4096
 
-struct GsInterval;				/* src/contract.h */
+struct GsInterval;				/* src/tree/contract.h */
 
 typedef struct GskTreePlan
 {
@@ -162,7 +162,7 @@ extern int	gsk_tree_intervals(const GskTreePlan *plan, void *d_temp,
 							   long niv, void *stream);
 
 /*
- * XML tokenization (kernels/xml_scan.cu): the bytes of one document, or of a
+ * XML tokenization (kernels/tree/xml_scan.cu): the bytes of one document, or of a
  * batch of documents back to back, to the token array xmltok.c would make.
  * Conservative: the result is exact when no flag is raised; with a flag the
  * caller tokenizes on the CPU (which reports the error, if there is one).

@@ -14,9 +14,9 @@ INSERT INTO ex SELECT i, i % 10, i / 7.0, md5(i::text), md5(i::text), i % 13, i 
   FROM generate_series(1, 1000) i;
 ANALYZE ex;
 
--- explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
+-- explain_masked(q), shared by the sort tests: test/sort/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
 \set ECHO none
 \i :gs_check_sql
 \set ECHO all

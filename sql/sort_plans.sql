@@ -10,9 +10,9 @@ LOAD 'gpusort';
 SET gpusort.min_rows = 0;
 -- the parallel node whatever the machine (auto uses it from 8 cores)
 SET gpusort.parallel = on;
--- gs_check(q) and explain_masked(q), shared by the sort tests: test/sql/gs_check.sql
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sort/sql/gs_check.sql
 \getenv abs_srcdir PG_ABS_SRCDIR
-\set gs_check_sql :abs_srcdir '/test/sql/gs_check.sql'
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
 \set ECHO none
 \i :gs_check_sql
 \set ECHO all

@@ -45,7 +45,7 @@ SHOW gpusort.max_memory;
 RESET gpusort.max_memory;
 
 -- gpusort.cpu_threads: 0 (the machine's cores) to 64 (sort_large sorts
--- 10^6 rows with the default; test/cpu/engine_cpu.sh checks 1, 3 and 4 threads)
+-- 10^6 rows with the default; test/sort/cpu/engine_cpu.sh checks 1, 3 and 4 threads)
 SET gpusort.cpu_threads = 0;
 SET gpusort.cpu_threads = 65;
 SET gpusort.cpu_threads = 1;

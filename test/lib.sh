@@ -144,16 +144,16 @@ gs_regress() {
 	[ ${#tests[@]} -gt 0 ] ||
 		mapfile -t tests < <(cd "$GS_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
 	# pg_regress runs as the cluster's owner: it reads a copy of the tests
-	# (the sql tests \i test/sql/ relative to its --inputdir)
+	# (the sql tests \i test/sort/sql/ relative to its --inputdir)
 	local in
-	in=$(gs_pg_copy sql expected test/sql resultmap input output) || return 1
+	in=$(gs_pg_copy sql expected test/sort/sql resultmap input output) || return 1
 	gs_as_pg "$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
 		--inputdir="$in" --outputdir="$out" \
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
 		--dbname=contrib_regression "${tests[@]}"
 }
 
-# gs_bench_table ROWS [JOBS] -- the sort benchmarks' table (bench/sort.sh,
+# gs_bench_table ROWS [JOBS] -- the sort benchmarks' table (bench/sort/sort.sh,
 # bench/ab.sh): bench(i8 int8, f8 float8, t text COLLATE "C", a int4, pad
 # text) with ROWS deterministic pseudo-random rows, loaded by JOBS sessions
 # at once (default: one per core, at most 16; each inserts a slice of

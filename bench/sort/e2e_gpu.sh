@@ -3,7 +3,7 @@
 # one process) against GpuSort on the CPU and on the GPU, on the same table,
 # in one run.
 #
-#   bench/e2e_gpu.sh [ROWS...]          default: 10000000 (one size a call
+#   bench/sort/e2e_gpu.sh [ROWS...]     default: 10000000 (one size a call
 #                                       fits the device's 600 s; see below)
 #
 # For each size it loads one table t (k8 int8, kf float8, kt text, g int4:
@@ -14,7 +14,7 @@
 #   int8 (k8), float8 (kf), text (kt COLLATE "C"),
 #   text_icu (kt COLLATE "und-x-icu"; left out, with a note, when the server
 #   has no ICU), int4_int8 (g, k8)
-# in the modes of bench/e2e_lib.sh:
+# in the modes of bench/sort/e2e_lib.sh:
 #   floor          the same query without ORDER BY, one process
 #   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
 #                  4MB, max_parallel_workers_per_gather 2)
@@ -41,7 +41,7 @@
 # stock_default stock_1proc), keys in the order of GS_BENCH_QUERIES
 # (default: int8 float8 text int4_int8 text_icu), so what matters most comes
 # first; a size that does not fit is split over calls by mode, and
-# bench/plot_e2e.py merges their CSVs.  GS_BENCH_QUERIES_<mode> (e.g.
+# bench/sort/plot_e2e.py merges their CSVs.  GS_BENCH_QUERIES_<mode> (e.g.
 # GS_BENCH_QUERIES_stock_1proc="int8 text") runs fewer keys in one mode.
 #
 # Other settings: GS_BENCH_WORK_MEM (1GB), GS_BENCH_LOAD_JOBS (sessions that
@@ -62,7 +62,7 @@
 # progress lines), device.txt (date, commit, CPU, GPU, PostgreSQL,
 # /dev/shm, the settings), plans_ROWS.txt (the plan of every cell),
 # explain_MODE_ROWS.txt (EXPLAIN ANALYZE), logs/ (each session's output),
-# build.log, e2e.png if matplotlib is there (else: bench/plot_e2e.py --png
+# build.log, e2e.png if matplotlib is there (else: bench/sort/plot_e2e.py --png
 # e2e.png --md e2e.md e2e.csv, anywhere).
 #
 # Builds and installs the tree first (GS_BENCH_NO_BUILD=1: uses what is
@@ -70,7 +70,7 @@
 # throwaway cluster (see test/lib.sh); on the GPU machine the PostgreSQL
 # bundle in .device/ is used when there is no pg_config.
 set -uo pipefail
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$SRC/bench/out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -114,7 +114,7 @@ tar -C "$SRC" --exclude=./.git --exclude=./.device --exclude=./bench/out \
 chmod -R a+rX "$W"
 cd "$W" || exit 1
 . test/lib.sh
-. bench/e2e_lib.sh
+. bench/sort/e2e_lib.sh
 
 e2e_order_by() {
 	case $1 in

@@ -1,4 +1,4 @@
-# Shared by bench/e2e_gpu.sh and bench/sort.sh: the modes, one timed cell
+# Shared by bench/sort/e2e_gpu.sh and bench/sort/sort.sh: the modes, one timed cell
 # (one mode, one key, one fresh session), the results files.  Source it
 # after test/lib.sh, with a cluster running (PGHOST etc. exported).
 #
@@ -238,7 +238,7 @@ bench_device_lines() {
 	local c
 	c=$(git -C "${BENCH_SRC:-$GS_ROOT}" rev-parse --verify -q HEAD 2>/dev/null) || c=${GS_BENCH_COMMIT:-unknown}
 	echo "commit: $c$(git -C "${BENCH_SRC:-$GS_ROOT}" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (+ local changes)')"
-	echo "sources: sha1 $(cd "${BENCH_SRC:-$GS_ROOT}" && cat src/*.c src/*.h kernels/* Makefile 2>/dev/null | sha1sum | cut -c1-12) (cat src/*.c src/*.h kernels/* Makefile | sha1sum)"
+	echo "sources: sha1 $(cd "${BENCH_SRC:-$GS_ROOT}" && cat src/*.c src/*.h src/*/*.c src/*/*.h kernels/* kernels/*/* Makefile 2>/dev/null | sha1sum | cut -c1-12) (cat src/*.c src/*.h src/*/*.c src/*/*.h kernels/* kernels/*/* Makefile | sha1sum)"
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($(nproc) cores)"
 	echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'

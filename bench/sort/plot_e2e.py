@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Tables and plots the CSVs of bench/e2e_gpu.sh and bench/sort.sh
+"""Tables and plots the CSVs of bench/sort/e2e_gpu.sh and bench/sort/sort.sh
 (rows,query,mode,ms).
 
-    bench/plot_e2e.py [--md FILE] [--png FILE] [--device FILE] [--title T] CSV...
-    bench/plot_e2e.py CSV PNG [TITLE]               (the old form)
+    bench/sort/plot_e2e.py [--md FILE] [--png FILE] [--device FILE] [--title T] CSV...
+    bench/sort/plot_e2e.py CSV PNG [TITLE]          (the old form)
 
 Several CSVs are merged (a later one's cell replaces an earlier one's), so
 the runs of one size split over several invocations make one table.  ms is

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Stock PostgreSQL's Sort against GpuSort's CPU engine, side by side, on one
-# table of --rows rows (default 10^7): bench/e2e_gpu.sh's modes and keys on
+# table of --rows rows (default 10^7): bench/sort/e2e_gpu.sh's modes and keys on
 # a machine without a GPU.  Times
 #   SELECT * FROM bench ORDER BY <key> OFFSET <rows>
 # (every row is sorted, none is sent to the client) for the keys int8,
 # float8, text (C collation), text_icu (ICU's root collation "und-x-icu";
 # left out when the server has no ICU), int4_int8, and optionally two
-# (int4, text), in the modes (see bench/e2e_lib.sh)
+# (int4, text), in the modes (see bench/sort/e2e_lib.sh)
 #   floor          the same query without ORDER BY, one process
 #   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
 #                  4MB, max_parallel_workers_per_gather 2)
@@ -20,9 +20,9 @@
 # each (mode, key) in a fresh session after a warm-up sort, the best of
 # --repeat runs.  Prints progress lines, then the Markdown table (also in
 # --out, with the CSV, the plans and the EXPLAIN ANALYZE of the GpuSort
-# queries; bench/plot_e2e.py --png draws the CSV).
+# queries; bench/sort/plot_e2e.py --png draws the CSV).
 #
-#   bench/sort.sh [--rows N] [--modes "floor stock_default ..."] [--repeat R]
+#   bench/sort/sort.sh [--rows N] [--modes "floor stock_default ..."] [--repeat R]
 #                 [--queries "int8 float8 text text_icu int4_int8 two"]
 #                 [--workers P] [--timeout S] [--out DIR] [--no-build]
 #
@@ -32,7 +32,7 @@
 # throwaway cluster (test/lib.sh) with gpusort preloaded, and removes it at
 # the end.
 set -uo pipefail
-. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/../../test/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
 
 rows=10000000

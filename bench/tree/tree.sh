@@ -12,11 +12,11 @@
 # pass TREE_BENCH_TIMEOUT seconds (default 60) show as "> N s".  The
 # results of both sides are printed so they can be compared.
 #
-#   bench/tree.sh                    build, install, run, print the table
-#   GS_PRIVATE_PG=/tmp/pg bench/tree.sh   install into a private server copy
-#   TREE_BENCH_SMALL_DOCS=100000 bench/tree.sh   fewer small documents
+#   bench/tree/tree.sh               build, install, run, print the table
+#   GS_PRIVATE_PG=/tmp/pg bench/tree/tree.sh   install into a private server copy
+#   TREE_BENCH_SMALL_DOCS=100000 bench/tree/tree.sh   fewer small documents
 set -uo pipefail
-. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/../../test/lib.sh"
 
 runs=${TREE_BENCH_RUNS:-3}
 timeout=${TREE_BENCH_TIMEOUT:-60}

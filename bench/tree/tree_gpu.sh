@@ -7,7 +7,7 @@
 #   cpu k     gpusort.device = cpu, chunked contraction on nproc threads
 #   cpu 1     gpusort.device = cpu, gpusort.tree_threads = 1 (sequential)
 #   stock     xpath('sum(//@w)', doc), or the recursive CTE a user writes
-#             for max_path (bench/tree.sh's)
+#             for max_path (bench/tree/tree.sh's)
 #
 # on one ~100 MB document (xml), one ~700 MB document (text: the "1 GB
 # class", beyond what xpath() and the xml type handle in reasonable time)
@@ -16,14 +16,14 @@
 # stop at a statement_timeout and show as "> N s".  Every cell prints the
 # result too, so the columns can be checked against each other.
 #
-#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/tree_gpu.sh
+#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/tree/tree_gpu.sh
 #
 # Output: a markdown table on stdout and in $OUT/tree_gpu.md (OUT defaults
 # to /tmp/tree-gpu-bench).  TREE_BENCH_WARM=0 times every query in a fresh
 # session (the gpu column then includes the backend's CUDA start).  TREE_BENCH_SMALL_DOCS (10^6), TREE_BENCH_BIG_COPIES
 # (700 copies of the ~1 MB tree in the big document) scale the data.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 . test/lib.sh
 
 OUT=${OUT:-/tmp/tree-gpu-bench}

@@ -65,7 +65,7 @@
 #include <string.h>
 
 /*
- * GSK_TREE_EMULATE: only the kernels, for test/gpu/tree_contract_emu.cpp,
+ * GSK_TREE_EMULATE: only the kernels, for test/tree/cpu/tree_contract_emu.cpp,
  * which runs each warp as 32 CPU threads so that CI (no GPU) tests the
  * kernels' logic against contract.c.
  */
@@ -78,7 +78,7 @@
 #endif
 
 #include "gpusort_kernels.h"
-#include "../src/contract.h"
+#include "../../src/tree/contract.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
 

@@ -2,7 +2,7 @@
  *
  * xml_scan.cu
  *	  GPU tokenizer for tree_reduce: serialized XML -> the XML representation
- *	  of src/treerep.h, the same token array that src/xmltok.c produces.
+ *	  of src/tree/treerep.h, the same token array that src/tree/xmltok.c produces.
  *
  * xmltok.c stays the oracle and the fallback.  This scanner is
  * conservative: on every input it either produces exactly xmltok's tokens
@@ -67,7 +67,7 @@
 
 /*
  * GSK_XML_SCAN_EMULATE: only the kernels and their device functions, for
- * test/gpu/xml_scan_emu.cpp, which runs them thread by thread on the CPU so
+ * test/tree/cpu/xml_scan_emu.cpp, which runs them thread by thread on the CPU so
  * that CI (no GPU) tests the scanner's logic against xmltok.c.
  */
 #ifndef GSK_XML_SCAN_EMULATE
@@ -79,7 +79,7 @@
 #endif
 
 #include "gpusort_kernels.h"
-#include "../src/treerep.h"
+#include "../../src/tree/treerep.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
 

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * tree_gpu.c
- *	  tree_reduce on the GPU: the host side of kernels/xml_scan.cu and
- *	  kernels/tree_contract.cu.
+ *	  tree_reduce on the GPU: the host side of kernels/tree/xml_scan.cu and
+ *	  kernels/tree/tree_contract.cu.
  *
  * One document, or a batch of documents back to back (one aggregate group,
  * reduced as one forest), goes through:

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * tree_gpu.h
- *	  tree_reduce on the GPU, batches of documents (src/tree_gpu.c).
+ *	  tree_reduce on the GPU, batches of documents (src/tree/tree_gpu.c).
  *
  * gs_tree_reduce_gpu (treereduce.h) reduces one document.  An aggregate
  * that reduces many small documents should not launch once per row: a

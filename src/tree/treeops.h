@@ -3,7 +3,7 @@
  * treeops.h
  *	  The tree reductions of tree_reduce(), each defined once (paper 004,
  *	  sections 2.2 and 2.7), for the CPU (contract.c) and the GPU
- *	  (kernels/tree_contract.cu) alike.
+ *	  (kernels/tree/tree_contract.cu) alike.
  *
  * A tree reduction computes, for the root r of every tree of a forest,
  *

@@ -49,7 +49,7 @@ gs_tree_weight_options(GsXmlOptions *opt, int op, const char *weight_attr,
 }
 
 /*
- * The GPU path (src/tree_gpu.c; called only when built with
+ * The GPU path (src/tree/tree_gpu.c; called only when built with
  * GPUSORT_TREE_GPU and gpusort.device is not cpu).
  *
  * Reduce the document doc[0..len) (serialized XML, as tree_reduce's text

@@ -2,8 +2,8 @@
  *
  * treerep.h
  *	  The "XML representation" of a forest (paper 004, section 2.3), shared
- *	  by the tokenizers (CPU: xmltok.c, GPU: kernels/xml_scan.cu) and the
- *	  contraction code (CPU: contract.c, GPU: kernels/tree_contract.cu).
+ *	  by the tokenizers (CPU: xmltok.c, GPU: kernels/tree/xml_scan.cu) and the
+ *	  contraction code (CPU: contract.c, GPU: kernels/tree/tree_contract.cu).
  *
  * A forest of n vertices is an array of 2n tokens in preorder: the start tag
  * of vertex v is one token holding v's weight, its end tag is one token

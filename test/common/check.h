@@ -1,6 +1,7 @@
 /*
  * check.h
- *	  Counting and reporting checks in the standalone tests of test/cpu/.
+ *	  Counting and reporting checks in the standalone tests (test/sort/cpu/,
+ *	  test/tree/cpu/).
  *
  * A case counts itself (checks++) and calls fail() once for each thing it
  * finds wrong; main ends with check_report(), whose "N passed, M failed"

@@ -1,8 +1,8 @@
 /*
  * fake_cuda.c
  *	  The CUDA runtime of kernels/gpusort_kernels.h, faked in host memory
- *	  for the host tests of test/cpu/ (engine_host_test.c,
- *	  tree_gpu_host_test.c), which run the GPU code's host side in CI.
+ *	  for the host tests (test/sort/cpu/engine_host_test.c,
+ *	  test/tree/cpu/tree_gpu_host_test.c), which run the GPU code's host side in CI.
  *
  * The "device" is host memory with a set capacity.  Asynchronous calls do
  * their work at once but mark the stream busy; gsk_stream_query then

@@ -1,7 +1,8 @@
 /*
  * fake_cuda.h
  *	  A fake of the runtime part of kernels/gpusort_kernels.h in host
- *	  memory, for the host tests of test/cpu/ (see fake_cuda.c).
+ *	  memory, for the host tests of test/sort/cpu/ and test/tree/cpu/ (see
+ *	  fake_cuda.c).
  *
  * The fake's state is the tests' to read and to set between cases.  The
  * kernels a test needs (the sort's, the tree's) are faked in that test, on

@@ -1,8 +1,9 @@
 /*
  * pg_shim.c
- *	  A stand-in for the backend symbols that src/engine*.c,
- *	  src/gpu_session.c and src/tree_gpu.c use, so that the standalone tests
- *	  of test/cpu/ can link them outside the server.
+ *	  A stand-in for the backend symbols that src/sort/engine*.c,
+ *	  src/gpu_session.c and src/tree/tree_gpu.c use, so that the standalone
+ *	  tests of test/sort/cpu/ and test/tree/cpu/ can link them outside the
+ *	  server.
  *
  * Memory is malloc'ed and never runs out (an allocation that fails aborts
  * the test).  There is one memory context: its reset callbacks run when the
@@ -14,7 +15,7 @@
  * gpusort.h hold the values the tests start from: the GPU required, the
  * session cap at 8.
  *
- * Needs nothing but the C library: test/cpu/engine_cpu.sh links it without
+ * Needs nothing but the C library: test/sort/cpu/engine_cpu.sh links it without
  * libpgport.
  */
 #include "postgres.h"

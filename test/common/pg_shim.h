@@ -1,7 +1,8 @@
 /*
  * pg_shim.h
  *	  The few backend symbols that gpusort's engines and GPU session use,
- *	  for the standalone tests of test/cpu/ (see pg_shim.c).
+ *	  for the standalone tests of test/sort/cpu/ and test/tree/cpu/ (see
+ *	  pg_shim.c).
  */
 #ifndef GS_TEST_PG_SHIM_H
 #define GS_TEST_PG_SHIM_H

@@ -2,10 +2,10 @@
 # PostgreSQL's own regression suite (src/test/regress, the parallel
 # schedule) with GpuSort forced on, against the same suite without it.
 #
-#   test/pg_suite.sh                 fetch (once), build, run both passes,
+#   test/sort/pg_suite.sh            fetch (once), build, run both passes,
 #                                    classify; exits 1 on any unexplained
 #                                    difference
-#   GS_PG_SUITE_CONF="gpusort.device = 'gpu'" test/pg_suite.sh
+#   GS_PG_SUITE_CONF="gpusort.device = 'gpu'" test/sort/pg_suite.sh
 #                                    extra postgresql.conf lines for the
 #                                    gpusort pass (test/gpu/run uses this)
 #   GS_PG_SUITE_OUT=DIR              keep the outputs there (default: a
@@ -13,7 +13,7 @@
 #   GS_PG_SUITE_SRC=DIR              the suite (a src/test/regress) to use
 #                                    instead of fetching one (the device
 #                                    machine has no network)
-#   test/pg_suite.sh --bundle FILE   only fetch the suite and write it to
+#   test/sort/pg_suite.sh --bundle FILE  only fetch the suite and write it to
 #                                    FILE (.tar.gz of src/test/regress), for
 #                                    GS_PG_SUITE_SRC elsewhere
 #   GS_NO_BUILD=1                    the extension is built and installed
@@ -31,7 +31,7 @@
 # Pass 1 runs the suite on a fresh cluster without gpusort, pass 2 on a
 # fresh cluster with shared_preload_libraries = 'gpusort' and
 # gpusort.min_rows = 0, so every Sort the planner makes is a GpuSort.
-# test/pg_suite_classify.py then compares each test's output of pass 2
+# test/sort/pg_suite_classify.py then compares each test's output of pass 2
 # with that of pass 1 (not with the suite's expected files: a test that
 # fails here without gpusort, for reasons of the environment, still has to
 # give the same output with it) and classifies every difference: plan text,
@@ -39,7 +39,7 @@
 # peers (an allowlist, by test and query, each entry explained), or a
 # failure.  See that file for the rules.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" = 0 ]; then
 	cache=${GS_PG_SUITE_CACHE:-/var/cache/gpusort}
@@ -225,7 +225,7 @@ gs_conf=("shared_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.
 [ -n "${GS_PG_SUITE_CONF:-}" ] && gs_conf+=("$GS_PG_SUITE_CONF")
 run_pass gpusort "$out/gpusort" "${gs_conf[@]}" || exit 1
 
-python3 "$GS_ROOT/test/pg_suite_classify.py" --schedule "$suite/parallel_schedule" \
+python3 "$GS_ROOT/test/sort/pg_suite_classify.py" --schedule "$suite/parallel_schedule" \
 	"$out/stock" "$out/gpusort" | tee "$out/classify.txt"
 rc=${PIPESTATUS[0]}
 [ -s "$out/gpusort/crashes.log" ] && rc=1

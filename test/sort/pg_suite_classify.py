@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Classifies the differences between two runs of PostgreSQL's regression
-suite: one on stock PostgreSQL, one with GpuSort forced on (test/pg_suite.sh).
+suite: one on stock PostgreSQL, one with GpuSort forced on (test/sort/pg_suite.sh).
 
     pg_suite_classify.py [--schedule FILE] [--expected DIR] STOCK_DIR GPUSORT_DIR
 

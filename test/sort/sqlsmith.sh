@@ -3,8 +3,8 @@
 # crash, or an internal error that the same query does not raise with
 # gpusort.enabled = off, fails the run and prints the query.
 #
-#   test/sqlsmith.sh                 the bounded run CI makes (run-all)
-#   GS_SMITH_QUERIES=20000 GS_SMITH_SECONDS=3600 test/sqlsmith.sh
+#   test/sort/sqlsmith.sh            the bounded run CI makes (run-all)
+#   GS_SMITH_QUERIES=20000 GS_SMITH_SECONDS=3600 test/sort/sqlsmith.sh
 #                                    a long run by hand
 #   GS_SMITH_SEED=N                  another seed (default 1)
 #   GS_SMITH_OUT=DIR                 keep the logs there
@@ -14,19 +14,19 @@
 #   GS_NO_BUILD=1                    the extension is built and installed
 #                                    already (test/run-all)
 #
-# The database (test/sql/sqlsmith_db.sql) has every key type GpuSort
+# The database (test/sort/sql/sqlsmith_db.sql) has every key type GpuSort
 # encodes and some it does not, NULLs, duplicates, C, ICU and libc
 # collations, xml for tree_reduce, views and a partitioned table.
 # sqlsmith connects as a role that may only read (default_transaction_read_only,
 # no superuser), so that its random calls cannot change the data the
 # errors are checked against, nor stop the server.  Every error goes to
 # the server's csvlog with its SQLSTATE and statement;
-# test/sqlsmith_check.py picks the internal ones (class XX, or a message
+# test/sort/sqlsmith_check.py picks the internal ones (class XX, or a message
 # such as "unrecognized node", "cache lookup failed", "missing support
 # function", "invalid attribute number"), runs each such query again with
 # gpusort.enabled = off, and fails when stock does not raise the same.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 queries=${GS_SMITH_QUERIES:-2000}
 seconds=${GS_SMITH_SECONDS:-150}
@@ -47,7 +47,7 @@ mkdir -p "$out"
 
 gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE smith" >/dev/null || exit 1
 # on stdin: the cluster's owner may not be able to read the checkout
-gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <"$GS_ROOT/test/sql/sqlsmith_db.sql" || exit 1
+gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <"$GS_ROOT/test/sort/sql/sqlsmith_db.sql" || exit 1
 gs_as_pg psql -X -q -v ON_ERROR_STOP=1 -d smith <<-'EOF' || exit 1
 	CREATE ROLE smith LOGIN;
 	GRANT USAGE ON SCHEMA public TO smith;
@@ -77,7 +77,7 @@ gs_as_pg timeout "$seconds" sqlsmith --target="host=$PGHOST port=$PGPORT user=sm
 rc=$?
 echo "sqlsmith: exit $rc after $(($(date +%s) - t0)) s$([ $rc = 124 ] && echo ", stopped by the time limit")"
 
-python3 "$GS_ROOT/test/sqlsmith_check.py" --logdir "$GS_CLUSTER/data/log" \
+python3 "$GS_ROOT/test/sort/sqlsmith_check.py" --logdir "$GS_CLUSTER/data/log" \
 	--sqlsmith-log "$out/sqlsmith.log" --report "$out/report.txt"
 rc=$?
 # the logs stay where asked for, or when something failed

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks a sqlsmith run against a cluster with GpuSort forced on
-(test/sqlsmith.sh): reads the server's csvlog, counts the errors by class,
+(test/sort/sqlsmith.sh): reads the server's csvlog, counts the errors by class,
 and for every crash and every internal error runs the same query again
 with gpusort.enabled = off.  Fails (exit 1) when a backend crashed, or when
 stock PostgreSQL does not raise the same internal error (SQLSTATE and
@@ -188,7 +188,7 @@ def main():
         print(l)
     if len(classes) > 15:
         print('  (%d more classes in the whole report: --report, or '
-              'GS_SMITH_OUT=DIR of test/sqlsmith.sh)' % (len(classes) - 15))
+              'GS_SMITH_OUT=DIR of test/sort/sqlsmith.sh)' % (len(classes) - 15))
     for l in lines[head + len(classes):]:
         print(l)
     return 1 if failures else 0

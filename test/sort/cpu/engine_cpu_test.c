@@ -1,8 +1,8 @@
 /*
  * engine_cpu_test.c
- *	  Standalone test of the CPU sort engine (src/engine_cpu.c).
+ *	  Standalone test of the CPU sort engine (src/sort/engine_cpu.c).
  *
- * Built outside the server with test/cpu/pg_shim.c for the few backend
+ * Built outside the server with test/common/pg_shim.c for the few backend
  * symbols the engine uses (memory contexts, interrupts), and without
  * libpgport.  Every case compares the
  * engine's output, pair by pair, with a reference sort by (key, row) done by

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The GPU engine's host code (src/engine.c, src/engine_gpu.c) and the
+# The GPU engine's host code (src/sort/engine.c, src/sort/engine_gpu.c) and the
 # backend's GPU session (src/gpu_session.c) without a GPU: builds
-# test/cpu/engine_host_test.c against the fake CUDA runtime
-# (test/cpu/fake_cuda.c, host memory as the device) and the backend shim
-# (test/cpu/pg_shim.c), and runs its cases (overlapped copies, growing
+# test/sort/cpu/engine_host_test.c against the fake CUDA runtime
+# (test/common/fake_cuda.c, host memory as the device) and the backend shim
+# (test/common/pg_shim.c), and runs its cases (overlapped copies, growing
 # buffers, runs, every CUDA call failing in turn, cancels while waiting,
 # the session cap, a failed start, the pinned pool).  gs_pinned_put is
 # wrapped (-Wl,--wrap) so that the fake sees every pinned buffer that the
 # engine gives back, and can tell one that the device still uses.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_host_test"
-cc -O2 -Wall -I src -I kernels -I test/cpu -I "$(pg_config --includedir-server)" \
-	-o "$bin" test/cpu/engine_host_test.c test/cpu/fake_cuda.c test/cpu/pg_shim.c \
-	src/engine.c src/engine_gpu.c src/engine_cpu.c src/gpu_session.c \
+cc -O2 -Wall -I src -I src/sort -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
+	-o "$bin" test/sort/cpu/engine_host_test.c test/common/fake_cuda.c test/common/pg_shim.c \
+	src/sort/engine.c src/sort/engine_gpu.c src/sort/engine_cpu.c src/gpu_session.c \
 	-Wl,--wrap=gs_pinned_put -L "$(pg_config --pkglibdir)" -lpgport -lpthread
 "$bin"

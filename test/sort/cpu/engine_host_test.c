@@ -1,6 +1,6 @@
 /*
  * engine_host_test.c
- *	  The sort engines' host side (src/engine.c, src/engine_gpu.c) and the
+ *	  The sort engines' host side (src/sort/engine.c, src/sort/engine_gpu.c) and the
  *	  backend's GPU session (src/gpu_session.c) on a machine without a GPU,
  *	  against a fake of kernels/gpusort_kernels.h.
  *
@@ -31,9 +31,9 @@
  *	   buffers when pinning fails.
  * Every result is compared with a reference sort by (key, row).
  *
- * The fake runtime is test/cpu/fake_cuda.c, the backend shim
- * test/cpu/pg_shim.c; this file adds the sort's kernels.  Built by
- * test/cpu/engine_host.sh.  Exit status 1 on a failure.
+ * The fake runtime is test/common/fake_cuda.c, the backend shim
+ * test/common/pg_shim.c; this file adds the sort's kernels.  Built by
+ * test/sort/cpu/engine_host.sh.  Exit status 1 on a failure.
  */
 #include "postgres.h"
 

@@ -1,4 +1,4 @@
--- The database test/sqlsmith.sh lets sqlsmith loose on: every sort key type
+-- The database test/sort/sqlsmith.sh lets sqlsmith loose on: every sort key type
 -- GpuSort encodes, some it does not (a libc collation, interval, inet,
 -- arrays, jsonb, an enum, xml), NULLs, duplicates, NaN, infinities, -0,
 -- C and ICU collations, xml documents for tree_reduce, views (sorting ones
@@ -98,7 +98,7 @@ CREATE VIEW tree_sums AS
 	SELECT grp, tree_reduce(doc, 'sum') AS total FROM docs GROUP BY grp;
 
 -- parallel plans (Gather Merge over the workers' sorts, which GpuSort
--- replaces) for these small tables, with test/sqlsmith.sh's zero
+-- replaces) for these small tables, with test/sort/sqlsmith.sh's zero
 -- parallel costs; the catalog stays too small for parallel scans
 ALTER TABLE keys SET (parallel_workers = 2);
 ALTER TABLE other SET (parallel_workers = 2);

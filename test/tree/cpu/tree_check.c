@@ -1,5 +1,5 @@
 /*
- * tree_check: the chunked pseudo-tree contraction (src/contract.c) against
+ * tree_check: the chunked pseudo-tree contraction (src/tree/contract.c) against
  * the sequential reference, and both against a textbook evaluation that
  * does not use treeops.h, on random forests.
  *

@@ -1,6 +1,6 @@
 /*
  * tree_contract_emu.cpp
- *	  The contraction kernels (kernels/tree_contract.cu) run on the CPU
+ *	  The contraction kernels (kernels/tree/tree_contract.cu) run on the CPU
  *	  against contract.c's sequential reference: CI has no GPU, and this
  *	  keeps the kernels' logic (Algorithm 3.1 per lane, the Figure 17-19
  *	  layouts, the merges into the register window, the interval chains)
@@ -15,7 +15,7 @@
  * leaned on lockstep execution without a __syncwarp would show here.
  * Steps 2 and 4 are contract.c's, as on the GPU path.
  *
- *   test/cpu/tree_gpu_contract.sh    (builds this with the host compiler)
+ *   test/tree/cpu/tree_gpu_contract.sh    (builds this with the host compiler)
  */
 #include <algorithm>
 #include <math.h>
@@ -219,7 +219,7 @@ extern "C" {
 }
 
 #define GSK_TREE_EMULATE
-#include "../../kernels/tree_contract.cu"
+#include "../../../kernels/tree/tree_contract.cu"
 
 /* ---- launches -------------------------------------------------------------- */
 

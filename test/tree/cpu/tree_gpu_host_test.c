@@ -1,6 +1,6 @@
 /*
  * tree_gpu_host_test.c
- *	  tree_reduce's GPU host side (src/tree_gpu.c) with the backend's GPU
+ *	  tree_reduce's GPU host side (src/tree/tree_gpu.c) with the backend's GPU
  *	  session (src/gpu_session.c), on a machine without a GPU, against a
  *	  fake of kernels/gpusort_kernels.h.
  *
@@ -25,10 +25,10 @@
  * After every call the pinned buffer must be back in the pool, given back
  * only once the device was done with it, and the stream idle.
  *
- * The fake runtime is test/cpu/fake_cuda.c, the backend shim
- * test/cpu/pg_shim.c; this file adds the tokenizer's and the
+ * The fake runtime is test/common/fake_cuda.c, the backend shim
+ * test/common/pg_shim.c; this file adds the tokenizer's and the
  * contraction's kernels, which only tree_gpu.c calls.  Built by
- * test/cpu/tree_gpu_host.sh.  Exit status 1 on a failure.
+ * test/tree/cpu/tree_gpu_host.sh.  Exit status 1 on a failure.
  */
 #include "postgres.h"
 

@@ -1,6 +1,6 @@
 /*
  * xml_scan_emu.cpp
- *	  The GPU tokenizer's kernels (kernels/xml_scan.cu) run on the CPU, one
+ *	  The GPU tokenizer's kernels (kernels/tree/xml_scan.cu) run on the CPU, one
  *	  emulated thread after the other, against xmltok.c: CI has no GPU, and
  *	  this keeps the scanner's logic (automaton, chunk scans, tag parsers,
  *	  weight fast path, name matching) under test there.  The CUB scans and
@@ -10,7 +10,7 @@
  *	  unless they use a feature left to the CPU; mutated ones must never be
  *	  accepted when xmltok.c rejects them.
  *
- *   test/cpu/tree_gpu_scan.sh    (builds this with the host compiler)
+ *   test/tree/cpu/tree_gpu_scan.sh    (builds this with the host compiler)
  */
 #include <algorithm>
 #include <math.h>
@@ -46,7 +46,7 @@ atomicOr(uint32_t *p, uint32_t v)
 }
 
 #define GSK_XML_SCAN_EMULATE
-#include "../../kernels/xml_scan.cu"
+#include "../../../kernels/tree/xml_scan.cu"
 
 extern "C" {
 #include "xmltok.h"

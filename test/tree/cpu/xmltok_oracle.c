@@ -1,5 +1,5 @@
 /*
- * xmltok_oracle: src/xmltok.c against libxml2 on generated documents.
+ * xmltok_oracle: src/tree/xmltok.c against libxml2 on generated documents.
  *
  *   xmltok_oracle [seed] [documents]
  *

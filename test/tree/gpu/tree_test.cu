@@ -2,15 +2,15 @@
  * tree_test.cu
  *	  Standalone test of tree_reduce's GPU kernels (no PostgreSQL):
  *
- *	  contraction  kernels/tree_contract.cu (steps 1 and 3) driven like
- *	               src/tree_gpu.c does, with contract.c's steps 2 and 4,
+ *	  contraction  kernels/tree/tree_contract.cu (steps 1 and 3) driven like
+ *	               src/tree/tree_gpu.c does, with contract.c's steps 2 and 4,
  *	               against contract.c's sequential reference
  *	               (gs_tree_reduce_seq), for every op, on random trees of
  *	               many shapes (random, deep chains up to depth 10^6, stars,
  *	               forests of small trees), sizes around the sub-block and
  *	               piece boundaries and up to 2^28 tokens, and on unbalanced
  *	               arrays, which must be reported as malformed.
- *	  tokenizer    kernels/xml_scan.cu against xmltok.c (gs_xml_tokenize) on
+ *	  tokenizer    kernels/tree/xml_scan.cu against xmltok.c (gs_xml_tokenize) on
  *	               generated documents with comments, CDATA, PIs, both quote
  *	               styles, '>' in values, references, number formats, and on
  *	               broken documents, which the GPU must refuse (hand to the
@@ -22,7 +22,7 @@
  * contraction on the largest arrays, and "N passed, M failed"; exits 1 on
  * any failure.
  *
- *   test/gpu/tree_test.sh [--quick]
+ *   test/tree/gpu/tree_test.sh [--quick]
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -185,7 +185,7 @@ tokens_for(const Forest &f, int op, std::vector<double> &out)
 	}
 }
 
-/* ---- the GPU driver (as in src/tree_gpu.c) ------------------------------ */
+/* ---- the GPU driver (as in src/tree/tree_gpu.c) ------------------------------ */
 
 static void *d_temp;
 static size_t d_temp_bytes;
