@@ -45,9 +45,9 @@
 
 #include "gpusort.h"
 #include "contract.h"
-#include "treereduce.h"
 #include "tree_gpu.h"
 #include "xmltok.h"
+#include "xmltok_backend.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpu_session.h"

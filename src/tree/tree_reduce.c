@@ -7,7 +7,8 @@
  *	  tree_reduce_doc(doc xml|text, op text, weight_attr text = 'w') float8
  *	  tree_reduce(doc xml|text, op text [, weight_attr text]) aggregate
  *
- * A document goes through xmltok.c (bytes -> XML representation) and
+ * A document goes through xmltok.c (bytes -> XML representation; its
+ * backend options in xmltok_backend.c) and
  * contract.c (sequential Algorithm 3.1, or the chunked pseudo-tree
  * contraction on gpusort.tree_threads threads for documents of at least
  * gpusort.tree_parallel_tokens tokens), or, when built with
@@ -22,7 +23,8 @@
  * document to the next and given back after a large one.
  *
  * Interrupts: the tokenizer polls CHECK_FOR_INTERRUPTS() directly (it runs
- * on this thread only and holds nothing but palloc'd memory); the
+ * on this thread only and holds nothing but palloc'd memory;
+ * xmltok_backend.c); the
  * contraction may run threads, so it only reports that an interrupt is
  * pending, stops its threads, and we process the interrupt here and start
  * over if it did not throw.
@@ -45,6 +47,7 @@
 #include "contract.h"
 #include "treereduce.h"
 #include "xmltok.h"
+#include "xmltok_backend.h"
 #ifdef GPUSORT_TREE_GPU
 #include "tree_gpu.h"
 #endif
@@ -122,32 +125,6 @@ shrink_scratch(TreeScratch *s)
 		s->toks.stack = NULL;
 		s->toks.stack_cap = 0;
 	}
-}
-
-static void *
-grow_in_context(void *arg, void *old, size_t newsize)
-{
-	if (old == NULL)
-		return MemoryContextAllocHuge((MemoryContext) arg, newsize);
-	return repalloc_huge(old, newsize);
-}
-
-static bool
-tokenizer_interrupted(void *arg)
-{
-	CHECK_FOR_INTERRUPTS();
-	return false;
-}
-
-/* Shared with the GPU path's fallback */
-void
-gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
-						  size_t weight_attr_len, void *cxt)
-{
-	gs_tree_weight_options(opt, op, weight_attr, weight_attr_len);
-	opt->grow = grow_in_context;
-	opt->grow_arg = cxt;
-	opt->interrupted = tokenizer_interrupted;
 }
 
 static bool

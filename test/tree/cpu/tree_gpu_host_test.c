@@ -41,8 +41,8 @@
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
 #include "tree_gpu.h"
-#include "treereduce.h"
 #include "xmltok.h"
+#include "xmltok_backend.h"
 #include "fake_cuda.h"
 #include "pg_shim.h"
 
@@ -54,10 +54,9 @@
 #include "check.h"
 
 /*
- * ---- tree_reduce.c's part ---------------------------------------------------
- * That file needs the executor and the xml type, so it is not linked: here
- * is the one function of it that tree_gpu.c calls, as it is there but for
- * the interrupt polling and the memory context.
+ * ---- xmltok_backend.c's part ------------------------------------------------
+ * Not linked: here is its one function, which tree_gpu.c calls, as it is
+ * there but for the interrupt polling and the memory context.
  */
 
 static void *
@@ -66,7 +65,7 @@ grow(void *arg, void *old, size_t newsize)
 	return repalloc_huge(old, newsize);
 }
 
-/* tree_reduce.c's, without the interrupt polling */
+/* xmltok_backend.c's, without the interrupt polling */
 void
 gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
 						  size_t weight_attr_len, void *cxt)
