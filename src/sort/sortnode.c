@@ -22,7 +22,7 @@
  *	 4. ties: where the key does not decide the order by itself (a truncated
  *		prefix, an ICU key, a column past the key), each run of equal keys is
  *		sorted with PostgreSQL's own comparators (SortSupport), as tuplesort
- *		settles equal abbreviated keys;
+ *		settles equal abbreviated keys (sortties.c);
  *	 5. emit: gather the row pointers into output order once (a pass that
  *		the CPU overlaps well), then return rows from that array, forwards
  *		or backwards, with mark/restore and rewind for free; each fetch
@@ -49,6 +49,11 @@
  * All memory of one sort lives in runcxt, a child of the query context, so
  * an ERROR or a cancel frees it with the query.
  *
+ * Files: the node's state is in sortstate.h, shared with sortties.c (step
+ * 4) and sortexplain.c (EXPLAIN, from the GsRunInfo filled here); this file
+ * holds the executor callbacks, steps 1 to 3 and 5, the bounded sort and
+ * the fallback.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -56,23 +61,16 @@
 #include <math.h>
 
 #include "access/htup_details.h"
-#include "commands/explain.h"
 #include "common/int.h"
 #include "port/pg_bswap.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
-#include "parser/parsetree.h"
 #include "portability/instr_time.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/ruleutils.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
-#include "utils/typcache.h"
 
 #include "engine.h"
 #include "gpusort.h"
@@ -81,6 +79,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortstate.h"
 
 /*
  * Bytes per stored row that the sort will need besides the tuple and its
@@ -141,89 +140,6 @@
 #define GS_SAMPLE_BYTE_BITS_MAX	8.0
 #define GS_TIED_PER_ROW			1e-4
 
-/* rows from which key building and gathering run on threads */
-#define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
-
-/* rows between interrupt checks in loops that do not call the executor */
-#define GS_INTERRUPT_EVERY	4096
-
-/* What EXPLAIN ANALYZE shows about the last sort */
-typedef struct GsRunInfo
-{
-	bool		valid;
-	bool		used_tuplesort;
-	char		fallback[256];	/* why tuplesort ran, or "" */
-	bool		have_engine;
-	GsSortStats engine;			/* of the last engine sort */
-	TuplesortInstrumentation tsstats;
-	uint64		rows_sorted;	/* rows in the final sort */
-	uint64		rows_dropped;	/* by a bound */
-	int			nprunes;
-	uint64		tie_groups;
-	uint64		tie_rows;
-	Size		peak_bytes;
-	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
-	uint64		par_rows;		/* rows stored by parallel participants */
-	int			par_parts;		/* participants that stored rows */
-	Size		par_bytes;		/* their shared memory */
-	double		ms_absorb;		/* taking their rows */
-	Size		copied_bytes;	/* rows copied into output order */
-	double		ms_copy;
-	double		ms_keys;
-	double		ms_sort;
-	double		ms_ties;
-	double		ms_emit;
-} GsRunInfo;
-
-typedef struct GpuSortState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	int			nkeys;
-	AttrNumber *attnos;
-	Oid		   *sortops;
-	Oid		   *collations;
-	bool	   *nulls_first;
-	ExprState  *offset_expr;	/* of the Limit above, or NULL */
-	ExprState  *count_expr;
-	bool		random_access;	/* rewind, backward scan or mark needed */
-	GsParInput *par;			/* parallel intake below the Gather, or NULL */
-
-	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
-	char	   *nokey_reason;
-	SortSupport ssup;			/* comparators, [nkeys] */
-	bool		ssup_ready;		/* ssup prepared (on the first sort) */
-	TupleTableSlot *row_slot;	/* deforms stored rows */
-	TupleTableSlot *cmp_slot;	/* holds the cutoff row */
-	bool		time_emit;
-
-	/* the current sort */
-	bool		sort_done;
-	bool		bounded;
-	int64		bound;
-	MemoryContext runcxt;		/* all memory of the current sort */
-	GsRowStore	rows;			/* the stored rows (context: child of runcxt) */
-	GsPrefaulter *prefault;		/* of runcxt */
-	MinimalTuple *tuples;		/* input order; output order once sorted */
-	uint8	   *raw;			/* raw keys, raw_bytes each, [maxtuples], or
-								 * NULL: taken from the stored rows */
-	int			raw_bytes;
-	uint64		ntuples;
-	uint64		maxtuples;
-	Size		shared_bytes;	/* rows that stay in participants' memory */
-	uint64		prune_at;
-	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
-	uint64		nout;			/* rows to return */
-	uint64		current;		/* next row forwards: tuples[current] */
-	bool		eof_reached;
-	uint64		markpos;
-	bool		mark_eof;
-	Tuplesortstate *tuplesort;	/* the fallback, when it runs */
-
-	GsRunInfo	info;
-} GpuSortState;
-
 static Node *gpusort_create_state(CustomScan *cscan);
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusort_exec(CustomScanState *node);
@@ -231,8 +147,6 @@ static void gpusort_end(CustomScanState *node);
 static void gpusort_rescan(CustomScanState *node);
 static void gpusort_markpos(CustomScanState *node);
 static void gpusort_restrpos(CustomScanState *node);
-static void gpusort_explain(CustomScanState *node, List *ancestors,
-							ExplainState *es);
 
 const CustomScanMethods gpusort_plan_methods = {
 	.CustomName = GPUSORT_NODE_NAME,
@@ -247,7 +161,7 @@ static const CustomExecMethods gpusort_exec_methods = {
 	.ReScanCustomScan = gpusort_rescan,
 	.MarkPosCustomScan = gpusort_markpos,
 	.RestrPosCustomScan = gpusort_restrpos,
-	.ExplainCustomScan = gpusort_explain,
+	.ExplainCustomScan = gs_sort_explain,
 };
 
 static inline double
@@ -362,25 +276,6 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 }
 
 /*
- * Looks up the comparators, once, when the first sort runs: as tuplesort
- * does, and not at executor start, so that a plan whose sort never runs
- * (EXPLAIN, LIMIT 0) works even where an ordering operator's btree family
- * has no comparison support function, as it does with stock PostgreSQL.
- * gs_keys_create only finds no encoder for such an operator.
- */
-static void
-prepare_sort_support(GpuSortState *node)
-{
-	int			i;
-
-	if (node->ssup_ready)
-		return;
-	for (i = 0; i < node->nkeys; i++)
-		PrepareSortSupportFromOrderingOp(node->sortops[i], &node->ssup[i]);
-	node->ssup_ready = true;
-}
-
-/*
  * The number of rows the Limit above will take (offset + count), or false
  * when it may take them all.  Limit computes the same from the same
  * expressions (recompute_limits); it complains about bad values itself.
@@ -406,108 +301,6 @@ gpusort_eval_bound(GpuSortState *node, int64 *bound)
 	if (count <= 0 || offset < 0 || pg_add_s64_overflow(count, offset, bound))
 		return false;
 	return true;
-}
-
-/* ---- comparing rows with PostgreSQL's comparators ----------------------------- */
-
-static inline int
-compare_slots(GpuSortState *node, TupleTableSlot *a, TupleTableSlot *b,
-			  int firstkey)
-{
-	int			k;
-
-	for (k = firstkey; k < node->nkeys; k++)
-	{
-		bool		anull,
-					bnull;
-		Datum		ad = slot_getattr(a, node->attnos[k], &anull);
-		Datum		bd = slot_getattr(b, node->attnos[k], &bnull);
-		int			c = ApplySortComparator(ad, anull, bd, bnull, &node->ssup[k]);
-
-		if (c != 0)
-			return c;
-	}
-	return 0;
-}
-
-/* one row of a run of equal keys, with its remaining sort columns */
-typedef struct TieRow
-{
-	uint32		row;
-	Datum	   *values;
-	bool	   *isnull;
-} TieRow;
-
-typedef struct TieCompareArg
-{
-	GpuSortState *node;
-	int			firstkey;
-	uint32		ncompares;		/* for interrupt checks */
-} TieCompareArg;
-
-static int
-tie_compare(const void *a, const void *b, void *arg)
-{
-	const TieRow *ra = a;
-	const TieRow *rb = b;
-	TieCompareArg *ta = arg;
-	int			k;
-
-	/* a run can hold every row: stay cancellable inside qsort */
-	if (++ta->ncompares % GS_INTERRUPT_EVERY == 0)
-		CHECK_FOR_INTERRUPTS();
-	for (k = 0; k < ta->node->nkeys - ta->firstkey; k++)
-	{
-		int			c = ApplySortComparator(ra->values[k], ra->isnull[k],
-											rb->values[k], rb->isnull[k],
-											&ta->node->ssup[ta->firstkey + k]);
-
-		if (c != 0)
-			return c;
-	}
-	/* equal rows keep input order, as the engines do */
-	return (ra->row > rb->row) - (ra->row < rb->row);
-}
-
-/*
- * Sorts order[0 .. len-1], rows whose keys are equal, by the sort columns
- * from firstkey on.  The values point into the stored tuples.
- */
-static void
-settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
-		   MemoryContext tiecxt)
-{
-	MemoryContext oldcxt = MemoryContextSwitchTo(tiecxt);
-	int			ncmp = node->nkeys - firstkey;
-	TieRow	   *rows = MemoryContextAllocHuge(tiecxt, sizeof(TieRow) * len);
-	Datum	   *values = MemoryContextAllocHuge(tiecxt, sizeof(Datum) * ncmp * len);
-	bool	   *isnull = MemoryContextAllocHuge(tiecxt, sizeof(bool) * ncmp * len);
-	TieCompareArg arg = {node, firstkey, 0};
-	uint64		i;
-	int			k;
-
-	for (i = 0; i < len; i++)
-	{
-		TupleTableSlot *slot = node->row_slot;
-
-		ExecStoreMinimalTuple(node->tuples[order[i]], slot, false);
-		rows[i].row = order[i];
-		rows[i].values = values + i * ncmp;
-		rows[i].isnull = isnull + i * ncmp;
-		for (k = 0; k < ncmp; k++)
-			rows[i].values[k] = slot_getattr(slot, node->attnos[firstkey + k],
-											 &rows[i].isnull[k]);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	ExecClearTuple(node->row_slot);
-
-	qsort_arg(rows, len, sizeof(TieRow), tie_compare, &arg);
-	for (i = 0; i < len; i++)
-		order[i] = rows[i].row;
-
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextReset(tiecxt);
 }
 
 /* ---- sorting the stored rows -------------------------------------------------- */
@@ -641,150 +434,6 @@ choose_key_width(GpuSortState *node)
 		}
 	}
 	pfree(sample);
-}
-
-/*
- * The end of the run of keys equal to key r, in n sorted keys of nwords
- * words: the scan for ties reads every key, and most runs are one key.
- */
-static inline uint64
-next_run(const uint64 *keys, int nwords, uint64 r, uint64 n)
-{
-	const uint64 *k0 = keys + r * nwords;
-	uint64		e = r + 1;
-
-	if (nwords == 1)
-	{
-		while (e < n && keys[e] == k0[0])
-			e++;
-		return e;
-	}
-	if (nwords == 2)
-	{
-		while (e < n && keys[2 * e] == k0[0] && keys[2 * e + 1] == k0[1])
-			e++;
-		return e;
-	}
-	while (e < n && memcmp(keys + e * nwords, k0, sizeof(uint64) * nwords) == 0)
-		e++;
-	return e;
-}
-
-/*
- * Finding the runs of equal keys on threads: each thread scans its slice of
- * the sorted keys (starting at the first run that begins in it) and notes
- * the runs of two keys or more in an array of its own, which the backend's
- * thread then settles in order.  Most sorts have few such runs; a slice
- * with more than GS_RUNS_PER_SLICE gives up, and the caller scans serially.
- */
-#define GS_RUNS_PER_SLICE		4096
-#define GS_RUN_SLICES			64
-
-typedef struct RunSlice
-{
-	uint64		nruns;
-	bool		overflow;
-	uint64		start[GS_RUNS_PER_SLICE];
-	uint64		end[GS_RUNS_PER_SLICE];
-} RunSlice;
-
-typedef struct RunArg
-{
-	const uint64 *keys;
-	int			nwords;
-	uint64		n;				/* keys */
-	uint64		nout;			/* runs starting here or later do not matter */
-	RunSlice   *slices;			/* [GS_RUN_SLICES] */
-} RunArg;
-
-static inline bool
-key_equal(const uint64 *keys, int nwords, uint64 a, uint64 b)
-{
-	return memcmp(keys + a * nwords, keys + b * nwords, sizeof(uint64) * nwords) == 0;
-}
-
-static void
-find_runs_slices(void *p, uint64 slo, uint64 shi)
-{
-	RunArg	   *a = (RunArg *) p;
-	uint64		s;
-
-	for (s = slo; s < shi; s++)
-	{
-		RunSlice   *rs = &a->slices[s];
-		uint64		lo = a->nout * s / GS_RUN_SLICES;
-		uint64		hi = a->nout * (s + 1) / GS_RUN_SLICES;
-		uint64		r = lo;
-
-		rs->nruns = 0;
-		rs->overflow = false;
-		/* a run that began in the slice before is that slice's */
-		while (r > 0 && r < hi && key_equal(a->keys, a->nwords, r, r - 1))
-			r++;
-		while (r < hi)
-		{
-			uint64		e = next_run(a->keys, a->nwords, r, a->n);
-
-			if (e - r > 1)
-			{
-				if (rs->nruns == GS_RUNS_PER_SLICE)
-				{
-					rs->overflow = true;
-					break;
-				}
-				rs->start[rs->nruns] = r;
-				rs->end[rs->nruns] = e;
-				rs->nruns++;
-			}
-			r = e;
-		}
-	}
-}
-
-/*
- * Settles every run of equal keys that starts within the output, found on
- * threads; false (nothing done) when the sort is small or has too many
- * runs for the slices' arrays.
- */
-static bool
-find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
-				   uint64 n, uint32 *settled, int first_inexact,
-				   MemoryContext tiecxt)
-{
-	RunArg		a;
-	uint64		s,
-				i;
-
-	if (node->nout < GS_THREADED_MIN_ROWS || gpusort_threads() < 2)
-		return false;
-	a.keys = keys;
-	a.nwords = nwords;
-	a.n = n;
-	a.nout = node->nout;
-	/* not in tiecxt, which every settle_run resets */
-	a.slices = MemoryContextAllocHuge(node->runcxt, sizeof(RunSlice) * GS_RUN_SLICES);
-	gs_cpu_for_tasks(GS_RUN_SLICES, gpusort_threads(), find_runs_slices, &a);
-	for (s = 0; s < GS_RUN_SLICES; s++)
-		if (a.slices[s].overflow)
-		{
-			pfree(a.slices);
-			return false;
-		}
-	for (s = 0; s < GS_RUN_SLICES; s++)
-	{
-		for (i = 0; i < a.slices[s].nruns; i++)
-		{
-			uint64		r = a.slices[s].start[i];
-			uint64		len = a.slices[s].end[i] - r;
-
-			settle_run(node, settled + r, len, first_inexact, tiecxt);
-			node->info.tie_groups++;
-			node->info.tie_rows += len;
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	pfree(a.slices);
-	return true;
 }
 
 /* building keys from raw keys, on threads */
@@ -1001,38 +650,12 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	order = gs_sorter_rows(sorter);
 	node->nout = (node->bounded && (uint64) node->bound < n) ? (uint64) node->bound : n;
 
-	/* ties: runs of equal keys that start within the output */
+	/* ties: runs of equal keys that start within the output (sortties.c) */
 	if (first_inexact < node->nkeys && n > 1)
 	{
-		MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
-													 ALLOCSET_DEFAULT_SIZES);
-		const uint64 *sorted_keys = gs_sorter_key(sorter, 0);
-		uint64		r = 0;
-		uint64		nruns = 0;
-
 		INSTR_TIME_SET_CURRENT(start);
-		/* the engine's array is read-only: settle runs in a copy */
-		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
-		memcpy(settled, order, sizeof(uint32) * n);
-		if (!find_runs_threaded(node, sorted_keys, nwords, n, settled,
-								first_inexact, tiecxt))
-		{
-			while (r < node->nout)
-			{
-				uint64		e = next_run(sorted_keys, nwords, r, n);
-
-				if (e - r > 1)
-				{
-					settle_run(node, settled + r, e - r, first_inexact, tiecxt);
-					node->info.tie_groups++;
-					node->info.tie_rows += e - r;
-				}
-				r = e;
-				if (++nruns % GS_INTERRUPT_EVERY == 0)
-					CHECK_FOR_INTERRUPTS();
-			}
-		}
-		MemoryContextDelete(tiecxt);
+		settled = gs_sort_settle_ties(node, order, gs_sorter_key(sorter, 0),
+									  nwords, n, first_inexact);
 		node->info.ms_ties += elapsed_ms(start);
 		order = settled;
 	}
@@ -1311,7 +934,7 @@ gpusort_run(GpuSortState *node)
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = gpusort_memory_budget();
 
-	prepare_sort_support(node);
+	gs_sort_prepare_support(node);
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
 	/* instrumentation is set up after BeginCustomScan */
@@ -1359,7 +982,7 @@ gpusort_run(GpuSortState *node)
 			tuplesort_puttupleslot(node->tuplesort, slot);
 			continue;
 		}
-		if (node->cutoff && compare_slots(node, slot, node->cmp_slot, 0) >= 0)
+		if (node->cutoff && gs_sort_compare_slots(node, slot, node->cmp_slot, 0) >= 0)
 		{
 			node->info.rows_dropped++;
 			continue;
@@ -1592,250 +1215,5 @@ gpusort_restrpos(CustomScanState *cnode)
 	{
 		node->current = node->markpos;
 		node->eof_reached = node->mark_eof;
-	}
-}
-
-/* ---- EXPLAIN ------------------------------------------------------------------ */
-
-/* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
-static void
-show_sortorder_options(StringInfo buf, Node *sortexpr, Oid sortop,
-					   Oid collation, bool nulls_first)
-{
-	Oid			sortcoltype = exprType(sortexpr);
-	bool		reverse = false;
-	TypeCacheEntry *typentry;
-
-	typentry = lookup_type_cache(sortcoltype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
-
-	if (OidIsValid(collation) && collation != get_typcollation(sortcoltype))
-	{
-		char	   *collname = get_collation_name(collation);
-
-		if (collname == NULL)
-			elog(ERROR, "cache lookup failed for collation %u", collation);
-		appendStringInfo(buf, " COLLATE %s", quote_identifier(collname));
-	}
-	if (sortop == typentry->gt_opr)
-	{
-		appendStringInfoString(buf, " DESC");
-		reverse = true;
-	}
-	else if (sortop != typentry->lt_opr)
-	{
-		char	   *opname = get_opname(sortop);
-
-		if (opname == NULL)
-			elog(ERROR, "cache lookup failed for operator %u", sortop);
-		appendStringInfo(buf, " USING %s", opname);
-		(void) get_equality_op_for_ordering_op(sortop, &reverse);
-	}
-	if (nulls_first && !reverse)
-		appendStringInfoString(buf, " NULLS FIRST");
-	else if (!nulls_first && reverse)
-		appendStringInfoString(buf, " NULLS LAST");
-}
-
-/* the sort key expressions, deparsed as EXPLAIN does for a Sort */
-static List *
-sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
-			   bool with_options)
-{
-	Plan	   *plan = node->css.ss.ps.plan;
-	List	   *context;
-	bool		useprefix;
-	List	   *result = NIL;
-	int			k;
-
-	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	useprefix = (list_length(es->rtable) > 1 || es->verbose);
-	for (k = 0; k < node->nkeys; k++)
-	{
-		TargetEntry *tle = get_tle_by_resno(plan->targetlist, node->attnos[k]);
-		StringInfoData buf;
-
-		if (tle == NULL)
-			elog(ERROR, "no tlist entry for key %d", node->attnos[k]);
-		initStringInfo(&buf);
-		appendStringInfoString(&buf,
-							   deparse_expression((Node *) tle->expr, context,
-												  useprefix, true));
-		if (with_options)
-			show_sortorder_options(&buf, (Node *) tle->expr, node->sortops[k],
-								   node->collations[k], node->nulls_first[k]);
-		result = lappend(result, buf.data);
-	}
-	return result;
-}
-
-static void
-explain_line(ExplainState *es, const char *fmt,...) pg_attribute_printf(2, 3);
-
-static void
-explain_line(ExplainState *es, const char *fmt,...)
-{
-	va_list		args;
-
-	appendStringInfoSpaces(es->str, es->indent * 2);
-	for (;;)
-	{
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(es->str, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(es->str, needed);
-	}
-	appendStringInfoChar(es->str, '\n');
-}
-
-static void
-gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
-{
-	GpuSortState *node = (GpuSortState *) cnode;
-	GsRunInfo  *info = &node->info;
-	const char *engine;
-	char	   *keydesc = NULL;
-	bool		text = (es->format == EXPLAIN_FORMAT_TEXT);
-
-	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
-
-	if (!es->analyze || !info->valid)
-		return;
-
-	engine = info->used_tuplesort ? "tuplesort" :
-		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
-	if (!info->used_tuplesort && node->keys)
-	{
-		List	   *names = sort_key_names(node, ancestors, es, false);
-		const char **arr = palloc(sizeof(char *) * node->nkeys);
-		int			k = 0;
-		ListCell   *lc;
-
-		foreach(lc, names)
-			arr[k++] = lfirst(lc);
-		keydesc = gs_keys_describe(node->keys, arr);
-	}
-
-	if (text)
-	{
-		if (info->used_tuplesort)
-			explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
-		else
-			explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
-		if (!info->used_tuplesort && info->engine.fallback[0])
-			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
-		if (info->used_tuplesort)
-			explain_line(es, "Sort Method: %s  %s: " INT64_FORMAT "kB",
-						 tuplesort_method_name(info->tsstats.sortMethod),
-						 tuplesort_space_type_name(info->tsstats.spaceType),
-						 info->tsstats.spaceUsed);
-		else
-		{
-			StringInfoData buf;
-
-			initStringInfo(&buf);
-			appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
-			if (node->bounded)
-				appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
-								 " dropped early)", node->bound,
-								 info->rows_dropped);
-			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
-							 " rows  Memory: %zukB", info->tie_groups,
-							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
-			if (info->prefaulted > 0)
-				appendStringInfo(&buf, " (%zukB faulted in ahead)",
-								 (info->prefaulted + 1023) / 1024);
-			explain_line(es, "%s", buf.data);
-			if (info->par_rows > 0)
-			{
-				if (es->timing)
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
-								 info->par_rows, info->par_parts,
-								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
-								 (info->copied_bytes + 1023) / 1024, info->ms_copy);
-				else
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
-								 info->par_rows, info->par_parts);
-			}
-		}
-		if (es->timing && info->used_tuplesort)
-			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
-		else if (es->timing)
-			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
-						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
-		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
-		{
-			explain_line(es, "GPU: %d buckets, " UINT64_FORMAT " bytes to device, "
-						 UINT64_FORMAT " bytes from device",
-						 info->engine.nbuckets, info->engine.bytes_h2d,
-						 info->engine.bytes_d2h);
-			if (es->timing)
-				explain_line(es, "GPU Times: to device %.3f ms, sort %.3f ms, from device %.3f ms",
-							 info->engine.ms_h2d, info->engine.ms_sort,
-							 info->engine.ms_d2h);
-		}
-		return;
-	}
-
-	ExplainPropertyText("GpuSort Engine", engine, es);
-	if (info->used_tuplesort)
-	{
-		ExplainPropertyText("GpuSort Fallback", info->fallback, es);
-		ExplainPropertyText("Sort Method",
-							tuplesort_method_name(info->tsstats.sortMethod), es);
-		ExplainPropertyInteger("Sort Space Used", "kB", info->tsstats.spaceUsed, es);
-		ExplainPropertyText("Sort Space Type",
-							tuplesort_space_type_name(info->tsstats.spaceType), es);
-	}
-	else
-	{
-		if (info->engine.fallback[0])
-			ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
-		ExplainPropertyText("GpuSort Key", keydesc, es);
-		ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
-		if (node->bounded)
-		{
-			ExplainPropertyInteger("Bound", NULL, node->bound, es);
-			ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
-			ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
-		}
-		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
-		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
-		ExplainPropertyUInteger("Memory Used", "kB",
-								(info->peak_bytes + 1023) / 1024, es);
-		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
-								(info->prefaulted + 1023) / 1024, es);
-		if (info->par_rows > 0)
-		{
-			ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
-			ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
-			ExplainPropertyUInteger("Parallel Memory", "kB",
-									(info->par_bytes + 1023) / 1024, es);
-			if (es->timing)
-				ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
-									 info->ms_absorb, 3, es);
-		}
-		if (info->engine.bytes_h2d > 0)
-		{
-			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
-			ExplainPropertyUInteger("GPU Bytes To Device", NULL, info->engine.bytes_h2d, es);
-			ExplainPropertyUInteger("GPU Bytes From Device", NULL, info->engine.bytes_d2h, es);
-		}
-	}
-	if (es->timing)
-	{
-		ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
-		ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
-		ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
-		ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
-		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
-		{
-			ExplainPropertyFloat("GPU Time To Device", "ms", info->engine.ms_h2d, 3, es);
-			ExplainPropertyFloat("GPU Time Sorting", "ms", info->engine.ms_sort, 3, es);
-			ExplainPropertyFloat("GPU Time From Device", "ms", info->engine.ms_d2h, 3, es);
-		}
 	}
 }

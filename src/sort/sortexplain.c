@@ -1,0 +1,274 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortexplain.c
+ *	  EXPLAIN of the GpuSort node: the Sort Key line as a Sort's, and under
+ *	  ANALYZE what the last sort did (engine, key layout, rows, ties,
+ *	  memory, parallel intake, times, GPU transfers, or why tuplesort ran).
+ *
+ * The Sort Key is deparsed from the plan's target list with the sort
+ * columns' COLLATE, DESC, USING and NULLS options exactly as explain.c
+ * prints a Sort's, so that plans read the same with GpuSort on; the text
+ * format prints one line per topic, the other formats one property per
+ * value.  Everything shown comes from the node's GsRunInfo (sortstate.h),
+ * which sortnode.c fills while it sorts; nothing here changes the state.
+ *
+ * Split from sortnode.c: it changes when EXPLAIN's output changes, not
+ * when the sort does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+#include "sortkey.h"
+#include "sortstate.h"
+
+/* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
+static void
+show_sortorder_options(StringInfo buf, Node *sortexpr, Oid sortop,
+					   Oid collation, bool nulls_first)
+{
+	Oid			sortcoltype = exprType(sortexpr);
+	bool		reverse = false;
+	TypeCacheEntry *typentry;
+
+	typentry = lookup_type_cache(sortcoltype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+	if (OidIsValid(collation) && collation != get_typcollation(sortcoltype))
+	{
+		char	   *collname = get_collation_name(collation);
+
+		if (collname == NULL)
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		appendStringInfo(buf, " COLLATE %s", quote_identifier(collname));
+	}
+	if (sortop == typentry->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != typentry->lt_opr)
+	{
+		char	   *opname = get_opname(sortop);
+
+		if (opname == NULL)
+			elog(ERROR, "cache lookup failed for operator %u", sortop);
+		appendStringInfo(buf, " USING %s", opname);
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nulls_first && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nulls_first && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+/* the sort key expressions, deparsed as EXPLAIN does for a Sort */
+static List *
+sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
+			   bool with_options)
+{
+	Plan	   *plan = node->css.ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	List	   *result = NIL;
+	int			k;
+
+	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	for (k = 0; k < node->nkeys; k++)
+	{
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, node->attnos[k]);
+		StringInfoData buf;
+
+		if (tle == NULL)
+			elog(ERROR, "no tlist entry for key %d", node->attnos[k]);
+		initStringInfo(&buf);
+		appendStringInfoString(&buf,
+							   deparse_expression((Node *) tle->expr, context,
+												  useprefix, true));
+		if (with_options)
+			show_sortorder_options(&buf, (Node *) tle->expr, node->sortops[k],
+								   node->collations[k], node->nulls_first[k]);
+		result = lappend(result, buf.data);
+	}
+	return result;
+}
+
+static void
+explain_line(ExplainState *es, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static void
+explain_line(ExplainState *es, const char *fmt,...)
+{
+	va_list		args;
+
+	appendStringInfoSpaces(es->str, es->indent * 2);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(es->str, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(es->str, needed);
+	}
+	appendStringInfoChar(es->str, '\n');
+}
+
+void
+gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	GsRunInfo  *info = &node->info;
+	const char *engine;
+	char	   *keydesc = NULL;
+	bool		text = (es->format == EXPLAIN_FORMAT_TEXT);
+
+	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+
+	if (!es->analyze || !info->valid)
+		return;
+
+	engine = info->used_tuplesort ? "tuplesort" :
+		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
+	if (!info->used_tuplesort && node->keys)
+	{
+		List	   *names = sort_key_names(node, ancestors, es, false);
+		const char **arr = palloc(sizeof(char *) * node->nkeys);
+		int			k = 0;
+		ListCell   *lc;
+
+		foreach(lc, names)
+			arr[k++] = lfirst(lc);
+		keydesc = gs_keys_describe(node->keys, arr);
+	}
+
+	if (text)
+	{
+		if (info->used_tuplesort)
+			explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
+		else
+			explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
+		if (!info->used_tuplesort && info->engine.fallback[0])
+			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
+		if (info->used_tuplesort)
+			explain_line(es, "Sort Method: %s  %s: " INT64_FORMAT "kB",
+						 tuplesort_method_name(info->tsstats.sortMethod),
+						 tuplesort_space_type_name(info->tsstats.spaceType),
+						 info->tsstats.spaceUsed);
+		else
+		{
+			StringInfoData buf;
+
+			initStringInfo(&buf);
+			appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
+			if (node->bounded)
+				appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
+								 " dropped early)", node->bound,
+								 info->rows_dropped);
+			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
+							 " rows  Memory: %zukB", info->tie_groups,
+							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
+			if (info->prefaulted > 0)
+				appendStringInfo(&buf, " (%zukB faulted in ahead)",
+								 (info->prefaulted + 1023) / 1024);
+			explain_line(es, "%s", buf.data);
+			if (info->par_rows > 0)
+			{
+				if (es->timing)
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
+								 info->par_rows, info->par_parts,
+								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+								 (info->copied_bytes + 1023) / 1024, info->ms_copy);
+				else
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
+								 info->par_rows, info->par_parts);
+			}
+		}
+		if (es->timing && info->used_tuplesort)
+			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
+		else if (es->timing)
+			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
+						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
+		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
+		{
+			explain_line(es, "GPU: %d buckets, " UINT64_FORMAT " bytes to device, "
+						 UINT64_FORMAT " bytes from device",
+						 info->engine.nbuckets, info->engine.bytes_h2d,
+						 info->engine.bytes_d2h);
+			if (es->timing)
+				explain_line(es, "GPU Times: to device %.3f ms, sort %.3f ms, from device %.3f ms",
+							 info->engine.ms_h2d, info->engine.ms_sort,
+							 info->engine.ms_d2h);
+		}
+		return;
+	}
+
+	ExplainPropertyText("GpuSort Engine", engine, es);
+	if (info->used_tuplesort)
+	{
+		ExplainPropertyText("GpuSort Fallback", info->fallback, es);
+		ExplainPropertyText("Sort Method",
+							tuplesort_method_name(info->tsstats.sortMethod), es);
+		ExplainPropertyInteger("Sort Space Used", "kB", info->tsstats.spaceUsed, es);
+		ExplainPropertyText("Sort Space Type",
+							tuplesort_space_type_name(info->tsstats.spaceType), es);
+	}
+	else
+	{
+		if (info->engine.fallback[0])
+			ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
+		ExplainPropertyText("GpuSort Key", keydesc, es);
+		ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
+		if (node->bounded)
+		{
+			ExplainPropertyInteger("Bound", NULL, node->bound, es);
+			ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
+			ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
+		}
+		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
+		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+		ExplainPropertyUInteger("Memory Used", "kB",
+								(info->peak_bytes + 1023) / 1024, es);
+		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
+								(info->prefaulted + 1023) / 1024, es);
+		if (info->par_rows > 0)
+		{
+			ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
+			ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
+			ExplainPropertyUInteger("Parallel Memory", "kB",
+									(info->par_bytes + 1023) / 1024, es);
+			if (es->timing)
+				ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
+									 info->ms_absorb, 3, es);
+		}
+		if (info->engine.bytes_h2d > 0)
+		{
+			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
+			ExplainPropertyUInteger("GPU Bytes To Device", NULL, info->engine.bytes_h2d, es);
+			ExplainPropertyUInteger("GPU Bytes From Device", NULL, info->engine.bytes_d2h, es);
+		}
+	}
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
+		ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
+		ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
+		ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
+		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
+		{
+			ExplainPropertyFloat("GPU Time To Device", "ms", info->engine.ms_h2d, 3, es);
+			ExplainPropertyFloat("GPU Time Sorting", "ms", info->engine.ms_sort, 3, es);
+			ExplainPropertyFloat("GPU Time From Device", "ms", info->engine.ms_d2h, 3, es);
+		}
+	}
+}

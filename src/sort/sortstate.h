@@ -1,0 +1,161 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortstate.h
+ *	  The GpuSort node's executor state (GpuSortState), shared by the files
+ *	  that run the node: sortnode.c (the executor callbacks and the sort
+ *	  itself), sortties.c (PostgreSQL's comparators: tie settling) and
+ *	  sortexplain.c (EXPLAIN).  Not for the planner: planner.c and sortpar.c
+ *	  see only the plan node (sortnode.h).
+ *
+ * The state's invariants are sortnode.c's (see its header comment): all
+ * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
+ * rows, in input order until the sort and in output order after it; info
+ * describes the last sort for EXPLAIN ANALYZE.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SORTSTATE_H
+#define GPUSORT_SORTSTATE_H
+
+#include "commands/explain.h"
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
+
+#include "engine.h"
+#include "prefault.h"
+#include "rowstore.h"
+#include "sortkey.h"
+#include "sortpar.h"
+
+/* rows from which key building and gathering run on threads */
+#define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
+
+/* rows between interrupt checks in loops that do not call the executor */
+#define GS_INTERRUPT_EVERY	4096
+
+/* What EXPLAIN ANALYZE shows about the last sort */
+typedef struct GsRunInfo
+{
+	bool		valid;
+	bool		used_tuplesort;
+	char		fallback[256];	/* why tuplesort ran, or "" */
+	bool		have_engine;
+	GsSortStats engine;			/* of the last engine sort */
+	TuplesortInstrumentation tsstats;
+	uint64		rows_sorted;	/* rows in the final sort */
+	uint64		rows_dropped;	/* by a bound */
+	int			nprunes;
+	uint64		tie_groups;
+	uint64		tie_rows;
+	Size		peak_bytes;
+	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
+	uint64		par_rows;		/* rows stored by parallel participants */
+	int			par_parts;		/* participants that stored rows */
+	Size		par_bytes;		/* their shared memory */
+	double		ms_absorb;		/* taking their rows */
+	Size		copied_bytes;	/* rows copied into output order */
+	double		ms_copy;
+	double		ms_keys;
+	double		ms_sort;
+	double		ms_ties;
+	double		ms_emit;
+} GsRunInfo;
+
+typedef struct GpuSortState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	int			nkeys;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+	ExprState  *offset_expr;	/* of the Limit above, or NULL */
+	ExprState  *count_expr;
+	bool		random_access;	/* rewind, backward scan or mark needed */
+	GsParInput *par;			/* parallel intake below the Gather, or NULL */
+
+	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
+	char	   *nokey_reason;
+	SortSupport ssup;			/* comparators, [nkeys] */
+	bool		ssup_ready;		/* ssup prepared (on the first sort) */
+	TupleTableSlot *row_slot;	/* deforms stored rows */
+	TupleTableSlot *cmp_slot;	/* holds the cutoff row */
+	bool		time_emit;
+
+	/* the current sort */
+	bool		sort_done;
+	bool		bounded;
+	int64		bound;
+	MemoryContext runcxt;		/* all memory of the current sort */
+	GsRowStore	rows;			/* the stored rows (context: child of runcxt) */
+	GsPrefaulter *prefault;		/* of runcxt */
+	MinimalTuple *tuples;		/* input order; output order once sorted */
+	uint8	   *raw;			/* raw keys, raw_bytes each, [maxtuples], or
+								 * NULL: taken from the stored rows */
+	int			raw_bytes;
+	uint64		ntuples;
+	uint64		maxtuples;
+	Size		shared_bytes;	/* rows that stay in participants' memory */
+	uint64		prune_at;
+	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
+	uint64		nout;			/* rows to return */
+	uint64		current;		/* next row forwards: tuples[current] */
+	bool		eof_reached;
+	uint64		markpos;
+	bool		mark_eof;
+	Tuplesortstate *tuplesort;	/* the fallback, when it runs */
+
+	GsRunInfo	info;
+} GpuSortState;
+
+/* ---- sortties.c: PostgreSQL's comparators ------------------------------------ */
+
+/* Looks up the comparators (ssup) on the first sort; a no-op afterwards */
+extern void gs_sort_prepare_support(GpuSortState *node);
+
+/*
+ * The sorted order[0 .. n) of n rows whose keys (nwords words each, the
+ * engine's sorted_keys) do not decide the order from sort column
+ * first_inexact on, with every run of equal keys that starts within the
+ * output (node->nout) sorted by PostgreSQL's comparators; a new array in
+ * runcxt (order is the engine's, read-only).  Counts the runs in node->info.
+ */
+extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
+								   const uint64 *sorted_keys, int nwords,
+								   uint64 n, int first_inexact);
+
+/*
+ * Compares two rows by the sort columns from firstkey on, as a Sort would
+ * (the bounded sort's cutoff test, once per input row: so inline here).
+ */
+static inline int
+gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
+					  TupleTableSlot *b, int firstkey)
+{
+	int			k;
+
+	for (k = firstkey; k < node->nkeys; k++)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = slot_getattr(a, node->attnos[k], &anull);
+		Datum		bd = slot_getattr(b, node->attnos[k], &bnull);
+		int			c = ApplySortComparator(ad, anull, bd, bnull, &node->ssup[k]);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* ---- sortexplain.c ----------------------------------------------------------- */
+
+/* the node's ExplainCustomScan */
+extern void gs_sort_explain(CustomScanState *node, List *ancestors,
+							ExplainState *es);
+
+#endif							/* GPUSORT_SORTSTATE_H */

@@ -1,0 +1,324 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortties.c
+ *	  The GpuSort node's use of PostgreSQL's own comparators: settling the
+ *	  runs of equal keys after the engine's sort (step 4 of sortnode.c).
+ *
+ * A key decides the order of two rows only when it differs; where it can
+ * be equal for rows that PostgreSQL orders differently (a truncated string
+ * prefix, an ICU sort key, a sort column past the key's width: from
+ * gs_keys_first_inexact on), every run of equal keys in the engine's
+ * output is sorted again with the sort columns' SortSupport comparators,
+ * as tuplesort settles equal abbreviated keys.  Only runs that start
+ * within the output (the first nout rows, less than all under a bound)
+ * matter.
+ *
+ * Invariant: the rows of a run are ordered by the operators, and rows the
+ * operators call equal keep input order (the engines are stable and the
+ * comparison here ends on the row number), so the output is one a stock
+ * Sort could have produced.
+ *
+ * Finding the runs reads every sorted key once; on large sorts that scan
+ * runs on threads (find_runs_threaded), while settling, which calls the
+ * comparators and so the backend, stays on the backend's thread.  A run can
+ * hold every row: the loops check for interrupts every GS_INTERRUPT_EVERY
+ * rows, also inside qsort.  Each run's copies of its values live in a
+ * context reset after the run.
+ *
+ * Split from sortnode.c, which decides when ties need settling and times
+ * it; the comparison of two whole rows that the bounded sort's cutoff test
+ * uses is inline in sortstate.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "engine.h"
+#include "gpusort.h"
+#include "sortstate.h"
+
+/*
+ * Looks up the comparators, once, when the first sort runs: as tuplesort
+ * does, and not at executor start, so that a plan whose sort never runs
+ * (EXPLAIN, LIMIT 0) works even where an ordering operator's btree family
+ * has no comparison support function, as it does with stock PostgreSQL.
+ * gs_keys_create only finds no encoder for such an operator.
+ */
+void
+gs_sort_prepare_support(GpuSortState *node)
+{
+	int			i;
+
+	if (node->ssup_ready)
+		return;
+	for (i = 0; i < node->nkeys; i++)
+		PrepareSortSupportFromOrderingOp(node->sortops[i], &node->ssup[i]);
+	node->ssup_ready = true;
+}
+
+/* one row of a run of equal keys, with its remaining sort columns */
+typedef struct TieRow
+{
+	uint32		row;
+	Datum	   *values;
+	bool	   *isnull;
+} TieRow;
+
+typedef struct TieCompareArg
+{
+	GpuSortState *node;
+	int			firstkey;
+	uint32		ncompares;		/* for interrupt checks */
+} TieCompareArg;
+
+static int
+tie_compare(const void *a, const void *b, void *arg)
+{
+	const TieRow *ra = a;
+	const TieRow *rb = b;
+	TieCompareArg *ta = arg;
+	int			k;
+
+	/* a run can hold every row: stay cancellable inside qsort */
+	if (++ta->ncompares % GS_INTERRUPT_EVERY == 0)
+		CHECK_FOR_INTERRUPTS();
+	for (k = 0; k < ta->node->nkeys - ta->firstkey; k++)
+	{
+		int			c = ApplySortComparator(ra->values[k], ra->isnull[k],
+											rb->values[k], rb->isnull[k],
+											&ta->node->ssup[ta->firstkey + k]);
+
+		if (c != 0)
+			return c;
+	}
+	/* equal rows keep input order, as the engines do */
+	return (ra->row > rb->row) - (ra->row < rb->row);
+}
+
+/*
+ * Sorts order[0 .. len-1], rows whose keys are equal, by the sort columns
+ * from firstkey on.  The values point into the stored tuples.
+ */
+static void
+settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
+		   MemoryContext tiecxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(tiecxt);
+	int			ncmp = node->nkeys - firstkey;
+	TieRow	   *rows = MemoryContextAllocHuge(tiecxt, sizeof(TieRow) * len);
+	Datum	   *values = MemoryContextAllocHuge(tiecxt, sizeof(Datum) * ncmp * len);
+	bool	   *isnull = MemoryContextAllocHuge(tiecxt, sizeof(bool) * ncmp * len);
+	TieCompareArg arg = {node, firstkey, 0};
+	uint64		i;
+	int			k;
+
+	for (i = 0; i < len; i++)
+	{
+		TupleTableSlot *slot = node->row_slot;
+
+		ExecStoreMinimalTuple(node->tuples[order[i]], slot, false);
+		rows[i].row = order[i];
+		rows[i].values = values + i * ncmp;
+		rows[i].isnull = isnull + i * ncmp;
+		for (k = 0; k < ncmp; k++)
+			rows[i].values[k] = slot_getattr(slot, node->attnos[firstkey + k],
+											 &rows[i].isnull[k]);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+
+	qsort_arg(rows, len, sizeof(TieRow), tie_compare, &arg);
+	for (i = 0; i < len; i++)
+		order[i] = rows[i].row;
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(tiecxt);
+}
+
+/*
+ * The end of the run of keys equal to key r, in n sorted keys of nwords
+ * words: the scan for ties reads every key, and most runs are one key.
+ */
+static inline uint64
+next_run(const uint64 *keys, int nwords, uint64 r, uint64 n)
+{
+	const uint64 *k0 = keys + r * nwords;
+	uint64		e = r + 1;
+
+	if (nwords == 1)
+	{
+		while (e < n && keys[e] == k0[0])
+			e++;
+		return e;
+	}
+	if (nwords == 2)
+	{
+		while (e < n && keys[2 * e] == k0[0] && keys[2 * e + 1] == k0[1])
+			e++;
+		return e;
+	}
+	while (e < n && memcmp(keys + e * nwords, k0, sizeof(uint64) * nwords) == 0)
+		e++;
+	return e;
+}
+
+/*
+ * Finding the runs of equal keys on threads: each thread scans its slice of
+ * the sorted keys (starting at the first run that begins in it) and notes
+ * the runs of two keys or more in an array of its own, which the backend's
+ * thread then settles in order.  Most sorts have few such runs; a slice
+ * with more than GS_RUNS_PER_SLICE gives up, and the caller scans serially.
+ */
+#define GS_RUNS_PER_SLICE		4096
+#define GS_RUN_SLICES			64
+
+typedef struct RunSlice
+{
+	uint64		nruns;
+	bool		overflow;
+	uint64		start[GS_RUNS_PER_SLICE];
+	uint64		end[GS_RUNS_PER_SLICE];
+} RunSlice;
+
+typedef struct RunArg
+{
+	const uint64 *keys;
+	int			nwords;
+	uint64		n;				/* keys */
+	uint64		nout;			/* runs starting here or later do not matter */
+	RunSlice   *slices;			/* [GS_RUN_SLICES] */
+} RunArg;
+
+static inline bool
+key_equal(const uint64 *keys, int nwords, uint64 a, uint64 b)
+{
+	return memcmp(keys + a * nwords, keys + b * nwords, sizeof(uint64) * nwords) == 0;
+}
+
+static void
+find_runs_slices(void *p, uint64 slo, uint64 shi)
+{
+	RunArg	   *a = (RunArg *) p;
+	uint64		s;
+
+	for (s = slo; s < shi; s++)
+	{
+		RunSlice   *rs = &a->slices[s];
+		uint64		lo = a->nout * s / GS_RUN_SLICES;
+		uint64		hi = a->nout * (s + 1) / GS_RUN_SLICES;
+		uint64		r = lo;
+
+		rs->nruns = 0;
+		rs->overflow = false;
+		/* a run that began in the slice before is that slice's */
+		while (r > 0 && r < hi && key_equal(a->keys, a->nwords, r, r - 1))
+			r++;
+		while (r < hi)
+		{
+			uint64		e = next_run(a->keys, a->nwords, r, a->n);
+
+			if (e - r > 1)
+			{
+				if (rs->nruns == GS_RUNS_PER_SLICE)
+				{
+					rs->overflow = true;
+					break;
+				}
+				rs->start[rs->nruns] = r;
+				rs->end[rs->nruns] = e;
+				rs->nruns++;
+			}
+			r = e;
+		}
+	}
+}
+
+/*
+ * Settles every run of equal keys that starts within the output, found on
+ * threads; false (nothing done) when the sort is small or has too many
+ * runs for the slices' arrays.
+ */
+static bool
+find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
+				   uint64 n, uint32 *settled, int first_inexact,
+				   MemoryContext tiecxt)
+{
+	RunArg		a;
+	uint64		s,
+				i;
+
+	if (node->nout < GS_THREADED_MIN_ROWS || gpusort_threads() < 2)
+		return false;
+	a.keys = keys;
+	a.nwords = nwords;
+	a.n = n;
+	a.nout = node->nout;
+	/* not in tiecxt, which every settle_run resets */
+	a.slices = MemoryContextAllocHuge(node->runcxt, sizeof(RunSlice) * GS_RUN_SLICES);
+	gs_cpu_for_tasks(GS_RUN_SLICES, gpusort_threads(), find_runs_slices, &a);
+	for (s = 0; s < GS_RUN_SLICES; s++)
+		if (a.slices[s].overflow)
+		{
+			pfree(a.slices);
+			return false;
+		}
+	for (s = 0; s < GS_RUN_SLICES; s++)
+	{
+		for (i = 0; i < a.slices[s].nruns; i++)
+		{
+			uint64		r = a.slices[s].start[i];
+			uint64		len = a.slices[s].end[i] - r;
+
+			settle_run(node, settled + r, len, first_inexact, tiecxt);
+			node->info.tie_groups++;
+			node->info.tie_rows += len;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(a.slices);
+	return true;
+}
+
+/*
+ * Settles the runs of equal keys that start within the output: on threads
+ * when the sort is large (find_runs_threaded), else in one pass here.
+ */
+uint32 *
+gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
+					const uint64 *sorted_keys, int nwords, uint64 n,
+					int first_inexact)
+{
+	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
+												 ALLOCSET_DEFAULT_SIZES);
+	uint32	   *settled;
+	uint64		r = 0;
+	uint64		nruns = 0;
+
+	/* the engine's array is read-only: settle runs in a copy */
+	settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+	memcpy(settled, order, sizeof(uint32) * n);
+	if (!find_runs_threaded(node, sorted_keys, nwords, n, settled,
+							first_inexact, tiecxt))
+	{
+		while (r < node->nout)
+		{
+			uint64		e = next_run(sorted_keys, nwords, r, n);
+
+			if (e - r > 1)
+			{
+				settle_run(node, settled + r, e - r, first_inexact, tiecxt);
+				node->info.tie_groups++;
+				node->info.tie_rows += e - r;
+			}
+			r = e;
+			if (++nruns % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	MemoryContextDelete(tiecxt);
+	return settled;
+}
