@@ -2,7 +2,9 @@
 -- without CUDA in the build, with or without a GPU (test/gpu/run runs this
 -- suite with gpusort.device = gpu on a GPU).  DETAIL lines (the reason,
 -- which differs between machines) are hidden with VERBOSITY terse.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
 \set VERBOSITY terse
