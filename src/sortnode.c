@@ -78,6 +78,7 @@
 #include "gpusort.h"
 #include "prefault.h"
 #include "rowstore.h"
+#include "rowstream.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
@@ -169,6 +170,9 @@ typedef struct GsRunInfo
 	double		ms_absorb;		/* taking their rows */
 	Size		copied_bytes;	/* rows copied into output order */
 	double		ms_copy;
+	bool		streamed;		/* copied while returned (rowstream.c) */
+	int			stream_threads;
+	double		ms_stream_wait;
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -188,6 +192,7 @@ typedef struct GpuSortState
 	ExprState  *offset_expr;	/* of the Limit above, or NULL */
 	ExprState  *count_expr;
 	bool		random_access;	/* rewind, backward scan or mark needed */
+	bool		forward_only;	/* no backward scan, no mark */
 	GsParInput *par;			/* parallel intake below the Gather, or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
@@ -216,6 +221,7 @@ typedef struct GpuSortState
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */
 	uint64		current;		/* next row forwards: tuples[current] */
+	GsRowStream *stream;		/* or copies of the rows from here (runcxt) */
 	bool		eof_reached;
 	uint64		markpos;
 	bool		mark_eof;
@@ -311,6 +317,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->random_access = (eflags & (EXEC_FLAG_REWIND |
 									 EXEC_FLAG_BACKWARD |
 									 EXEC_FLAG_MARK)) != 0;
+	node->forward_only = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) == 0;
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
 										eflags & ~(EXEC_FLAG_REWIND |
 												   EXEC_FLAG_BACKWARD |
@@ -741,19 +748,36 @@ find_runs_slices(void *p, uint64 slo, uint64 shi)
 	}
 }
 
+typedef struct CopyOrderArg
+{
+	const uint32 *from;
+	uint32	   *to;
+} CopyOrderArg;
+
+static void
+copy_order_slice(void *p, uint64 lo, uint64 hi)
+{
+	CopyOrderArg *a = (CopyOrderArg *) p;
+
+	memcpy(a->to + lo, a->from + lo, sizeof(uint32) * (hi - lo));
+}
+
 /*
  * Settles every run of equal keys that starts within the output, found on
- * threads; false (nothing done) when the sort is small or has too many
- * runs for the slices' arrays.
+ * threads, in *settled: a copy of the engine's order made only when there
+ * is a run to settle (it stays NULL otherwise: a fresh array of 4 bytes a
+ * row costs more to fault in than the scan).  False (nothing done) when the
+ * sort is small or has too many runs for the slices' arrays.
  */
 static bool
 find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
-				   uint64 n, uint32 *settled, int first_inexact,
-				   MemoryContext tiecxt)
+				   uint64 n, const uint32 *order, uint32 **settled,
+				   int first_inexact, MemoryContext tiecxt)
 {
 	RunArg		a;
 	uint64		s,
-				i;
+				i,
+				nruns = 0;
 
 	if (node->nout < GS_THREADED_MIN_ROWS || gpusort_threads() < 2)
 		return false;
@@ -765,11 +789,23 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 	a.slices = MemoryContextAllocHuge(node->runcxt, sizeof(RunSlice) * GS_RUN_SLICES);
 	gs_cpu_for_tasks(GS_RUN_SLICES, gpusort_threads(), find_runs_slices, &a);
 	for (s = 0; s < GS_RUN_SLICES; s++)
+	{
 		if (a.slices[s].overflow)
 		{
 			pfree(a.slices);
 			return false;
 		}
+		nruns += a.slices[s].nruns;
+	}
+	*settled = NULL;
+	if (nruns > 0)
+	{
+		CopyOrderArg c;
+
+		c.from = order;
+		c.to = *settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+		gs_cpu_for_slices(n, gpusort_threads(), copy_order_slice, &c);
+	}
 	for (s = 0; s < GS_RUN_SLICES; s++)
 	{
 		for (i = 0; i < a.slices[s].nruns; i++)
@@ -777,7 +813,7 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 			uint64		r = a.slices[s].start[i];
 			uint64		len = a.slices[s].end[i] - r;
 
-			settle_run(node, settled + r, len, first_inexact, tiecxt);
+			settle_run(node, *settled + r, len, first_inexact, tiecxt);
 			node->info.tie_groups++;
 			node->info.tie_rows += len;
 		}
@@ -1011,12 +1047,12 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		uint64		nruns = 0;
 
 		INSTR_TIME_SET_CURRENT(start);
-		/* the engine's array is read-only: settle runs in a copy */
-		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
-		memcpy(settled, order, sizeof(uint32) * n);
-		if (!find_runs_threaded(node, sorted_keys, nwords, n, settled,
+		/* the engine's array is read-only: runs are settled in a copy */
+		if (!find_runs_threaded(node, sorted_keys, nwords, n, order, &settled,
 								first_inexact, tiecxt))
 		{
+			settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+			memcpy(settled, order, sizeof(uint32) * n);
 			while (r < node->nout)
 			{
 				uint64		e = next_run(sorted_keys, nwords, r, n);
@@ -1034,7 +1070,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		}
 		MemoryContextDelete(tiecxt);
 		node->info.ms_ties += elapsed_ms(start);
-		order = settled;
+		if (settled)
+			order = settled;
 	}
 
 	node->info.engine = *gs_sorter_stats(sorter);
@@ -1071,7 +1108,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		if (node->shared_bytes > 0 && gpusort_copy_rows)
+		if (node->shared_bytes > 0 && gpusort_copy_rows && !node->forward_only)
 			copy_in_order(node, node->tuples, order, sorted, node->nout);
 		else
 		{
@@ -1082,6 +1119,10 @@ sort_stored(GpuSortState *node, bool keep_raw)
 			a.to = sorted;
 			a.n = node->nout;
 			gs_cpu_for_slices(node->nout, gpusort_threads(), gather_slice, &a);
+			/* the executor's thread returns rows, the others copy them */
+			if (node->shared_bytes > 0 && gpusort_copy_rows)
+				node->stream = gs_rowstream_create(node->runcxt, sorted, node->nout,
+												   Max(gpusort_threads() - 1, 1));
 		}
 		pfree(node->tuples);
 		node->tuples = sorted;
@@ -1427,6 +1468,26 @@ gpusort_run(GpuSortState *node)
 
 /* ---- executor callbacks ------------------------------------------------------- */
 
+/* the stream's figures so far, for EXPLAIN */
+static void
+stream_note(GpuSortState *node)
+{
+	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
+
+	node->info.streamed = true;
+	node->info.copied_bytes = st->bytes;
+	node->info.stream_threads = st->threads;
+	node->info.ms_stream_wait = st->ms_waited;
+}
+
+/* the last row is out: the helpers stop (a rescan restarts them) */
+static void
+stream_done(GpuSortState *node)
+{
+	gs_rowstream_finish(node->stream);
+	stream_note(node);
+}
+
 /*
  * The next row in the given direction, with tuplesort's semantics for an
  * in-memory sort: after running off the end forwards, a backward fetch
@@ -1437,6 +1498,19 @@ next_row(GpuSortState *node, bool forward)
 {
 	if (forward)
 	{
+		if (node->stream)
+		{
+			MinimalTuple tup = gs_rowstream_get(node->stream, node->current);
+
+			if (tup)
+			{
+				node->current++;
+				return tup;
+			}
+			stream_done(node);
+			node->eof_reached = true;
+			return NULL;
+		}
 		if (node->current < node->nout)
 		{
 			if (node->current + GS_PREFETCH_AHEAD < node->nout)
@@ -1513,6 +1587,7 @@ gpusort_reset(GpuSortState *node)
 	memset(&node->rows, 0, sizeof(GsRowStore));	/* went with runcxt */
 	node->prefault = NULL;
 	node->tuples = NULL;
+	node->stream = NULL;		/* stopped by runcxt's deletion */
 	node->ntuples = node->maxtuples = 0;
 	node->shared_bytes = 0;
 	node->raw = NULL;
@@ -1704,6 +1779,8 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !info->valid)
 		return;
+	if (node->stream)
+		stream_note(node);
 
 	engine = info->used_tuplesort ? "tuplesort" :
 		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
@@ -1751,7 +1828,13 @@ gpusort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			explain_line(es, "%s", buf.data);
 			if (info->par_rows > 0)
 			{
-				if (es->timing)
+				if (es->timing && info->streamed)
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order while returned (threads: %d, waited %.3f ms)",
+								 info->par_rows, info->par_parts,
+								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+								 (info->copied_bytes + 1023) / 1024,
+								 info->stream_threads, info->ms_stream_wait);
+				else if (es->timing)
 					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
 								 info->par_rows, info->par_parts,
 								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
