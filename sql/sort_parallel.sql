@@ -122,6 +122,17 @@ CREATE FUNCTION slow_key(int) RETURNS int LANGUAGE sql PARALLEL SAFE
 SET statement_timeout = '300ms';
 SELECT count(*) FROM (SELECT id FROM p1 ORDER BY slow_key(id) OFFSET 0) s;
 RESET statement_timeout;
+-- an ERROR above the node while its threads copy the rows into output
+-- order: they stop before the rows' shared memory goes, at the top level
+-- and in a subtransaction
+SELECT count(*) FROM (SELECT id, i8 FROM p1 ORDER BY i8, id OFFSET 0) s WHERE 1 / (s.id - 30000) > -2;
+DO $$
+BEGIN
+	PERFORM count(*) FROM (SELECT id, i8 FROM p1 ORDER BY i8, id OFFSET 0) s WHERE 1 / (s.id - 30000) > -2;
+EXCEPTION WHEN division_by_zero THEN
+	RAISE NOTICE 'caught: %', SQLERRM;
+END
+$$;
 \set VERBOSITY default
 -- and the same session sorts on afterwards
 SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');

@@ -10,7 +10,8 @@
  * prints a Sort's, so that plans read the same with GpuSort on; the text
  * format prints one line per topic, the other formats one property per
  * value.  Everything shown comes from the node's GsRunInfo (sortstate.h),
- * which sortnode.c fills while it sorts; nothing here changes the state.
+ * which sortnode.c fills while it sorts (the row stream's figures, which
+ * grow while rows are returned, are taken when EXPLAIN asks for them).
  *
  * Split from sortnode.c: it changes when EXPLAIN's output changes, not
  * when the sort does.
@@ -137,6 +138,8 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !info->valid)
 		return;
+	if (node->stream)
+		gs_sort_stream_note(node);
 
 	engine = info->used_tuplesort ? "tuplesort" :
 		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
@@ -184,7 +187,13 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			explain_line(es, "%s", buf.data);
 			if (info->par_rows > 0)
 			{
-				if (es->timing)
+				if (es->timing && info->streamed)
+					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order while returned (threads: %d, waited %.3f ms)",
+								 info->par_rows, info->par_parts,
+								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+								 (info->copied_bytes + 1023) / 1024,
+								 info->stream_threads, info->ms_stream_wait);
+				else if (es->timing)
 					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
 								 info->par_rows, info->par_parts,
 								 (info->par_bytes + 1023) / 1024, info->ms_absorb,

@@ -76,6 +76,7 @@
 #include "gpusort.h"
 #include "prefault.h"
 #include "rowstore.h"
+#include "rowstream.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
@@ -225,6 +226,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->random_access = (eflags & (EXEC_FLAG_REWIND |
 									 EXEC_FLAG_BACKWARD |
 									 EXEC_FLAG_MARK)) != 0;
+	node->forward_only = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) == 0;
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
 										eflags & ~(EXEC_FLAG_REWIND |
 												   EXEC_FLAG_BACKWARD |
@@ -657,7 +659,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		settled = gs_sort_settle_ties(node, order, gs_sorter_key(sorter, 0),
 									  nwords, n, first_inexact);
 		node->info.ms_ties += elapsed_ms(start);
-		order = settled;
+		if (settled)
+			order = settled;
 	}
 
 	node->info.engine = *gs_sorter_stats(sorter);
@@ -694,7 +697,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		if (node->shared_bytes > 0 && gpusort_copy_rows)
+		if (node->shared_bytes > 0 && gpusort_copy_rows && !node->forward_only)
 			copy_in_order(node, node->tuples, order, sorted, node->nout);
 		else
 		{
@@ -705,6 +708,10 @@ sort_stored(GpuSortState *node, bool keep_raw)
 			a.to = sorted;
 			a.n = node->nout;
 			gs_cpu_for_slices(node->nout, gpusort_threads(), gather_slice, &a);
+			/* the executor's thread returns rows, the others copy them */
+			if (node->shared_bytes > 0 && gpusort_copy_rows)
+				node->stream = gs_rowstream_create(node->runcxt, sorted, node->nout,
+												   Max(gpusort_threads() - 1, 1));
 		}
 		pfree(node->tuples);
 		node->tuples = sorted;
@@ -1050,6 +1057,26 @@ gpusort_run(GpuSortState *node)
 
 /* ---- executor callbacks ------------------------------------------------------- */
 
+/* the stream's figures so far, for EXPLAIN */
+void
+gs_sort_stream_note(GpuSortState *node)
+{
+	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
+
+	node->info.streamed = true;
+	node->info.copied_bytes = st->bytes;
+	node->info.stream_threads = st->threads;
+	node->info.ms_stream_wait = st->ms_waited;
+}
+
+/* the last row is out: the helpers stop (a rescan restarts them) */
+static void
+stream_done(GpuSortState *node)
+{
+	gs_rowstream_finish(node->stream);
+	gs_sort_stream_note(node);
+}
+
 /*
  * The next row in the given direction, with tuplesort's semantics for an
  * in-memory sort: after running off the end forwards, a backward fetch
@@ -1060,6 +1087,19 @@ next_row(GpuSortState *node, bool forward)
 {
 	if (forward)
 	{
+		if (node->stream)
+		{
+			MinimalTuple tup = gs_rowstream_get(node->stream, node->current);
+
+			if (tup)
+			{
+				node->current++;
+				return tup;
+			}
+			stream_done(node);
+			node->eof_reached = true;
+			return NULL;
+		}
 		if (node->current < node->nout)
 		{
 			if (node->current + GS_PREFETCH_AHEAD < node->nout)
@@ -1136,6 +1176,7 @@ gpusort_reset(GpuSortState *node)
 	memset(&node->rows, 0, sizeof(GsRowStore));	/* went with runcxt */
 	node->prefault = NULL;
 	node->tuples = NULL;
+	node->stream = NULL;		/* stopped by runcxt's deletion */
 	node->ntuples = node->maxtuples = 0;
 	node->shared_bytes = 0;
 	node->raw = NULL;

@@ -335,18 +335,60 @@ drop_ahead(GsStoreState *st)
 		(void) gs_prefault_finish(st->prefault);
 }
 
-/* stores the row in slot with its raw key; false when out of room */
+/*
+ * The layout of the MinimalTuple that heap_form_minimal_tuple would make of
+ * a virtual slot's values: its length, and where its data begins.
+ */
+static uint32
+virtual_tuple_size(TupleTableSlot *slot, Size *hoff, Size *data_len, bool *hasnull)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			natts = desc->natts;
+	int			i;
+
+	slot_getallattrs(slot);
+	*hasnull = false;
+	for (i = 0; i < natts; i++)
+		if (slot->tts_isnull[i])
+		{
+			*hasnull = true;
+			break;
+		}
+	*hoff = MAXALIGN(SizeofMinimalTupleHeader + (*hasnull ? BITMAPLEN(natts) : 0));
+	*data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+	return (uint32) (*hoff + *data_len);
+}
+
+/*
+ * Stores the row in slot with its raw key; false when out of room.  A
+ * projected row (a virtual slot) is formed in place, as
+ * heap_form_minimal_tuple would form it, instead of being formed in local
+ * memory and copied: that palloc, copy and pfree cost as much as the rest.
+ */
 static bool
 store_row(GsStoreState *st, TupleTableSlot *slot)
 {
-	bool		should_free;
-	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
-	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
-	Size		need = MAXALIGN(len) + st->entry_bytes;
+	bool		virtual = TTS_IS_VIRTUAL(slot);
+	bool		should_free = false;
+	HeapTuple	htup = NULL;
+	Size		hoff = 0,
+				data_len = 0;
+	bool		hasnull = false;
+	uint32		len;
+	Size		need;
 	GsParChunk *c = st->chunk;
 	char	   *entry;
 	MinimalTuple mtup;
 	uint32		off;
+
+	if (virtual)
+		len = virtual_tuple_size(slot, &hoff, &data_len, &hasnull);
+	else
+	{
+		htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	}
+	need = MAXALIGN(len) + st->entry_bytes;
 
 	if (c == NULL ||
 		c->front + need > c->size - (Size) c->nrows * st->entry_bytes)
@@ -363,11 +405,26 @@ store_row(GsStoreState *st, TupleTableSlot *slot)
 	entry = (char *) c + c->size - (Size) (c->nrows + 1) * st->entry_bytes;
 	gs_keys_observe(st->keys, slot, (uint8 *) entry + sizeof(uint32));
 
-	/* as minimal_tuple_from_heap_tuple does, without its palloc */
 	off = (uint32) c->front;
 	mtup = (MinimalTuple) ((char *) c + off);
-	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-	mtup->t_len = len;
+	if (virtual)
+	{
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+
+		memset(mtup, 0, len);
+		mtup->t_len = len;
+		HeapTupleHeaderSetNatts(mtup, desc->natts);
+		mtup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+						(char *) mtup + hoff, data_len, &mtup->t_infomask,
+						hasnull ? mtup->t_bits : NULL);
+	}
+	else
+	{
+		/* as minimal_tuple_from_heap_tuple does, without its palloc */
+		memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+		mtup->t_len = len;
+	}
 	memcpy(entry, &off, sizeof(uint32));
 	c->front += MAXALIGN(len);
 	c->nrows++;

@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "prefault.h"
 #include "rowstore.h"
+#include "rowstream.h"
 #include "sortkey.h"
 #include "sortpar.h"
 
@@ -57,6 +58,9 @@ typedef struct GsRunInfo
 	double		ms_absorb;		/* taking their rows */
 	Size		copied_bytes;	/* rows copied into output order */
 	double		ms_copy;
+	bool		streamed;		/* copied while returned (rowstream.c) */
+	int			stream_threads;
+	double		ms_stream_wait;
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -76,6 +80,7 @@ typedef struct GpuSortState
 	ExprState  *offset_expr;	/* of the Limit above, or NULL */
 	ExprState  *count_expr;
 	bool		random_access;	/* rewind, backward scan or mark needed */
+	bool		forward_only;	/* no backward scan, no mark */
 	GsParInput *par;			/* parallel intake below the Gather, or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
@@ -104,6 +109,7 @@ typedef struct GpuSortState
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */
 	uint64		current;		/* next row forwards: tuples[current] */
+	GsRowStream *stream;		/* or copies of the rows from here (runcxt) */
 	bool		eof_reached;
 	uint64		markpos;
 	bool		mark_eof;
@@ -122,7 +128,10 @@ extern void gs_sort_prepare_support(GpuSortState *node);
  * engine's sorted_keys) do not decide the order from sort column
  * first_inexact on, with every run of equal keys that starts within the
  * output (node->nout) sorted by PostgreSQL's comparators; a new array in
- * runcxt (order is the engine's, read-only).  Counts the runs in node->info.
+ * runcxt (order is the engine's, read-only), or NULL when the runs were
+ * found on threads and there was none to settle (a fresh array of 4 bytes a
+ * row costs more to fault in than the scan).  Counts the runs in
+ * node->info.
  */
 extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
@@ -151,6 +160,11 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 	}
 	return 0;
 }
+
+/* ---- sortnode.c -------------------------------------------------------------- */
+
+/* the row stream's figures so far into node->info, for EXPLAIN */
+extern void gs_sort_stream_note(GpuSortState *node);
 
 /* ---- sortexplain.c ----------------------------------------------------------- */
 

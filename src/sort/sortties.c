@@ -237,19 +237,36 @@ find_runs_slices(void *p, uint64 slo, uint64 shi)
 	}
 }
 
+typedef struct CopyOrderArg
+{
+	const uint32 *from;
+	uint32	   *to;
+} CopyOrderArg;
+
+static void
+copy_order_slice(void *p, uint64 lo, uint64 hi)
+{
+	CopyOrderArg *a = (CopyOrderArg *) p;
+
+	memcpy(a->to + lo, a->from + lo, sizeof(uint32) * (hi - lo));
+}
+
 /*
  * Settles every run of equal keys that starts within the output, found on
- * threads; false (nothing done) when the sort is small or has too many
- * runs for the slices' arrays.
+ * threads, in *settled: a copy of the engine's order made only when there
+ * is a run to settle (it stays NULL otherwise: a fresh array of 4 bytes a
+ * row costs more to fault in than the scan).  False (nothing done) when the
+ * sort is small or has too many runs for the slices' arrays.
  */
 static bool
 find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
-				   uint64 n, uint32 *settled, int first_inexact,
-				   MemoryContext tiecxt)
+				   uint64 n, const uint32 *order, uint32 **settled,
+				   int first_inexact, MemoryContext tiecxt)
 {
 	RunArg		a;
 	uint64		s,
-				i;
+				i,
+				nruns = 0;
 
 	if (node->nout < GS_THREADED_MIN_ROWS || gpusort_threads() < 2)
 		return false;
@@ -261,11 +278,23 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 	a.slices = MemoryContextAllocHuge(node->runcxt, sizeof(RunSlice) * GS_RUN_SLICES);
 	gs_cpu_for_tasks(GS_RUN_SLICES, gpusort_threads(), find_runs_slices, &a);
 	for (s = 0; s < GS_RUN_SLICES; s++)
+	{
 		if (a.slices[s].overflow)
 		{
 			pfree(a.slices);
 			return false;
 		}
+		nruns += a.slices[s].nruns;
+	}
+	*settled = NULL;
+	if (nruns > 0)
+	{
+		CopyOrderArg c;
+
+		c.from = order;
+		c.to = *settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+		gs_cpu_for_slices(n, gpusort_threads(), copy_order_slice, &c);
+	}
 	for (s = 0; s < GS_RUN_SLICES; s++)
 	{
 		for (i = 0; i < a.slices[s].nruns; i++)
@@ -273,7 +302,7 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 			uint64		r = a.slices[s].start[i];
 			uint64		len = a.slices[s].end[i] - r;
 
-			settle_run(node, settled + r, len, first_inexact, tiecxt);
+			settle_run(node, *settled + r, len, first_inexact, tiecxt);
 			node->info.tie_groups++;
 			node->info.tie_rows += len;
 		}
@@ -294,16 +323,16 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 {
 	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
 												 ALLOCSET_DEFAULT_SIZES);
-	uint32	   *settled;
+	uint32	   *settled = NULL;
 	uint64		r = 0;
 	uint64		nruns = 0;
 
-	/* the engine's array is read-only: settle runs in a copy */
-	settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
-	memcpy(settled, order, sizeof(uint32) * n);
-	if (!find_runs_threaded(node, sorted_keys, nwords, n, settled,
+	/* the engine's array is read-only: runs are settled in a copy */
+	if (!find_runs_threaded(node, sorted_keys, nwords, n, order, &settled,
 							first_inexact, tiecxt))
 	{
+		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+		memcpy(settled, order, sizeof(uint32) * n);
 		while (r < node->nout)
 		{
 			uint64		e = next_run(sorted_keys, nwords, r, n);
