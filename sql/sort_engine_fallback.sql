@@ -2,12 +2,12 @@
 -- without CUDA in the build, with or without a GPU (test/gpu/run runs this
 -- suite with gpusort.device = gpu on a GPU).  DETAIL lines (the reason,
 -- which differs between machines) are hidden with VERBOSITY terse.
+\set VERBOSITY terse
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
-\set VERBOSITY terse
 
 -- gpusort_gpu_info() describes this backend without starting CUDA
 SELECT built_with_cuda IS NOT NULL AS known,
