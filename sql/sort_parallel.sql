@@ -177,6 +177,23 @@ SELECT gs_check('SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i
 RESET work_mem;
 DROP TABLE p3t;
 
+-- ORDER BY col COLLATE "C" at the top of the plan: the sort reads col with
+-- that collation, and no row carries a copy of col (see VERBOSE's Output);
+-- the rows are stock's (gpusort on, then off), in the parallel shape and,
+-- through cursors (which never run parallel plans), in the serial one
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id OFFSET 39990;
+SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id OFFSET 39990;
+SET gpusort.enabled = off;
+SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id OFFSET 39990;
+SET gpusort.enabled = on;
+SELECT gs_check_top('SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id');
+SELECT gs_check_top('SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id');
+SET max_parallel_workers_per_gather = 0;
+SELECT gs_check_top('SELECT t, id FROM p1 ORDER BY t COLLATE "C" NULLS FIRST, id OFFSET 100 LIMIT 30000');
+SET max_parallel_workers_per_gather = 2;
+SELECT gs_check_top('SELECT p1.id, p2.w FROM p1 JOIN p2 ON p1.id = p2.id ORDER BY p2.w COLLATE "C", p1.id');
+EXPLAIN (VERBOSE, COSTS OFF) SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id;
+
 -- gpusort.parallel = off: one GpuSort over a serial scan, as before
 SET gpusort.parallel = off;
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;

@@ -663,6 +663,134 @@ walk_node(Plan *plan, const GsLimit *limit)
 }
 
 /* the largest plan node id in the tree under plan */
+/*
+ * ORDER BY col COLLATE "C" sorts on a resjunk copy of col with another
+ * collation, computed by the node below the sort and carried up to the top
+ * of the plan, which drops it: for text, a copy of the string in every row
+ * the sort stores (5*10^7 md5 strings: 1.7 GB more to store, and a
+ * projection in every scan that could otherwise return the table's tuples
+ * as they are).  The sort needs only the collation, which its collations
+ * array already has: so, where the plan is Limits over a GpuSort over
+ * pass-through nodes (a Gather, a store node) over the scan or join that
+ * computes the copy, the GpuSort and its store nodes sort on col itself,
+ * and the copy leaves every targetlist on that path.  Nothing above the
+ * GpuSort reads it, as the top targetlist marks it resjunk.  One trailing
+ * copy at a time, while there is one.
+ */
+static bool
+relabels_column(Expr *expr, List *tlist, int before, AttrNumber *col)
+{
+	RelabelType *r = (RelabelType *) expr;
+	ListCell   *lc;
+
+	if (!IsA(expr, RelabelType) || !IsA(r->arg, Var) ||
+		r->resulttype != exprType((Node *) r->arg) ||
+		r->resulttypmod != exprTypmod((Node *) r->arg))
+		return false;
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->resno >= before)
+			break;
+		if (equal(tle->expr, r->arg))
+		{
+			*col = tle->resno;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+retarget_sort_columns(CustomScan *cscan, AttrNumber from, AttrNumber to)
+{
+	ListCell   *lc;
+
+	foreach(lc, (List *) linitial(cscan->custom_private))
+		if (lfirst_int(lc) == from)
+			lfirst_int(lc) = to;
+}
+
+static List *
+without_last(List *tlist)
+{
+	return list_truncate(list_copy(tlist), list_length(tlist) - 1);
+}
+
+static void
+drop_collate_copies(PlannedStmt *stmt)
+{
+	for (;;)
+	{
+		List	   *path = NIL;
+		Plan	   *plan = stmt->planTree;
+		Plan	   *bottom;
+		TargetEntry *last;
+		AttrNumber	n,
+					col;
+		ListCell   *lc;
+
+		while (IsA(plan, Limit))
+		{
+			path = lappend(path, plan);
+			plan = plan->lefttree;
+		}
+		if (!IsA(plan, CustomScan) ||
+			((CustomScan *) plan)->methods != &gpusort_plan_methods)
+			return;
+		path = lappend(path, plan);
+		for (bottom = plan->lefttree; bottom != NULL; bottom = bottom->lefttree)
+		{
+			if (!(IsA(bottom, Gather) ||
+				  (IsA(bottom, CustomScan) &&
+				   ((CustomScan *) bottom)->methods == &gpusort_store_plan_methods)))
+				break;
+			path = lappend(path, bottom);
+		}
+		if (bottom == NULL ||
+			!(IsA(bottom, SeqScan) || IsA(bottom, IndexScan) ||
+			  IsA(bottom, BitmapHeapScan) || IsA(bottom, NestLoop) ||
+			  IsA(bottom, HashJoin) || IsA(bottom, MergeJoin)))
+			return;
+
+		n = list_length(bottom->targetlist);
+		last = llast(((Plan *) linitial(path))->targetlist);
+		if (n < 2 || !last->resjunk ||
+			!relabels_column(((TargetEntry *) llast(bottom->targetlist))->expr,
+							 bottom->targetlist, n, &col))
+			return;
+		/* every node on the path returns its input's columns */
+		foreach(lc, path)
+		{
+			Plan	   *p = lfirst(lc);
+
+			if (list_length(p->targetlist) != n || p->qual != NIL ||
+				(IsA(p, CustomScan) &&
+				 list_length(((CustomScan *) p)->custom_scan_tlist) != n))
+				return;
+			if (!IsA(p, CustomScan) &&
+				!is_passthrough(p->targetlist, p->lefttree->targetlist))
+				return;
+		}
+
+		foreach(lc, path)
+		{
+			Plan	   *p = lfirst(lc);
+
+			p->targetlist = without_last(p->targetlist);
+			if (IsA(p, CustomScan))
+			{
+				CustomScan *cscan = (CustomScan *) p;
+
+				cscan->custom_scan_tlist = without_last(cscan->custom_scan_tlist);
+				retarget_sort_columns(cscan, n, col);
+			}
+		}
+		bottom->targetlist = without_last(bottom->targetlist);
+	}
+}
+
 static int
 max_plan_node_id(Plan *plan)
 {
@@ -736,6 +864,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	added_gather = false;
 	gather_depth = 0;
 	stmt->planTree = walk_plan(stmt->planTree, NULL);
+	drop_collate_copies(stmt);
 	/* a subplan may run inside a worker's plan: no Gather of ours there */
 	parallel_query_ok = false;
 	foreach(lc, stmt->subplans)

@@ -50,3 +50,48 @@ BEGIN
 	END LOOP;
 END
 $f$;
+
+-- gs_check_top(q): gs_check for q as the top of its plan, where the planner
+-- hook may change the targetlists of the nodes on top (gs_check wraps q in
+-- a subquery): both runs are read through cursors, row by row, in order.
+-- Cursors never run parallel plans.
+CREATE OR REPLACE FUNCTION gs_check_top(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	used boolean := false;
+	c_on refcursor;
+	c_off refcursor;
+	r_on record;
+	r_off record;
+	f_on boolean;
+	f_off boolean;
+	n bigint := 0;
+	ndiff bigint := 0;
+BEGIN
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	PERFORM set_config('gpusort.min_rows', '0', true);
+	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
+	END LOOP;
+	OPEN c_on FOR EXECUTE q;
+	PERFORM set_config('gpusort.enabled', 'off', true);
+	OPEN c_off FOR EXECUTE q;
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	LOOP
+		FETCH c_on INTO r_on;
+		f_on := FOUND;
+		FETCH c_off INTO r_off;
+		f_off := FOUND;
+		EXIT WHEN NOT f_on AND NOT f_off;
+		n := n + 1;
+		IF f_on <> f_off OR r_on::text IS DISTINCT FROM r_off::text THEN
+			ndiff := ndiff + 1;
+		END IF;
+	END LOOP;
+	CLOSE c_on;
+	CLOSE c_off;
+	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
+				ELSE 'ok' END || format(' (%s rows)', n);
+END
+$f$;
