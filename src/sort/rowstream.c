@@ -200,7 +200,8 @@ helper_main(void *arg)
 		pthread_mutex_lock(&rs->mutex);
 		slot->batch = b;
 		rs->stats.bytes += bytes;
-		pthread_cond_broadcast(&rs->ready);
+		/* only the reader waits for it */
+		pthread_cond_signal(&rs->ready);
 	}
 	pthread_mutex_unlock(&rs->mutex);
 	return NULL;
@@ -351,9 +352,9 @@ take_batch(GsRowStream *rs, int64 b)
 	slot = &rs->slots[b % rs->nslots];
 
 	pthread_mutex_lock(&rs->mutex);
-	/* done with the batch before: its slot may be filled again */
+	/* done with the batch before: its slot may be filled again, by one helper */
 	rs->released = b;
-	pthread_cond_broadcast(&rs->freed);
+	pthread_cond_signal(&rs->freed);
 	if (rs->started == 0)
 	{
 		pthread_mutex_unlock(&rs->mutex);
