@@ -20,7 +20,7 @@
 #   BENCH_EXPLAIN_MODES, BENCH_EXPLAIN_QUERIES
 #                   cells whose session ends with an EXPLAIN ANALYZE of the
 #                   query (into explain_MODE_ROWS.txt)
-#   BENCH_PAR_GUC   "on"/"off": the value for gpusort.parallel in the tuned
+#   BENCH_PAR_GUC   "auto"/"on"/"off": the value for gpusort.parallel in the tuned
 #                   GpuSort modes, "" when the GUC does not exist
 #   BENCH_T0        epoch seconds of the start (for the progress lines)
 #

@@ -90,7 +90,9 @@ gs_cluster_start "shared_preload_libraries = 'gpusort'" "jit = off" \
 	"max_parallel_workers = $((BENCH_P > 8 ? BENCH_P : 8))" "gpusort.max_memory = '64GB'" || exit 1
 
 BENCH_PAR_GUC=""
-[ -n "$(bench_psql -At -c "SHOW gpusort.parallel" 2>/dev/null)" ] && BENCH_PAR_GUC=on
+# gpusort.parallel of the GpuSort modes: GS_BENCH_PARALLEL, default auto (what
+# a user gets: on this machine's core count, the serial or the parallel node)
+[ -n "$(bench_psql -At -c "SHOW gpusort.parallel" 2>/dev/null)" ] && BENCH_PAR_GUC=${GS_BENCH_PARALLEL:-auto}
 if [ "$(bench_psql -At -c "SELECT count(*) FROM pg_collation WHERE collname = 'und-x-icu'")" != 1 ]; then
 	case " $queries " in *" text_icu "*)
 		echo "note: no ICU in this server: text_icu left out" | tee -a "$OUT/e2e.log"
