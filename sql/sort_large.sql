@@ -44,3 +44,19 @@ $f$;
 
 SELECT large_check('SELECT i8 FROM lg ORDER BY i8');
 SELECT large_check('SELECT a, t FROM lg ORDER BY a, t DESC');
+
+-- strings, whose raw keys the node does not keep: the keys are built from
+-- the stored rows on threads; values stored compressed, and numerics, are
+-- left to the backend's own thread (each task stops at the first one)
+SELECT large_check('SELECT t FROM lg ORDER BY t');
+SELECT large_check('SELECT t, i8 FROM lg ORDER BY t COLLATE "und-x-icu" DESC, i8');
+CREATE TABLE lgz (id int, s text COLLATE "C", n numeric);
+INSERT INTO lgz
+SELECT i,
+	   CASE WHEN i % 1000 = 0 THEN repeat(md5(i::text), 300) ELSE md5(i::text) END,
+	   (hashint4(i) % 100000) / 100.0
+  FROM generate_series(1, 300000) i;
+ANALYZE lgz;
+SELECT large_check('SELECT id, length(s) FROM lgz ORDER BY s, id');
+SELECT large_check('SELECT id, n FROM lgz ORDER BY n, id');
+DROP TABLE lgz;

@@ -672,17 +672,16 @@ float4_bits(float f)
 }
 
 /*
- * Writes the first width bytes of a string column's encoding to p, zero
- * padded, and returns the length of its full encoding (for ICU keys, which
- * have no useful full length, 0).
+ * Writes the first width bytes of a string's encoding to p, zero padded,
+ * and returns the length of its full encoding (for ICU keys, which have no
+ * useful full length, 0).  Calls nothing that allocates or raises: an ICU
+ * failure is only reported, in *icu_status (a UErrorCode; 0 otherwise).
  */
 static Size
-encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
+encode_string_body(const GsKeyCol *col, const char *data, Size len,
+				   uint8 *p, int width, int *icu_status)
 {
-	const char *data;
-	Size		len;
-	struct varlena *v = varlena_fetch(d, &data, &len);
-
+	*icu_status = 0;
 	if (col->kind == GSK_BPCHAR_C || col->kind == GSK_BPCHAR_ICU)
 		len = bpchartruelen((char *) data, (int) len);
 
@@ -699,12 +698,9 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
 									p, width, &status);
 		if (U_FAILURE(status))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("sort key generation failed: %s",
-							u_errorName(status))));
+			*icu_status = (int) status;
 #endif
-		len = 0;
+		return 0;
 	}
 	else
 	{
@@ -713,6 +709,25 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 		memcpy(p, data, n);
 		memset(p + n, 0, width - n);
 	}
+	return len;
+}
+
+static Size
+encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
+{
+	const char *data;
+	Size		len;
+	struct varlena *v = varlena_fetch(d, &data, &len);
+	int			icu_status;
+
+	len = encode_string_body(col, data, len, p, width, &icu_status);
+#ifdef USE_ICU
+	if (icu_status != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("sort key generation failed: %s",
+						u_errorName((UErrorCode) icu_status))));
+#endif
 	varlena_release(d, v);
 	return len;
 }
@@ -874,6 +889,58 @@ gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 		if (!isnull)
 			(void) capture_value(col, d, raw + col->raw_off + 1);
 	}
+}
+
+/*
+ * gs_keys_capture for a helper thread: it never allocates or raises, so it
+ * gives up (false, raw unfinished) on a value stored compressed or out of
+ * line, which needs detoasting, on a numeric (whose parse may raise), and
+ * on an ICU failure; the caller's own thread then captures that row with
+ * gs_keys_capture.  The slot must hold a tuple it does not own.
+ */
+bool
+gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+{
+	int			i;
+
+	for (i = 0; i < spec->nraw; i++)
+	{
+		const GsKeyCol *col = &spec->cols[i];
+		bool		isnull;
+		Datum		d = slot_getattr(slot, col->attno, &isnull);
+		uint8	   *r = raw + col->raw_off + 1;
+
+		raw[col->raw_off] = isnull ? 1 : 0;
+		if (isnull)
+			continue;
+		switch (col->kind)
+		{
+			case GSK_NUMERIC:
+				return false;
+			case GSK_TEXT_C:
+			case GSK_BPCHAR_C:
+			case GSK_BYTEA:
+			case GSK_TEXT_ICU:
+			case GSK_BPCHAR_ICU:
+				{
+					struct varlena *v = (struct varlena *) DatumGetPointer(d);
+					int			icu_status;
+
+					if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+						return false;
+					(void) encode_string_body(col, VARDATA_ANY(v),
+											  VARSIZE_ANY_EXHDR(v), r,
+											  col->raw_len, &icu_status);
+					if (icu_status != 0)
+						return false;
+					break;
+				}
+			default:
+				(void) capture_value(col, d, r);
+				break;
+		}
+	}
+	return true;
 }
 
 bool

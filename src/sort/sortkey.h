@@ -73,6 +73,8 @@ extern bool gs_keys_raw_is_small(const GsKeySpec *spec);
 extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw);
 extern void gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot,
 							uint8 *raw);
+extern bool gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot,
+									uint8 *raw);
 extern void gs_keys_layout(GsKeySpec *spec, int max_bytes);
 extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
 						   uint64 *words);

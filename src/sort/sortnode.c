@@ -458,6 +458,111 @@ encode_slice(void *p, uint64 lo, uint64 hi)
 		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, a->out + i * a->nwords);
 }
 
+/*
+ * Building the keys of stored rows whose raw keys were not kept (strings,
+ * ICU sort keys: the costliest keys to make), on threads: each task deforms
+ * its rows in a slot of its own and captures them with
+ * gs_keys_capture_nothrow; where that gives up (a value to detoast, an ICU
+ * failure) the task stops, and the backend's thread does the rest of the
+ * task's rows with gs_keys_capture, which may allocate and raise.
+ */
+#define GS_CAPTURE_TASKS_PER_THREAD	4
+#define GS_CAPTURE_RAW_MAX			160
+
+typedef struct CaptureArg
+{
+	const GsKeySpec *keys;
+	MinimalTuple *tuples;
+	uint64		n;
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [ntasks] */
+	uint64	   *stopped;		/* [ntasks]: the first row not done */
+	int			raw_bytes;
+	int			nwords;
+	uint64	   *out;
+} CaptureArg;
+
+static inline void
+task_bounds(uint64 n, uint64 ntasks, uint64 t, uint64 *lo, uint64 *hi)
+{
+	*lo = n * t / ntasks;
+	*hi = n * (t + 1) / ntasks;
+}
+
+static void
+capture_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	CaptureArg *a = (CaptureArg *) p;
+	uint8		raw[GS_CAPTURE_RAW_MAX];
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		TupleTableSlot *slot = a->slots[t];
+		uint64		lo,
+					hi,
+					i;
+
+		task_bounds(a->n, a->ntasks, t, &lo, &hi);
+		for (i = lo; i < hi; i++)
+		{
+			ExecStoreMinimalTuple(a->tuples[i], slot, false);
+			if (!gs_keys_capture_nothrow(a->keys, slot, raw))
+				break;
+			gs_keys_encode(a->keys, raw, a->out + i * a->nwords);
+		}
+		a->stopped[t] = i;
+	}
+}
+
+static void
+capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
+{
+	CaptureArg	a;
+	int			nthreads = gpusort_threads();
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	uint8	   *rawbuf = palloc(node->raw_bytes);
+	uint64		t,
+				i;
+
+	a.keys = node->keys;
+	a.tuples = node->tuples;
+	a.n = node->ntuples;
+	a.ntasks = (uint64) nthreads * GS_CAPTURE_TASKS_PER_THREAD;
+	a.slots = palloc(sizeof(TupleTableSlot *) * a.ntasks);
+	a.stopped = palloc(sizeof(uint64) * a.ntasks);
+	for (t = 0; t < a.ntasks; t++)
+		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	a.raw_bytes = node->raw_bytes;
+	a.nwords = nwords;
+	a.out = gs_sorter_push_n(sorter, a.n);
+	/* the descriptor's cached offsets are set here, not raced for on threads */
+	ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
+	slot_getallattrs(node->row_slot);
+	gs_cpu_for_tasks(a.ntasks, nthreads, capture_tasks, &a);
+
+	for (t = 0; t < a.ntasks; t++)
+	{
+		uint64		lo,
+					hi;
+
+		task_bounds(a.n, a.ntasks, t, &lo, &hi);
+		for (i = a.stopped[t]; i < hi; i++)
+		{
+			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
+			gs_keys_capture(node->keys, node->row_slot, rawbuf);
+			gs_keys_encode(node->keys, rawbuf, a.out + i * nwords);
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ExecDropSingleTupleTableSlot(a.slots[t]);
+	}
+	ExecClearTuple(node->row_slot);
+	pfree(a.slots);
+	pfree(a.stopped);
+	pfree(rawbuf);
+}
+
 /* gathering row pointers into output order, on threads */
 typedef struct GatherArg
 {
@@ -630,6 +735,9 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		a.out = gs_sorter_push_n(sorter, n);
 		gs_cpu_for_slices(n, gpusort_threads(), encode_slice, &a);
 	}
+	else if (!node->raw && n >= GS_THREADED_MIN_ROWS && gpusort_threads() > 1 &&
+			 node->raw_bytes <= GS_CAPTURE_RAW_MAX)
+		capture_threaded(node, sorter, nwords);
 	else
 	{
 		rawbuf = palloc(node->raw_bytes);
