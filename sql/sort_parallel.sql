@@ -186,12 +186,12 @@ SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id OFFSET 39990;
 SET gpusort.enabled = off;
 SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id OFFSET 39990;
 SET gpusort.enabled = on;
-SELECT gs_check_top('SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id');
-SELECT gs_check_top('SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id');
+SELECT gs_check('SELECT id, t FROM p1 ORDER BY t COLLATE "C" DESC, id', top => true);
+SELECT gs_check('SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id', top => true);
 SET max_parallel_workers_per_gather = 0;
-SELECT gs_check_top('SELECT t, id FROM p1 ORDER BY t COLLATE "C" NULLS FIRST, id OFFSET 100 LIMIT 30000');
+SELECT gs_check('SELECT t, id FROM p1 ORDER BY t COLLATE "C" NULLS FIRST, id OFFSET 100 LIMIT 30000', top => true);
 SET max_parallel_workers_per_gather = 2;
-SELECT gs_check_top('SELECT p1.id, p2.w FROM p1 JOIN p2 ON p1.id = p2.id ORDER BY p2.w COLLATE "C", p1.id');
+SELECT gs_check('SELECT p1.id, p2.w FROM p1 JOIN p2 ON p1.id = p2.id ORDER BY p2.w COLLATE "C", p1.id', top => true);
 EXPLAIN (VERBOSE, COSTS OFF) SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id;
 
 -- gpusort.parallel = off: one GpuSort over a serial scan, as before

@@ -874,32 +874,43 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 	}
 }
 
-void
-gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+/*
+ * capture_value for a helper thread: it never allocates or raises, so it
+ * gives up (false) on a value stored compressed or out of line, which
+ * needs detoasting, on a numeric (whose parse may raise), and on an ICU
+ * failure.
+ */
+static bool
+capture_value_nothrow(const GsKeyCol *col, Datum d, uint8 *r)
 {
-	int			i;
-
-	for (i = 0; i < spec->nraw; i++)
+	switch (col->kind)
 	{
-		const GsKeyCol *col = &spec->cols[i];
-		bool		isnull;
-		Datum		d = slot_getattr(slot, col->attno, &isnull);
+		case GSK_NUMERIC:
+			return false;
+		case GSK_TEXT_C:
+		case GSK_BPCHAR_C:
+		case GSK_BYTEA:
+		case GSK_TEXT_ICU:
+		case GSK_BPCHAR_ICU:
+			{
+				struct varlena *v = (struct varlena *) DatumGetPointer(d);
+				int			icu_status;
 
-		raw[col->raw_off] = isnull ? 1 : 0;
-		if (!isnull)
-			(void) capture_value(col, d, raw + col->raw_off + 1);
+				if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+					return false;
+				(void) encode_string_body(col, VARDATA_ANY(v),
+										  VARSIZE_ANY_EXHDR(v), r,
+										  col->raw_len, &icu_status);
+				return icu_status == 0;
+			}
+		default:
+			(void) capture_value(col, d, r);
+			return true;
 	}
 }
 
-/*
- * gs_keys_capture for a helper thread: it never allocates or raises, so it
- * gives up (false, raw unfinished) on a value stored compressed or out of
- * line, which needs detoasting, on a numeric (whose parse may raise), and
- * on an ICU failure; the caller's own thread then captures that row with
- * gs_keys_capture.  The slot must hold a tuple it does not own.
- */
-bool
-gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+static bool
+capture_row(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw, bool nothrow)
 {
 	int			i;
 
@@ -913,34 +924,30 @@ gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 		raw[col->raw_off] = isnull ? 1 : 0;
 		if (isnull)
 			continue;
-		switch (col->kind)
-		{
-			case GSK_NUMERIC:
-				return false;
-			case GSK_TEXT_C:
-			case GSK_BPCHAR_C:
-			case GSK_BYTEA:
-			case GSK_TEXT_ICU:
-			case GSK_BPCHAR_ICU:
-				{
-					struct varlena *v = (struct varlena *) DatumGetPointer(d);
-					int			icu_status;
-
-					if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
-						return false;
-					(void) encode_string_body(col, VARDATA_ANY(v),
-											  VARSIZE_ANY_EXHDR(v), r,
-											  col->raw_len, &icu_status);
-					if (icu_status != 0)
-						return false;
-					break;
-				}
-			default:
-				(void) capture_value(col, d, r);
-				break;
-		}
+		if (!nothrow)
+			(void) capture_value(col, d, r);
+		else if (!capture_value_nothrow(col, d, r))
+			return false;
 	}
 	return true;
+}
+
+void
+gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+{
+	(void) capture_row(spec, slot, raw, false);
+}
+
+/*
+ * gs_keys_capture for a helper thread: false (raw unfinished) where a value
+ * needs what a thread may not do (capture_value_nothrow); the caller's own
+ * thread then captures that row with gs_keys_capture.  The slot must hold
+ * a tuple it does not own.
+ */
+bool
+gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+{
+	return capture_row(spec, slot, raw, true);
 }
 
 bool

@@ -5,29 +5,73 @@
 -- equality (so -0 = 0, NaN = NaN, and a nondeterministic collation's equal
 -- strings are equal, as the sort itself considers them).  Says "ok" or what
 -- differs, and whether the plan used GpuSort at all.
-CREATE OR REPLACE FUNCTION gs_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
+-- gs_check(q, top => true): q as the top of its plan, where the planner
+-- hook may change the targetlists of the nodes on top (without it q runs
+-- in a subquery): both runs are read through cursors and compared row by
+-- row, as text.  Cursors never run parallel plans.
+-- gs_plan_uses_gpusort(q): turns GpuSort on for every sort (for the rest
+-- of the transaction) and says whether q's plan has a GpuSort
+CREATE OR REPLACE FUNCTION gs_plan_uses_gpusort(q text) RETURNS boolean LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
 	used boolean := false;
-	n_on bigint;
-	n_off bigint;
-	ndiff bigint;
 BEGIN
 	PERFORM set_config('gpusort.enabled', 'on', true);
 	PERFORM set_config('gpusort.min_rows', '0', true);
 	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
 		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
 	END LOOP;
-	EXECUTE format('CREATE TEMP TABLE gs_on AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
-	PERFORM set_config('gpusort.enabled', 'off', true);
-	EXECUTE format('CREATE TEMP TABLE gs_off AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	SELECT count(*) INTO n_on FROM gs_on;
-	SELECT count(*) INTO n_off FROM gs_off;
-	SELECT count(*) INTO ndiff
-	  FROM gs_on gs_a FULL JOIN gs_off gs_b USING (gs_n)
-	 WHERE gs_a IS DISTINCT FROM gs_b;
-	DROP TABLE gs_on, gs_off;
+	RETURN used;
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION gs_check(q text, top boolean DEFAULT false) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	used boolean := gs_plan_uses_gpusort(q);
+	n_on bigint;
+	n_off bigint;
+	ndiff bigint := 0;
+	c_on refcursor;
+	c_off refcursor;
+	r_on record;
+	r_off record;
+	f_on boolean;
+	f_off boolean;
+BEGIN
+	IF top THEN
+		-- q as the top of its plan: both runs through cursors, row by row
+		OPEN c_on FOR EXECUTE q;
+		PERFORM set_config('gpusort.enabled', 'off', true);
+		OPEN c_off FOR EXECUTE q;
+		PERFORM set_config('gpusort.enabled', 'on', true);
+		n_on := 0;
+		n_off := 0;
+		LOOP
+			FETCH c_on INTO r_on;
+			f_on := FOUND;
+			FETCH c_off INTO r_off;
+			f_off := FOUND;
+			EXIT WHEN NOT f_on AND NOT f_off;
+			n_on := n_on + f_on::int;
+			n_off := n_off + f_off::int;
+			IF f_on <> f_off OR r_on::text IS DISTINCT FROM r_off::text THEN
+				ndiff := ndiff + 1;
+			END IF;
+		END LOOP;
+		CLOSE c_on;
+		CLOSE c_off;
+	ELSE
+		EXECUTE format('CREATE TEMP TABLE gs_on AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+		PERFORM set_config('gpusort.enabled', 'off', true);
+		EXECUTE format('CREATE TEMP TABLE gs_off AS SELECT row_number() OVER () AS gs_n, * FROM (%s) gs_q', q);
+		PERFORM set_config('gpusort.enabled', 'on', true);
+		SELECT count(*) INTO n_on FROM gs_on;
+		SELECT count(*) INTO n_off FROM gs_off;
+		SELECT count(*) INTO ndiff
+		  FROM gs_on gs_a FULL JOIN gs_off gs_b USING (gs_n)
+		 WHERE gs_a IS DISTINCT FROM gs_b;
+		DROP TABLE gs_on, gs_off;
+	END IF;
 	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
 				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
 				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
@@ -48,50 +92,5 @@ BEGIN
 		ln := regexp_replace(ln, '(Memory Used|Memory Faulted In Ahead): \d+', '\1: N', 'g');
 		RETURN NEXT ln;
 	END LOOP;
-END
-$f$;
-
--- gs_check_top(q): gs_check for q as the top of its plan, where the planner
--- hook may change the targetlists of the nodes on top (gs_check wraps q in
--- a subquery): both runs are read through cursors, row by row, in order.
--- Cursors never run parallel plans.
-CREATE OR REPLACE FUNCTION gs_check_top(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	ln text;
-	used boolean := false;
-	c_on refcursor;
-	c_off refcursor;
-	r_on record;
-	r_off record;
-	f_on boolean;
-	f_off boolean;
-	n bigint := 0;
-	ndiff bigint := 0;
-BEGIN
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	PERFORM set_config('gpusort.min_rows', '0', true);
-	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
-	END LOOP;
-	OPEN c_on FOR EXECUTE q;
-	PERFORM set_config('gpusort.enabled', 'off', true);
-	OPEN c_off FOR EXECUTE q;
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	LOOP
-		FETCH c_on INTO r_on;
-		f_on := FOUND;
-		FETCH c_off INTO r_off;
-		f_off := FOUND;
-		EXIT WHEN NOT f_on AND NOT f_off;
-		n := n + 1;
-		IF f_on <> f_off OR r_on::text IS DISTINCT FROM r_off::text THEN
-			ndiff := ndiff + 1;
-		END IF;
-	END LOOP;
-	CLOSE c_on;
-	CLOSE c_off;
-	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
-				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
-				ELSE 'ok' END || format(' (%s rows)', n);
 END
 $f$;
