@@ -73,6 +73,10 @@
  * LIMIT 100, 2 cores: 0.28 s against 0.45 s).  There the Gather Merge and
  * its workers' Sorts stay; Sorts further down are replaced as usual.
  *
+ * At the top of the plan, a sort column that is only a COLLATE copy of
+ * another column is sorted from that column, and the copy leaves the
+ * targetlists (drop_collate_copies).
+ *
  * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
  * replaced (0 replaces all).  gpusort.enabled = off leaves plans alone.
  *
