@@ -35,6 +35,8 @@
 #ifndef GPUSORT_ENGINE_H
 #define GPUSORT_ENGINE_H
 
+#include <pthread.h>
+
 #define GS_MAX_KEY_WORDS	4
 
 /* gs_sorter_begin flags */
@@ -92,6 +94,15 @@ extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords,
 extern void gs_cpu_for_slices(uint64 n, int nthreads,
 							  void (*fn) (void *arg, uint64 lo, uint64 hi),
 							  void *arg);
+
+/*
+ * Starts up to n threads running fn, thread i on (char *) arg + i * stride,
+ * with every signal blocked (the threads inherit the mask), so that the
+ * backend's signal handlers only ever run on the backend's own thread;
+ * returns how many started.  The caller joins them.
+ */
+extern int	gs_start_threads(pthread_t *th, int n, void *(*fn) (void *),
+							 void *arg, Size stride);
 
 /* the same over ntasks tasks of the caller's making, however few */
 extern void gs_cpu_for_tasks(uint64 ntasks, int nthreads,

@@ -200,27 +200,38 @@ team_stopped(Team *team, int t)
 	return __atomic_load_n(&team->cancel, __ATOMIC_RELAXED) != 0;
 }
 
+int
+gs_start_threads(pthread_t *th, int n, void *(*fn) (void *), void *arg, Size stride)
+{
+	sigset_t	all,
+				old;
+	int			i;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, fn, (char *) arg + i * stride) != 0)
+			break;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return i;
+}
+
 static void
 team_run(Team *team, void (*fn) (void *, int), void *arg)
 {
 	pthread_t	th[GS_MAX_THREADS];
 	TeamCall	calls[GS_MAX_THREADS];
-	sigset_t	all,
-				old;
-	int			started = 1;
+	int			started;
 	int			t;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (; started < team->nthreads; started++)
+	for (t = 1; t < team->nthreads; t++)
 	{
-		calls[started].fn = fn;
-		calls[started].arg = arg;
-		calls[started].t = started;
-		if (pthread_create(&th[started], NULL, team_thread, &calls[started]) != 0)
-			break;
+		calls[t].fn = fn;
+		calls[t].arg = arg;
+		calls[t].t = t;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	started = 1 + gs_start_threads(&th[1], team->nthreads - 1, team_thread,
+								   &calls[1], sizeof(TeamCall));
 
 	fn(arg, 0);
 	for (t = started; t < team->nthreads; t++)

@@ -31,12 +31,12 @@
 #include "postgres.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "utils/memutils.h"
 
+#include "engine.h"
 #include "prefault.h"
 
 /* ranges smaller than this are left to the writer: not worth a wakeup */
@@ -129,19 +129,10 @@ prefault_main(void *arg)
 	return NULL;
 }
 
-/* Starts the thread with every signal blocked (it inherits the mask) */
 static bool
 prefault_start(GsPrefaulter *pf)
 {
-	sigset_t	all,
-				old;
-	int			rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&pf->thread, NULL, prefault_main, pf);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc == 0;
+	return gs_start_threads(&pf->thread, 1, prefault_main, pf, 0) == 1;
 }
 
 #endif							/* MADV_POPULATE_WRITE */

@@ -18,6 +18,12 @@
 
 #include "prefault.h"
 
+#if defined(__GNUC__)
+#define gs_prefetch(p)		__builtin_prefetch(p)
+#else
+#define gs_prefetch(p)		((void) 0)
+#endif
+
 typedef struct GsRowStore
 {
 	MemoryContext cxt;			/* the blocks, or NULL */

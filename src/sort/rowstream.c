@@ -43,7 +43,6 @@
 #include "postgres.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 #include "access/xact.h"
@@ -53,6 +52,8 @@
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 
+#include "engine.h"
+#include "rowstore.h"
 #include "rowstream.h"
 
 /* rows a batch: a few hundred kB of rows, well inside a core's L2 cache */
@@ -113,14 +114,6 @@ struct GsRowStream
 static dlist_head live_streams = DLIST_STATIC_INIT(live_streams);
 static bool callbacks_registered = false;
 
-static inline void
-stream_prefetch(const void *p)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(p, 0, 0);
-#endif
-}
-
 /*
  * Copies batch b into its slot and returns the bytes copied; runs on a
  * helper, or on the reader.  The caller marks the slot as holding b.
@@ -139,7 +132,7 @@ fill_batch(GsRowStream *rs, StreamSlot *slot, int64 b)
 	for (i = lo; i < hi; i++)
 	{
 		if (i + GS_STREAM_PREFETCH < hi)
-			stream_prefetch(from[i + GS_STREAM_PREFETCH]);
+			gs_prefetch(from[i + GS_STREAM_PREFETCH]);
 		bytes += MAXALIGN(from[i]->t_len);
 	}
 	if (bytes > slot->cap)
@@ -230,8 +223,6 @@ stream_stop(GsRowStream *rs)
 static void
 stream_start(GsRowStream *rs, int64 first)
 {
-	sigset_t	all,
-				old;
 	int			i;
 
 	Assert(!rs->running);
@@ -244,14 +235,8 @@ stream_start(GsRowStream *rs, int64 first)
 	rs->cur_batch = first - 1;
 	rs->cur_lo = rs->cur_hi = (uint64) first * GS_STREAM_BATCH;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < rs->nthreads; i++)
-		if (pthread_create(&rs->threads[i], NULL, helper_main, rs) != 0)
-			break;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	rs->started = i;
-	rs->stats.threads = Max(rs->stats.threads, i);
+	rs->started = gs_start_threads(rs->threads, rs->nthreads, helper_main, rs, 0);
+	rs->stats.threads = Max(rs->stats.threads, rs->started);
 	rs->running = true;
 	dlist_push_tail(&live_streams, &rs->node);
 }
@@ -397,7 +382,6 @@ take_batch(GsRowStream *rs, int64 b)
 	rs->cur_batch = b;
 	rs->cur_lo = (uint64) b * GS_STREAM_BATCH;
 	rs->cur_hi = Min(rs->n, rs->cur_lo + GS_STREAM_BATCH);
-	rs->stats.batches++;
 }
 
 MinimalTuple

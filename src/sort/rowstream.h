@@ -16,7 +16,6 @@ typedef struct GsRowStream GsRowStream;
 typedef struct GsRowStreamStats
 {
 	Size		bytes;			/* copied */
-	uint64		batches;		/* taken by the reader */
 	int			threads;		/* helpers that ran (0: the reader copied) */
 	double		ms_waited;		/* the reader waiting for a batch */
 } GsRowStreamStats;

@@ -114,11 +114,6 @@
 /* how far ahead of the pointer being gathered into output order */
 #define GS_GATHER_AHEAD		32
 
-#if defined(__GNUC__)
-#define gs_prefetch(p)		__builtin_prefetch(p)
-#else
-#define gs_prefetch(p)		((void) 0)
-#endif
 
 /*
  * Key width from a sample: rows sampled to see whether a shorter, inexact
@@ -482,6 +477,7 @@ typedef struct CaptureArg
 	uint64	   *out;
 } CaptureArg;
 
+/* rows [*lo, *hi) of n, for task t of ntasks */
 static inline void
 task_bounds(uint64 n, uint64 ntasks, uint64 t, uint64 *lo, uint64 *hi)
 {
@@ -609,13 +605,6 @@ typedef struct CopyArg
 	char	   *buf;
 } CopyArg;
 
-static inline void
-slice_bounds(const CopyArg *a, uint64 s, uint64 *lo, uint64 *hi)
-{
-	*lo = a->n * s / a->nslices;
-	*hi = a->n * (s + 1) / a->nslices;
-}
-
 static void
 copy_size_slices(void *p, uint64 slo, uint64 shi)
 {
@@ -629,7 +618,7 @@ copy_size_slices(void *p, uint64 slo, uint64 shi)
 					i;
 		Size		bytes = 0;
 
-		slice_bounds(a, s, &lo, &hi);
+		task_bounds(a->n, a->nslices, s, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			if (i + GS_GATHER_AHEAD < hi)
@@ -653,7 +642,7 @@ copy_row_slices(void *p, uint64 slo, uint64 shi)
 					i;
 		char	   *dst = a->buf + a->offsets[s];
 
-		slice_bounds(a, s, &lo, &hi);
+		task_bounds(a->n, a->nslices, s, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			MinimalTuple tup = a->from[a->order[i]];
@@ -1007,8 +996,7 @@ absorb_shared(GpuSortState *node, Size budget)
 		return;
 	INSTR_TIME_SET_CURRENT(start);
 	node->info.par_rows = n;
-	node->info.par_parts = gs_par_nparts(par);
-	node->info.par_bytes = gs_par_bytes(par);
+	node->info.par_parts = gs_par_nparts(par, &node->info.par_bytes);
 
 	if (!node->tuplesort && gs_par_overflowed(par))
 	{

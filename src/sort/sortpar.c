@@ -717,31 +717,21 @@ gs_par_nrows(GsParInput *in)
 	return n;
 }
 
-Size
-gs_par_bytes(GsParInput *in)
-{
-	Size		n = 0;
-	int			i;
-
-	if (!have_rows(in))
-		return 0;
-	for (i = 0; i < in->shared->nparts; i++)
-		if (in->shared->parts[i].ran)
-			n += in->shared->parts[i].bytes;
-	return n;
-}
-
 int
-gs_par_nparts(GsParInput *in)
+gs_par_nparts(GsParInput *in, Size *bytes)
 {
 	int			n = 0;
 	int			i;
 
+	*bytes = 0;
 	if (!have_rows(in))
 		return 0;
 	for (i = 0; i < in->shared->nparts; i++)
 		if (in->shared->parts[i].ran)
+		{
+			*bytes += in->shared->parts[i].bytes;
 			n++;
+		}
 	return n;
 }
 

@@ -30,13 +30,12 @@ extern GsParInput *gs_par_input(PlanState *gather);
 
 /*
  * After the Gather has returned its last row: did the participants run out
- * of room (rows then came through the Gather), how many rows and bytes did
- * they store.
+ * of room (rows then came through the Gather), how many rows did they
+ * store, and how many participants stored them in how many bytes.
  */
 extern bool gs_par_overflowed(GsParInput *in);
 extern uint64 gs_par_nrows(GsParInput *in);
-extern Size gs_par_bytes(GsParInput *in);
-extern int	gs_par_nparts(GsParInput *in);
+extern int	gs_par_nparts(GsParInput *in, Size *bytes);
 
 /* widens keys' statistics by every participant's */
 extern void gs_par_merge_stats(GsParInput *in, GsKeySpec *keys);
