@@ -113,7 +113,8 @@ CREATE DOMAIN gs_dom AS int8 CHECK (VALUE > -100);
 SELECT gs_check('SELECT (i4 / 1000)::gs_dom AS v FROM ty WHERE i4 > -100000 ORDER BY 1');
 SELECT gs_check('SELECT f8 * -1 AS v FROM ty ORDER BY f8 * -1 USING >');
 SELECT gs_check('SELECT lower(t) AS v FROM ty ORDER BY lower(t) COLLATE "C"');
--- a type without an encoder (interval) after ones that have one
+-- a type without an encoder (interval) after ones that have one, and
+-- first, where the stock plan stays (NO GPUSORT IN PLAN)
 SELECT gs_check('SELECT i2, i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1, 2');
 SELECT gs_check('SELECT i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1 DESC');
 

@@ -20,6 +20,7 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
+#include "libcoll.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;
@@ -224,6 +225,7 @@ _PG_init(void)
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	gs_libc_define_settings();
 	gpusort_tree_init();
 	gpusort_planner_init();
 

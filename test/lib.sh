@@ -2,6 +2,7 @@
 # Source it from bash:  . "$(dirname "$0")/../test/lib.sh"
 #
 #   gs_install_packages   apt packages needed to build and test (Debian 12)
+#   gs_ensure_locales     the libc locales of the collation tests
 #   gs_build_install      make && make install of this tree
 #   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
 #   gs_cluster_stop       stops and removes it (also run on exit)
@@ -36,7 +37,7 @@ gs_sudo() {
 }
 
 gs_install_packages() {
-	local pkgs="postgresql-$GS_PGVER postgresql-server-dev-$GS_PGVER libxml2-dev libxml2-utils build-essential python3 ${GS_EXTRA_PACKAGES:-}"
+	local pkgs="postgresql-$GS_PGVER postgresql-server-dev-$GS_PGVER libxml2-dev libxml2-utils build-essential python3 locales ${GS_EXTRA_PACKAGES:-}"
 	local missing="" p
 	for p in $pkgs; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -55,6 +56,28 @@ gs_install_packages() {
 		fi
 		rm -f "$log"
 	fi
+}
+
+# gs_ensure_locales -- generates the libc locales that the collation tests
+# and benchmarks create databases and collations with (the cluster must be
+# initialized afterwards: initdb imports the system's locales as collations)
+GS_LOCALES="en_US.UTF-8 de_DE.UTF-8 sv_SE.UTF-8 tr_TR.UTF-8"
+gs_ensure_locales() {
+	local l have missing=""
+	have=$(locale -a 2>/dev/null | tr 'A-Z' 'a-z')
+	for l in $GS_LOCALES; do
+		echo "$have" | grep -qx "$(echo "${l%.UTF-8}.utf8" | tr 'A-Z' 'a-z')" || missing="$missing $l"
+	done
+	[ -z "$missing" ] && return 0
+	echo "generating locales:$missing"
+	for l in $missing; do
+		if grep -q "^# *$l UTF-8" /etc/locale.gen 2>/dev/null; then
+			gs_sudo sed -i "s/^# *\($l UTF-8\)/\1/" /etc/locale.gen
+		elif ! grep -q "^$l UTF-8" /etc/locale.gen 2>/dev/null; then
+			echo "$l UTF-8" | gs_sudo tee -a /etc/locale.gen >/dev/null
+		fi
+	done
+	gs_sudo locale-gen >/dev/null 2>&1 || { echo "gpusort: locale-gen failed"; return 1; }
 }
 
 gs_build_install() {

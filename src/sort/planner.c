@@ -104,6 +104,7 @@
 #include "utils/rel.h"
 
 #include "gpusort.h"
+#include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
 
@@ -129,10 +130,29 @@ static int	gather_depth = 0;
 
 static Plan *walk_plan(Plan *plan, const GsLimit *limit);
 
+/*
+ * Bytes a stored row costs beyond its width: the MinimalTuple header and
+ * alignment, its pointer, its raw key and the key the engine sorts.
+ */
+#define GS_PLAN_ROW_OVERHEAD	96
+
+/*
+ * Is a sort (or Gather Merge) on these columns for GpuSort?  Where the node
+ * would only hand its rows to a tuplesort at run time -- no encoding for
+ * the first sort column, or more rows than its memory budget holds -- the
+ * stock plan stays as the planner made it, parallel workers' Sorts and all:
+ * a tuplesort in the GpuSort node would run in one process where stock
+ * sorts in every worker.
+ */
 static bool
-eligible(Plan *sort)
+eligible(Plan *sort, Oid sortop0, Oid collation0)
 {
-	return gpusort_min_rows == 0 || sort->plan_rows >= (double) gpusort_min_rows;
+	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
+		return false;
+	if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
+		(double) gpusort_memory_budget())
+		return false;
+	return gs_keys_encodable(sortop0, collation0);
 }
 
 /*
@@ -375,7 +395,7 @@ replace_sort(Sort *sort, const GsLimit *limit)
 	bool		parallel;
 
 	sort->plan.lefttree = child;
-	if (!eligible(&sort->plan))
+	if (!eligible(&sort->plan, sort->sortOperators[0], sort->collations[0]))
 		return (Plan *) sort;
 
 	/* a Sort over a Gather: the participants store the rows */
@@ -473,7 +493,7 @@ replace_gather_merge(GatherMerge *gm)
 	Gather	   *gather;
 	bool		parallel;
 
-	if (!eligible(&gm->plan))
+	if (!eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]))
 	{
 		gm->plan.lefttree = walk_plan(gm->plan.lefttree, NULL);
 		return (Plan *) gm;

@@ -185,6 +185,10 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 				appendStringInfo(&buf, " (%zukB faulted in ahead)",
 								 (info->prefaulted + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
+			if (info->verified)
+				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
+							 info->verify_pairs, info->verify_bad,
+							 info->verify_resorted ? ": every row sorted again by the comparators" : "");
 			if (info->par_rows > 0)
 			{
 				if (es->timing && info->streamed)
@@ -205,6 +209,10 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		}
 		if (es->timing && info->used_tuplesort)
 			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
+		else if (es->timing && info->verified)
+			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, verify %.3f ms, emit %.3f ms",
+						 info->ms_keys, info->ms_sort, info->ms_ties,
+						 info->ms_verify, info->ms_emit);
 		else if (es->timing)
 			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
 						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
@@ -246,6 +254,14 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
 		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+		if (info->verified)
+		{
+			ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);
+			ExplainPropertyUInteger("Verified Pairs Out Of Order", NULL,
+									info->verify_bad, es);
+			ExplainPropertyBool("Resorted By Comparators",
+								info->verify_resorted, es);
+		}
 		ExplainPropertyUInteger("Memory Used", "kB",
 								(info->peak_bytes + 1023) / 1024, es);
 		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
@@ -272,6 +288,8 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
 		ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
 		ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
+		if (info->verified)
+			ExplainPropertyFloat("Time Verifying", "ms", info->ms_verify, 3, es);
 		ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
 		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
 		{

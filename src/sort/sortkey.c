@@ -117,6 +117,7 @@
 #include <unicode/uiter.h>
 #endif
 
+#include "libcoll.h"
 #include "sortkey.h"
 
 /*
@@ -146,8 +147,14 @@ typedef enum GsKeyKind
 	GSK_BPCHAR_C,
 	GSK_TEXT_ICU,
 	GSK_BPCHAR_ICU,
+	GSK_TEXT_LIBC,
+	GSK_BPCHAR_LIBC,
 	GSK_BYTEA
 } GsKeyKind;
+
+#define KIND_IS_BPCHAR(k) \
+	((k) == GSK_BPCHAR_C || (k) == GSK_BPCHAR_ICU || (k) == GSK_BPCHAR_LIBC)
+#define KIND_IS_LIBC(k)	((k) == GSK_TEXT_LIBC || (k) == GSK_BPCHAR_LIBC)
 
 typedef struct GsKeyCol
 {
@@ -157,6 +164,7 @@ typedef struct GsKeyCol
 	bool		desc;
 	bool		nulls_first;
 	pg_locale_t locale;			/* ICU kinds */
+	const GsLibcColl *libc;		/* libc kinds */
 
 	/* what gs_keys_observe saw */
 	bool		seen_null;
@@ -411,6 +419,15 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
 		return true;
 	}
+	col->libc = gs_libc_collation(collation);
+	if (col->libc)
+	{
+		if (col->libc->byte_order)
+			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
+		else
+			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_LIBC : GSK_TEXT_LIBC;
+		return true;
+	}
 	col->locale = pg_newlocale_from_collation(collation);
 #ifdef USE_ICU
 	if (col->locale && col->locale->provider == COLLPROVIDER_ICU)
@@ -434,9 +451,18 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		return false;
 	}
 #endif
-	*reason = psprintf("collation \"%s\" is a libc collation, whose order no key prefix follows",
+	*reason = psprintf("collation \"%s\" has no key encoding",
 					   get_collation_name(collation));
 	return false;
+}
+
+bool
+gs_keys_encodable(Oid sortop, Oid collation)
+{
+	GsKeyCol	col;
+	char	   *reason = NULL;
+
+	return keycol_init(&col, 1, sortop, collation, false, &reason);
 }
 
 /*
@@ -464,6 +490,8 @@ keycol_raw_len(const GsKeyCol *col)
 		case GSK_BPCHAR_C:
 		case GSK_TEXT_ICU:
 		case GSK_BPCHAR_ICU:
+		case GSK_TEXT_LIBC:
+		case GSK_BPCHAR_LIBC:
 		case GSK_BYTEA:
 			return GS_KEY_MAX_BYTES;
 	}
@@ -671,19 +699,31 @@ float4_bits(float f)
 	return (bits & 0x80000000) ? ~bits : bits | 0x80000000;
 }
 
+/* encode_string_body's *failure when only the backend's thread can go on */
+#define GS_NEEDS_BACKEND	(-1)
+
 /*
  * Writes the first width bytes of a string's encoding to p, zero padded,
- * and returns the length of its full encoding (for ICU keys, which have no
- * useful full length, 0).  Calls nothing that allocates or raises: an ICU
- * failure is only reported, in *icu_status (a UErrorCode; 0 otherwise).
+ * and returns the length of its full encoding (for ICU and libc keys, which
+ * have no useful full length, 0).  Under nothrow it calls nothing that
+ * allocates or raises: an ICU failure is only reported, in *failure (a
+ * UErrorCode), and so is a libc transform that needs memory
+ * (GS_NEEDS_BACKEND); 0 otherwise.
  */
 static Size
 encode_string_body(const GsKeyCol *col, const char *data, Size len,
-				   uint8 *p, int width, int *icu_status)
+				   uint8 *p, int width, bool nothrow, int *failure)
 {
-	*icu_status = 0;
-	if (col->kind == GSK_BPCHAR_C || col->kind == GSK_BPCHAR_ICU)
+	*failure = 0;
+	if (KIND_IS_BPCHAR(col->kind))
 		len = bpchartruelen((char *) data, (int) len);
+
+	if (KIND_IS_LIBC(col->kind))
+	{
+		if (!gs_libc_xfrm_prefix(col->libc, data, len, p, width, nothrow))
+			*failure = GS_NEEDS_BACKEND;
+		return 0;
+	}
 
 	if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
 	{
@@ -698,7 +738,7 @@ encode_string_body(const GsKeyCol *col, const char *data, Size len,
 		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
 									p, width, &status);
 		if (U_FAILURE(status))
-			*icu_status = (int) status;
+			*failure = (int) status;
 #endif
 		return 0;
 	}
@@ -718,15 +758,15 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 	const char *data;
 	Size		len;
 	struct varlena *v = varlena_fetch(d, &data, &len);
-	int			icu_status;
+	int			failure;
 
-	len = encode_string_body(col, data, len, p, width, &icu_status);
+	len = encode_string_body(col, data, len, p, width, false, &failure);
 #ifdef USE_ICU
-	if (icu_status != 0)
+	if (failure != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("sort key generation failed: %s",
-						u_errorName((UErrorCode) icu_status))));
+						u_errorName((UErrorCode) failure))));
 #endif
 	varlena_release(d, v);
 	return len;
@@ -785,6 +825,8 @@ capture_value(const GsKeyCol *col, Datum d, uint8 *r)
 		case GSK_BYTEA:
 		case GSK_TEXT_ICU:
 		case GSK_BPCHAR_ICU:
+		case GSK_TEXT_LIBC:
+		case GSK_BPCHAR_LIBC:
 			return encode_string(col, d, r, col->raw_len);
 	}
 	return 0;					/* keep compiler quiet */
@@ -868,6 +910,8 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 			case GSK_UUID:
 			case GSK_TEXT_ICU:
 			case GSK_BPCHAR_ICU:
+			case GSK_TEXT_LIBC:
+			case GSK_BPCHAR_LIBC:
 				/* fixed width, or as wide as the key allows */
 				break;
 		}
@@ -877,8 +921,8 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 /*
  * capture_value for a helper thread: it never allocates or raises, so it
  * gives up (false) on a value stored compressed or out of line, which
- * needs detoasting, on a numeric (whose parse may raise), and on an ICU
- * failure.
+ * needs detoasting, on a numeric (whose parse may raise), on an ICU
+ * failure and on a libc transform that needs memory.
  */
 static bool
 capture_value_nothrow(const GsKeyCol *col, Datum d, uint8 *r)
@@ -892,16 +936,18 @@ capture_value_nothrow(const GsKeyCol *col, Datum d, uint8 *r)
 		case GSK_BYTEA:
 		case GSK_TEXT_ICU:
 		case GSK_BPCHAR_ICU:
+		case GSK_TEXT_LIBC:
+		case GSK_BPCHAR_LIBC:
 			{
 				struct varlena *v = (struct varlena *) DatumGetPointer(d);
-				int			icu_status;
+				int			failure;
 
 				if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
 					return false;
 				(void) encode_string_body(col, VARDATA_ANY(v),
 										  VARSIZE_ANY_EXHDR(v), r,
-										  col->raw_len, &icu_status);
-				return icu_status == 0;
+										  col->raw_len, true, &failure);
+				return failure == 0;
 			}
 		default:
 			(void) capture_value(col, d, r);
@@ -1007,6 +1053,8 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 			return (int) Min(col->maxlen, (uint32) GS_KEY_MAX_BYTES + 1);
 		case GSK_TEXT_ICU:
 		case GSK_BPCHAR_ICU:
+		case GSK_TEXT_LIBC:
+		case GSK_BPCHAR_LIBC:
 			*injective = false;
 			return GS_KEY_MAX_BYTES;
 	}
@@ -1210,6 +1258,8 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 			case GSK_BPCHAR_C:
 			case GSK_TEXT_ICU:
 			case GSK_BPCHAR_ICU:
+			case GSK_TEXT_LIBC:
+			case GSK_BPCHAR_LIBC:
 			case GSK_BYTEA:
 				/* the raw bytes are the encoding's first raw_len >= width */
 				memcpy(p, r, col->width);
@@ -1254,9 +1304,85 @@ gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 			appendStringInfo(&buf, "%s by comparator", name);
 		else if (i < spec->first_inexact)
 			appendStringInfo(&buf, "%s exact", name);
+		else if (KIND_IS_LIBC(spec->cols[i].kind))
+			appendStringInfo(&buf, "%s %d-byte strxfrm prefix (%s), verified",
+							 name, spec->cols[i].width,
+							 spec->cols[i].libc->name);
 		else
 			appendStringInfo(&buf, "%s %d-byte prefix", name,
 							 spec->cols[i].width);
 	}
 	return buf.data;
+}
+
+/* ---- checking libc prefixes (sortverify.c) -------------------------------------- */
+
+int
+gs_keys_verified_column(const GsKeySpec *spec)
+{
+	int			c = spec->first_inexact;
+
+	if (c < spec->nenc && spec->cols[c].in_key && KIND_IS_LIBC(spec->cols[c].kind))
+		return c;
+	return -1;
+}
+
+bool
+gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
+				  const uint64 *b)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	int			first = col->offset + col->null_bytes;
+	int			w;
+
+	for (w = 0; w < spec->nwords; w++)
+	{
+		uint64		x = a[w] ^ b[w];
+
+		if (x != 0)
+		{
+			/* words are big-endian numbers: the top set bit's byte differs first */
+			int			byte = w * 8 + (__builtin_clzll(x) >> 3);
+
+			return byte >= first && byte < first + col->width;
+		}
+	}
+	return false;
+}
+
+bool
+gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
+							   TupleTableSlot *a, TupleTableSlot *b,
+							   int *result)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	bool		anull,
+				bnull;
+	Datum		ad = slot_getattr(a, col->attno, &anull);
+	Datum		bd = slot_getattr(b, col->attno, &bnull);
+	struct varlena *av,
+			   *bv;
+	Size		alen,
+				blen;
+
+	if (anull || bnull)
+		return false;
+	av = (struct varlena *) DatumGetPointer(ad);
+	bv = (struct varlena *) DatumGetPointer(bd);
+	if (VARATT_IS_COMPRESSED(av) || VARATT_IS_EXTERNAL(av) ||
+		VARATT_IS_COMPRESSED(bv) || VARATT_IS_EXTERNAL(bv))
+		return false;
+	alen = VARSIZE_ANY_EXHDR(av);
+	blen = VARSIZE_ANY_EXHDR(bv);
+	if (KIND_IS_BPCHAR(col->kind))
+	{
+		alen = bpchartruelen(VARDATA_ANY(av), (int) alen);
+		blen = bpchartruelen(VARDATA_ANY(bv), (int) blen);
+	}
+	if (!gs_libc_compare(col->libc, VARDATA_ANY(av), alen,
+						 VARDATA_ANY(bv), blen, result, true))
+		return false;
+	if (col->desc)
+		*result = -*result;
+	return true;
 }

@@ -50,6 +50,9 @@ extern GsKeySpec *gs_keys_create(int ncols, const AttrNumber *attnos,
 								 const bool *nulls_first, char **reason);
 extern void gs_keys_reset(GsKeySpec *spec);
 
+/* Has a sort column on this operator and collation an encoding? */
+extern bool gs_keys_encodable(Oid sortop, Oid collation);
+
 /*
  * What gs_keys_observe has seen, per column: a parallel sort's participants
  * each observe their own rows, and the leader merges their statistics into
@@ -83,6 +86,24 @@ extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
 extern int	gs_keys_nwords(const GsKeySpec *spec);
 extern int	gs_keys_key_bytes(const GsKeySpec *spec);
 extern int	gs_keys_first_inexact(const GsKeySpec *spec);
+/*
+ * Checking a libc collation's strxfrm prefix (libcoll.c, sortverify.c).
+ * gs_keys_verified_column gives the sort column whose key bytes are such a
+ * prefix (the key's last column: the prefix is inexact), or -1 if none;
+ * gs_keys_differ_in says whether two keys first differ in that column's
+ * value bytes, where the order rests on the prefix alone; and
+ * gs_keys_compare_column_nothrow compares that column of two rows with
+ * strcoll as the sort orders it (DESC inverted), on any thread: false where
+ * it cannot (a NULL, a value to detoast, a long string), and the caller's
+ * thread then compares with PostgreSQL's comparator.
+ */
+extern int	gs_keys_verified_column(const GsKeySpec *spec);
+extern bool gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
+							  const uint64 *b);
+extern bool gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
+										   TupleTableSlot *a,
+										   TupleTableSlot *b, int *result);
+
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
 

@@ -696,6 +696,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	uint64		n = node->ntuples;
 	int			nwords;
 	int			first_inexact;
+	int			verify_col;
 	GsSorter   *sorter;
 	const uint32 *order;
 	uint32	   *settled = NULL;
@@ -758,6 +759,18 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		node->info.ms_ties += elapsed_ms(start);
 		if (settled)
 			order = settled;
+	}
+
+	/* a libc collation's strxfrm prefix: its order checked (sortverify.c) */
+	verify_col = gs_keys_verified_column(keys);
+	if (verify_col >= 0)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		settled = gs_sort_verify(node, order, settled, gs_sorter_key(sorter, 0),
+								 nwords, n, verify_col);
+		if (settled)
+			order = settled;
+		node->info.ms_verify += elapsed_ms(start);
 	}
 
 	node->info.engine = *gs_sorter_stats(sorter);

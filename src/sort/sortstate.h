@@ -50,6 +50,11 @@ typedef struct GsRunInfo
 	int			nprunes;
 	uint64		tie_groups;
 	uint64		tie_rows;
+	bool		verified;		/* a libc prefix's order was checked */
+	uint64		verify_pairs;	/* pairs compared with the comparator */
+	uint64		verify_bad;		/* of them out of order */
+	bool		verify_resorted;	/* so every row was sorted again */
+	double		ms_verify;
 	Size		peak_bytes;
 	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
 	uint64		par_rows;		/* rows stored by parallel participants */
@@ -136,6 +141,24 @@ extern void gs_sort_prepare_support(GpuSortState *node);
 extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
 								   uint64 n, int first_inexact);
+
+/* Sorts order[0 .. len) by the sort columns from firstkey on */
+extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
+								 uint64 len, int firstkey);
+
+/* ---- sortverify.c: checking libc strxfrm prefixes ------------------------------- */
+
+/*
+ * Checks the order[0 .. n) that the engine and the tie settling gave, where
+ * sort column col's key is a libc strxfrm prefix, with the collation's
+ * comparator (see sortverify.c), and sorts every row again with the
+ * comparators if any pair is out of order.  writable is a copy of order
+ * that may be changed, or NULL; returns the array that holds the final
+ * order, or NULL when that is order itself.  Counts in node->info.
+ */
+extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
+							  uint32 *writable, const uint64 *sorted_keys,
+							  int nwords, uint64 n, int col);
 
 /*
  * Compares two rows by the sort columns from firstkey on, as a Sort would

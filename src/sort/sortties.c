@@ -139,6 +139,17 @@ settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 	MemoryContextReset(tiecxt);
 }
 
+void
+gs_sort_settle_range(GpuSortState *node, uint32 *order, uint64 len,
+					 int firstkey)
+{
+	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
+												 ALLOCSET_DEFAULT_SIZES);
+
+	settle_run(node, order, len, firstkey, tiecxt);
+	MemoryContextDelete(tiecxt);
+}
+
 /*
  * The end of the run of keys equal to key r, in n sorted keys of nwords
  * words: the scan for ties reads every key, and most runs are one key.

@@ -1,0 +1,259 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortverify.c
+ *	  Checking, with the collation's own comparator, the order that a libc
+ *	  collation's strxfrm prefixes gave (libcoll.c explains the prefixes).
+ *
+ * After the engine's sort and the settling of equal keys (sortties.c), two
+ * adjacent rows are in the right order for sure where their keys first
+ * differ in an exact column, or tie and were compared by PostgreSQL's
+ * comparators; only where the keys first differ in the strxfrm prefix does
+ * the order rest on glibc's transform agreeing with strcoll.  Those pairs
+ * are compared again with strcoll.  If every adjacent pair of the output is
+ * in order, the whole output is (the comparator is a total order), so n
+ * comparisons check what a comparison sort needs n log n for.
+ *
+ * Under a bound only the first nout rows are returned, and they must be the
+ * smallest: each row past them is compared with the last returned row
+ * instead of its neighbour.
+ *
+ * The comparisons run on threads, each task deforming rows in slots of its
+ * own and comparing with strcoll_l (gs_keys_compare_column_nothrow); where
+ * that cannot go on (a value to detoast, a long string) the task stops, and
+ * the backend's thread does the rest of the task's pairs with PostgreSQL's
+ * comparators.  If any pair is out of order, the transform disagreed with
+ * strcoll somewhere, and every row is sorted again by the comparators: the
+ * result is exact whatever glibc's strxfrm does, and the check costs one
+ * comparison per row when it agrees, as it does in every locale tested.
+ *
+ * gpusort.debug_scramble_keys swaps two rows whose prefixes differ before
+ * the check, so that tests can see the repair work.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "engine.h"
+#include "gpusort.h"
+#include "libcoll.h"
+#include "sortstate.h"
+
+#define GS_VERIFY_TASKS_PER_THREAD	4
+
+typedef struct VerifyArg
+{
+	const GsKeySpec *keys;
+	int			col;			/* the column holding the prefix */
+	const uint64 *sorted_keys;	/* at output positions */
+	int			nwords;
+	const uint32 *order;
+	MinimalTuple *tuples;		/* input order */
+	uint64		n;
+	uint64		nout;
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [2 * ntasks] */
+	uint64	   *stopped;		/* [ntasks]: the first position not done */
+	uint64	   *checked;		/* [ntasks] */
+	uint64	   *bad;			/* [ntasks] */
+	volatile bool any_bad;		/* tasks may stop early: all is re-sorted */
+} VerifyArg;
+
+/* positions [*lo, *hi) of 1 .. n-1 for task t */
+static inline void
+verify_bounds(const VerifyArg *a, uint64 t, uint64 *lo, uint64 *hi)
+{
+	*lo = 1 + (a->n - 1) * t / a->ntasks;
+	*hi = 1 + (a->n - 1) * (t + 1) / a->ntasks;
+}
+
+/* the position that position j must not sort before */
+static inline uint64
+partner(const VerifyArg *a, uint64 j)
+{
+	return j < a->nout ? j - 1 : a->nout - 1;
+}
+
+static inline bool
+needs_check(const VerifyArg *a, uint64 p, uint64 j)
+{
+	return gs_keys_differ_in(a->keys, a->col,
+							 a->sorted_keys + p * a->nwords,
+							 a->sorted_keys + j * a->nwords);
+}
+
+static void
+verify_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	VerifyArg  *a = (VerifyArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		TupleTableSlot *sa = a->slots[2 * t];
+		TupleTableSlot *sb = a->slots[2 * t + 1];
+		uint64		lo,
+					hi,
+					j;
+
+		verify_bounds(a, t, &lo, &hi);
+		for (j = lo; j < hi; j++)
+		{
+			uint64		q = partner(a, j);
+			int			r;
+
+			if ((j & 4095) == 0 && a->any_bad)
+				break;
+			if (!needs_check(a, q, j))
+				continue;
+			ExecStoreMinimalTuple(a->tuples[a->order[q]], sa, false);
+			ExecStoreMinimalTuple(a->tuples[a->order[j]], sb, false);
+			/* equal under strcoll with different prefixes: the backend decides */
+			if (!gs_keys_compare_column_nothrow(a->keys, a->col, sa, sb, &r) || r == 0)
+				break;
+			a->checked[t]++;
+			if (r > 0)
+			{
+				a->bad[t]++;
+				a->any_bad = true;
+			}
+		}
+		a->stopped[t] = j;
+	}
+}
+
+/* the pairs the threads left, with PostgreSQL's comparators */
+static void
+verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
+{
+	TupleTableSlot *sa = a->slots[2 * t];
+	TupleTableSlot *sb = a->slots[2 * t + 1];
+	uint64		lo,
+				hi,
+				j;
+
+	verify_bounds(a, t, &lo, &hi);
+	for (j = a->stopped[t]; j < hi && !a->any_bad; j++)
+	{
+		uint64		q = partner(a, j);
+
+		if ((j + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!needs_check(a, q, j))
+			continue;
+		ExecStoreMinimalTuple(a->tuples[a->order[q]], sa, false);
+		ExecStoreMinimalTuple(a->tuples[a->order[j]], sb, false);
+		a->checked[t]++;
+		if (gs_sort_compare_slots(node, sa, sb, 0) > 0)
+		{
+			a->bad[t]++;
+			a->any_bad = true;
+		}
+	}
+	ExecClearTuple(sa);
+	ExecClearTuple(sb);
+}
+
+/* debug_scramble_keys: swaps the first pair of the output the prefixes order */
+static void
+scramble(VerifyArg *a, uint32 *order)
+{
+	uint64		j;
+
+	for (j = 1; j < a->nout; j++)
+		if (needs_check(a, j - 1, j))
+		{
+			uint32		tmp = order[j - 1];
+
+			order[j - 1] = order[j];
+			order[j] = tmp;
+			return;
+		}
+}
+
+static uint32 *
+writable_copy(GpuSortState *node, const uint32 *order, uint64 n)
+{
+	uint32	   *copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
+
+	memcpy(copy, order, sizeof(uint32) * n);
+	return copy;
+}
+
+uint32 *
+gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
+			   const uint64 *sorted_keys, int nwords, uint64 n, int col)
+{
+	VerifyArg	a;
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	int			nthreads = (n >= GS_THREADED_MIN_ROWS) ? gpusort_threads() : 1;
+	uint64		t;
+
+	if (n < 2 || node->nout == 0)
+		return writable;
+	memset(&a, 0, sizeof(a));
+	a.keys = node->keys;
+	a.col = col;
+	a.sorted_keys = sorted_keys;
+	a.nwords = nwords;
+	a.tuples = node->tuples;
+	a.n = n;
+	a.nout = node->nout;
+
+	if (gpusort_debug_scramble_keys)
+	{
+		if (writable == NULL)
+			writable = writable_copy(node, order, n);
+		scramble(&a, writable);
+	}
+	a.order = writable ? writable : order;
+
+	a.ntasks = (nthreads > 1) ? (uint64) nthreads * GS_VERIFY_TASKS_PER_THREAD : 1;
+	a.ntasks = Min(a.ntasks, n - 1);
+	a.slots = palloc(sizeof(TupleTableSlot *) * 2 * a.ntasks);
+	a.stopped = palloc(sizeof(uint64) * a.ntasks);
+	a.checked = palloc0(sizeof(uint64) * a.ntasks);
+	a.bad = palloc0(sizeof(uint64) * a.ntasks);
+	for (t = 0; t < 2 * a.ntasks; t++)
+		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	if (nthreads > 1)
+	{
+		/* the descriptor's cached offsets are set here, not raced for on threads */
+		ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
+		slot_getallattrs(node->row_slot);
+		ExecClearTuple(node->row_slot);
+		gs_cpu_for_tasks(a.ntasks, nthreads, verify_tasks, &a);
+	}
+	else
+	{
+		uint64		hi;
+
+		for (t = 0; t < a.ntasks; t++)
+			verify_bounds(&a, t, &a.stopped[t], &hi);
+	}
+	for (t = 0; t < a.ntasks; t++)
+	{
+		verify_rest(node, &a, t);
+		node->info.verify_pairs += a.checked[t];
+		node->info.verify_bad += a.bad[t];
+		ExecDropSingleTupleTableSlot(a.slots[2 * t]);
+		ExecDropSingleTupleTableSlot(a.slots[2 * t + 1]);
+	}
+	node->info.verified = true;
+
+	if (a.any_bad)
+	{
+		/* the transform disagreed with strcoll: the comparators decide all */
+		if (writable == NULL)
+			writable = writable_copy(node, order, n);
+		gs_sort_settle_range(node, writable, n, 0);
+		node->info.verify_resorted = true;
+	}
+	pfree(a.slots);
+	pfree(a.stopped);
+	pfree(a.checked);
+	pfree(a.bad);
+	return writable;
+}
