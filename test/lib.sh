@@ -121,11 +121,13 @@ gs_pg_copy() {
 }
 
 # gs_cluster_start [extra postgresql.conf lines...]
+# (GS_CLUSTER_LOCALE: the cluster's locale, and so its databases' default
+# collation; C.UTF-8 unless set)
 gs_cluster_start() {
 	GS_CLUSTER=$(mktemp -d /tmp/gpusort-cluster.XXXXXX)
 	chmod 755 "$GS_CLUSTER"
 	[ "$(id -u)" = 0 ] && chown postgres "$GS_CLUSTER"
-	gs_as_pg initdb -D "$GS_CLUSTER/data" -A trust -U postgres --no-sync -E UTF8 --locale=C.UTF-8 >"$GS_CLUSTER/initdb.log" 2>&1 ||
+	gs_as_pg initdb -D "$GS_CLUSTER/data" -A trust -U postgres --no-sync -E UTF8 --locale="${GS_CLUSTER_LOCALE:-C.UTF-8}" >"$GS_CLUSTER/initdb.log" 2>&1 ||
 		{ cat "$GS_CLUSTER/initdb.log"; return 1; }
 	# a free port: the first one in 55432.. that nobody listens on
 	local port=55432

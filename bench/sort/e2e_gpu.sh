@@ -13,7 +13,14 @@
 # (every row is sorted, none is sent to the client) for the keys
 #   int8 (k8), float8 (kf), text (kt COLLATE "C"),
 #   text_icu (kt COLLATE "und-x-icu"; left out, with a note, when the server
-#   has no ICU), int4_int8 (g, k8)
+#   has no ICU), int4_int8 (g, k8), text_default (kt under the database's
+#   default collation: GS_CLUSTER_LOCALE, C.UTF-8 unless set), numeric (kn),
+#   interval (ki)
+# and, for GS_BENCH_QUERIES that name them, the other shapes users run:
+#   limit (ORDER BY kt LIMIT 100), ctas (CREATE TABLE AS ... ORDER BY kt),
+#   copy (COPY (... ORDER BY kt) TO '/dev/null'), window_rank (rank() OVER
+#   (ORDER BY kf DESC)), window_sum (sum(k8) OVER (PARTITION BY g ORDER BY
+#   kt)), window_top3 (row_number() OVER (PARTITION BY g ORDER BY kf) <= 3)
 # in the modes of bench/sort/e2e_lib.sh:
 #   floor          the same query without ORDER BY, one process
 #   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
@@ -25,6 +32,7 @@
 #   stock_1proc    gpusort.enabled = off, work_mem = 1GB, no workers
 #   gpusort_cpu    gpusort.device = cpu, the settings of stock_tuned
 #   gpusort_gpu    gpusort.device = gpu, the same
+#   gpusort_auto   gpusort at its defaults, the settings of stock_tuned
 #   (also gpusort_cpu_1proc, gpusort_gpu_1proc: GpuSort with no workers)
 # P = min(8, cores / 2) (GS_BENCH_WORKERS), also set as the table's
 # parallel_workers so that the planner uses all P.  Each (mode, key) runs in
@@ -123,11 +131,28 @@ e2e_order_by() {
 		text) echo "kt COLLATE \"C\"" ;;
 		text_icu) echo "kt COLLATE \"und-x-icu\"" ;;
 		int4_int8) echo "g, k8" ;;
-		*) echo "unknown query $1 (int8 float8 text text_icu int4_int8)" >&2; return 1 ;;
+		text_default) echo "kt" ;;
+		numeric) echo "kn" ;;
+		interval) echo "ki" ;;
+		*) echo "unknown query $1 (int8 float8 text text_icu int4_int8 text_default numeric interval, or a shape: limit ctas copy window_rank window_sum window_top3)" >&2; return 1 ;;
 	esac
 }
+# the whole SQL of a query: ORDER BY ... OFFSET for a key, else the shapes
+# users run besides it (text under the database's default collation)
+e2e_query() {
+	case $1 in
+		limit) echo "SELECT * FROM t ORDER BY kt LIMIT 100" ;;
+		ctas) echo "DROP TABLE IF EXISTS ctas_out; CREATE UNLOGGED TABLE ctas_out AS SELECT * FROM t ORDER BY kt" ;;
+		copy) echo "COPY (SELECT * FROM t ORDER BY kt) TO '/dev/null'" ;;
+		window_rank) echo "SELECT max(r) FROM (SELECT rank() OVER (ORDER BY kf DESC) AS r FROM t) s" ;;
+		window_sum) echo "SELECT max(s) FROM (SELECT sum(k8) OVER (PARTITION BY g ORDER BY kt) AS s FROM t) q" ;;
+		window_top3) echo "SELECT count(*) FROM (SELECT row_number() OVER (PARTITION BY g ORDER BY kf) AS rn FROM t) s WHERE rn <= 3" ;;
+		*) echo "SELECT * FROM t ORDER BY $(e2e_order_by "$1") OFFSET $2" ;;
+	esac
+}
+BENCH_QUERY=e2e_query
 for m in $MODES; do bench_mode_settings "$m" >/dev/null || exit 2; done
-for q in $QUERIES; do e2e_order_by "$q" >/dev/null || exit 2; done
+for q in $QUERIES; do e2e_query "$q" 0 >/dev/null || exit 2; done
 
 # a fresh record (GS_BENCH_APPEND=1: add to the one in $OUT)
 if [ "${GS_BENCH_APPEND:-0}" != 1 ]; then
@@ -168,7 +193,7 @@ if [ "$(bench_psql -At -c "SELECT count(*) FROM pg_collation WHERE collname = 'u
 	QUERIES=$(echo " $QUERIES " | sed 's/ text_icu / /; s/^ *//; s/ *$//')
 fi
 {
-	echo "settings: P = $BENCH_P (max_parallel_workers_per_gather of stock_tuned and GpuSort, and the table's parallel_workers: ${GS_BENCH_TABLE_WORKERS:-$BENCH_P}), work_mem $BENCH_WORK_MEM, ${BENCH_TUNED_SET:-(no more SETs)}, shared_buffers $sb, jit off, gpusort.max_memory 64GB, gpusort.parallel: ${BENCH_PAR_GUC:-(no such setting)}, gpusort $([ "${GS_BENCH_PRELOAD:-0}" = 1 ] && echo preloaded || echo LOADed per session)"
+	echo "settings: database locale ${GS_CLUSTER_LOCALE:-C.UTF-8}, P = $BENCH_P (max_parallel_workers_per_gather of stock_tuned and GpuSort, and the table's parallel_workers: ${GS_BENCH_TABLE_WORKERS:-$BENCH_P}), work_mem $BENCH_WORK_MEM, ${BENCH_TUNED_SET:-(no more SETs)}, shared_buffers $sb, jit off, gpusort.max_memory 64GB, gpusort.parallel: ${BENCH_PAR_GUC:-(no such setting)}, gpusort $([ "${GS_BENCH_PRELOAD:-0}" = 1 ] && echo preloaded || echo LOADed per session)"
 	echo "runs: best of ${GS_BENCH_REPS:-2 (1 over 2*10^7 rows)}, statement_timeout ${BENCH_TIMEOUT}s, budget ${BUDGET}s; modes: $MODES; keys: $QUERIES"
 	[ -n "$icu_note" ] && echo "note: $icu_note"
 } | tee -a "$OUT/device.txt"
@@ -180,11 +205,13 @@ load_table() {
 	local n=$1 j pids=() rc=0 t0 t1 t2
 	t0=$(date +%s)
 	bench_psql -c "DROP TABLE IF EXISTS t" \
-		-c "CREATE UNLOGGED TABLE t (k8 int8, kf float8, kt text, g int4)" 2>/dev/null || return 1
+		-c "CREATE UNLOGGED TABLE t (k8 int8, kf float8, kt text, g int4, kn numeric, ki interval)" 2>/dev/null || return 1
 	for ((j = 0; j < load_jobs; j++)); do
 		bench_psql -v ON_ERROR_STOP=1 -c "INSERT INTO t
 			SELECT hashint8(i) % 1000000000, hashint8(i * 3) / 1e9::float8,
-			       md5(i::text), (hashint8(i * 5) % 100)::int4
+			       md5(i::text), (hashint8(i * 5) % 100)::int4,
+			       (hashint8(i * 7) % 100000000) / 100.0,
+			       (hashint8(i * 11) % 1000000) * interval '1 second' + (i % 12) * interval '1 month'
 			FROM generate_series($((j * n / load_jobs + 1)), $(((j + 1) * n / load_jobs))) i" &
 		pids+=($!)
 	done

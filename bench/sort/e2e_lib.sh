@@ -7,6 +7,8 @@
 #                   explain_*.txt, logs/)
 #   BENCH_TABLE     the table's name
 #   BENCH_ORDER_BY  a command printing the ORDER BY list of a query name
+#   BENCH_QUERY     or: a command printing the whole SQL of a query name
+#                   (args: name, rows), for shapes other than ORDER BY OFFSET
 #   BENCH_P         the workers of the tuned modes (max_parallel_workers_per_gather)
 #   BENCH_WORK_MEM  work_mem of the tuned modes (1GB)
 #   BENCH_TUNED_SET more SET commands of the parallel tuned modes (stock_tuned,
@@ -33,6 +35,7 @@
 #   stock_1proc        gpusort.enabled = off, no workers, work_mem = BENCH_WORK_MEM
 #   gpusort_cpu        gpusort.device = cpu, the settings of stock_tuned
 #   gpusort_gpu        gpusort.device = gpu, the same
+#   gpusort_auto       gpusort at its defaults, the settings of stock_tuned
 #   gpusort_cpu_1proc, gpusort_gpu_1proc
 #                      the same with no workers (and gpusort.parallel = off
 #                      where it exists): the serial GpuSort
@@ -40,7 +43,7 @@
 # e2e.csv rows: rows,query,mode,ms where ms is the best time, ">N" when the
 # query ran into its statement_timeout of N ms, or "error".
 
-BENCH_ALL_MODES="floor stock_default stock_tuned stock_1proc gpusort_cpu gpusort_gpu gpusort_cpu_1proc gpusort_gpu_1proc"
+BENCH_ALL_MODES="floor stock_default stock_tuned stock_1proc gpusort_auto gpusort_cpu gpusort_gpu gpusort_cpu_1proc gpusort_gpu_1proc"
 BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
 BENCH_TUNED_SET=${BENCH_TUNED_SET-"SET parallel_tuple_cost = 0.01;"}
@@ -68,6 +71,9 @@ bench_mode_settings() {
 			echo "$BENCH_TUNED_SET" ;;
 		stock_1proc) echo "SET gpusort.enabled = off;"
 			echo "SET max_parallel_workers_per_gather = 0; SET work_mem = '$BENCH_WORK_MEM';" ;;
+		gpusort_auto)
+			echo "SET max_parallel_workers_per_gather = $BENCH_P; SET work_mem = '$BENCH_WORK_MEM';"
+			echo "$BENCH_TUNED_SET" ;;
 		gpusort_cpu|gpusort_gpu)
 			echo "SET gpusort.device = ${1#gpusort_}; SET gpusort.min_rows = 0;"
 			echo "SET max_parallel_workers_per_gather = $BENCH_P; SET work_mem = '$BENCH_WORK_MEM';"
@@ -101,6 +107,9 @@ bench_cell() {
 	if [ "$mode" = floor ]; then
 		sql="SELECT * FROM $BENCH_TABLE OFFSET $n"
 		warm="SELECT count(*) FROM (SELECT * FROM $BENCH_TABLE LIMIT 200000 OFFSET 0) s"
+	elif [ -n "${BENCH_QUERY:-}" ]; then
+		sql=$($BENCH_QUERY "$q" "$n") || return 1
+		warm="SELECT count(*) FROM (SELECT * FROM (SELECT * FROM $BENCH_TABLE LIMIT 200000) s ORDER BY 1 OFFSET 0) x"
 	else
 		ob=$($BENCH_ORDER_BY "$q") || return 1
 		sql="SELECT * FROM $BENCH_TABLE ORDER BY $ob OFFSET $n"

@@ -29,6 +29,7 @@ MODES = [
     ("stock_default", "stock, defaults", "#bbbbbb"),
     ("stock_tuned", "stock, tuned", "#777777"),
     ("stock_1proc", "stock, 1 proc", "#dddddd"),
+    ("gpusort_auto", "gpusort, defaults", "#dd8452"),
     ("gpusort_cpu", "GpuSort cpu", "#4c72b0"),
     ("gpusort_gpu", "GpuSort gpu", "#55a868"),
     ("gpusort_cpu_1proc", "GpuSort cpu, 1 proc", "#9bb0d6"),
@@ -44,6 +45,7 @@ COLOR = {m: c for m, _, c in MODES}
 
 # label, numerator (the slower one), denominator: shown where both exist
 RATIOS = [
+    ("defaults vs stock tuned", "stock_tuned", "gpusort_auto"),
     ("gpu vs stock tuned", "stock_tuned", "gpusort_gpu"),
     ("cpu vs stock tuned", "stock_tuned", "gpusort_cpu"),
     ("cpu vs stock defaults", "stock_default", "gpusort_cpu"),
@@ -52,10 +54,18 @@ RATIOS = [
     ("gpu vs stock", "stock", "gpu"),
 ]
 
-QUERIES = ["int8", "float8", "text", "text_icu", "int4_int8", "two"]
+QUERIES = ["int8", "float8", "text", "text_icu", "int4_int8", "two",
+           "text_default", "numeric", "interval", "limit", "ctas", "copy",
+           "window_rank", "window_sum", "window_top3"]
 QLABEL = {"int8": "int8", "float8": "float8", "text": "text (C)",
           "text_icu": "text (ICU und)", "int4_int8": "int4, int8",
-          "two": "int4, text"}
+          "two": "int4, text", "text_default": "text (default collation)",
+          "numeric": "numeric", "interval": "interval",
+          "limit": "text, LIMIT 100", "ctas": "CREATE TABLE AS, text",
+          "copy": "COPY (sorted) TO, text",
+          "window_rank": "rank() OVER (ORDER BY float8 DESC)",
+          "window_sum": "sum() OVER (PARTITION BY int4 ORDER BY text)",
+          "window_top3": "row_number() <= 3 per group"}
 
 
 class Cell:
