@@ -143,12 +143,29 @@ name_len(const TokState *st, size_t pos)
 	return p - pos;
 }
 
-/* copy s[0..n) for a message, truncated */
+/*
+ * Copy s[0..n) for a message, truncated at a character boundary: a message
+ * with half a character in it is not valid text, and the server refuses to
+ * convert it for a client in another encoding.  The backend clips by the
+ * database encoding (opt->clip); the standalone builds read UTF-8, where a
+ * cut that lands on a continuation byte (10xxxxxx) backs off to the start
+ * of that character.
+ */
 static void
-copy_text(char *dst, size_t dstlen, const unsigned char *s, size_t n)
+copy_text(const TokState *st, char *dst, size_t dstlen,
+		  const unsigned char *s, size_t n)
 {
 	if (n >= dstlen)
-		n = dstlen - 1;
+	{
+		if (st->opt->clip)
+			n = st->opt->clip((const char *) s, n, dstlen - 1);
+		else
+		{
+			n = dstlen - 1;
+			while (n > 0 && (s[n] & 0xC0) == 0x80)
+				n--;
+		}
+	}
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 }
@@ -258,7 +275,7 @@ parse_reference(TokState *st, size_t pos, size_t *end, char *dst, size_t *dstlen
 
 		if (n > 0 && p + n < st->len && st->buf[p + n] == ';')
 		{
-			copy_text(name, sizeof(name), st->buf + p, n);
+			copy_text(st, name, sizeof(name), st->buf + p, n);
 			return SYNTAX(st, pos, "undefined entity \"&%s;\" (only the five predefined entities and character references are supported)", name);
 		}
 	}
@@ -540,7 +557,7 @@ scan_end_tag(TokState *st)
 	{
 		char		name[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st->buf + p, n);
+		copy_text(st, name, sizeof(name), st->buf + p, n);
 		return SYNTAX(st, start, "end tag </%s> without a start tag", name);
 	}
 	open_pos = st->out->stack[st->depth - 1];
@@ -550,8 +567,8 @@ scan_end_tag(TokState *st)
 		char		name[GS_XML_TEXT_LEN];
 		char		open[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st->buf + p, n);
-		copy_text(open, sizeof(open), st->buf + open_pos, open_n);
+		copy_text(st, name, sizeof(name), st->buf + p, n);
+		copy_text(st, open, sizeof(open), st->buf + open_pos, open_n);
 		return SYNTAX(st, start, "end tag </%s> does not match start tag <%s>", name, open);
 	}
 	p = skip_space(st, p + n);
@@ -596,9 +613,9 @@ read_weight(TokState *st, size_t name_pos, size_t vstart, size_t vend, double *w
 	}
 	if (!ok)
 	{
-		copy_text(st->err->element, sizeof(st->err->element),
+		copy_text(st, st->err->element, sizeof(st->err->element),
 				  st->buf + name_pos, name_len(st, name_pos));
-		copy_text(st->err->value, sizeof(st->err->value),
+		copy_text(st, st->err->value, sizeof(st->err->value),
 				  (const unsigned char *) text, n);
 		return fail_at(st, vstart, GS_XML_BAD_WEIGHT, "weight is not a finite number");
 	}
@@ -693,7 +710,12 @@ scan_start_tag(TokState *st)
 			memcmp(st->buf + attr_pos, opt->weight_attr, an) == 0)
 		{
 			if (have_weight)
-				return SYNTAX(st, attr_pos, "duplicate attribute \"%s\"", opt->weight_attr);
+			{
+				char		name[GS_XML_TEXT_LEN];
+
+				copy_text(st, name, sizeof(name), st->buf + attr_pos, an);
+				return SYNTAX(st, attr_pos, "duplicate attribute \"%s\"", name);
+			}
 			if ((rc = read_weight(st, name_pos, vstart, p, &w)) != GS_XML_OK)
 				return rc;
 			have_weight = true;
@@ -767,7 +789,7 @@ gs_xml_tokenize(const char *buf, size_t len, const GsXmlOptions *opt,
 		size_t		open_pos = out->stack[st.depth - 1];
 		char		name[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st.buf + open_pos, name_len(&st, open_pos));
+		copy_text(&st, name, sizeof(name), st.buf + open_pos, name_len(&st, open_pos));
 		return SYNTAX(&st, len, "element <%s> is not closed", name);
 	}
 	return GS_XML_OK;
