@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xmlchar.h"
 #include "xmltok.h"
 
 /* poll for interrupts after this many bytes */
@@ -170,14 +171,6 @@ copy_text(const TokState *st, char *dst, size_t dstlen,
 	dst[n] = '\0';
 }
 
-static bool
-is_xml_char(unsigned long cp)
-{
-	return cp == 0x9 || cp == 0xA || cp == 0xD ||
-		(cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
-		(cp >= 0x10000 && cp <= 0x10FFFF);
-}
-
 /*
  * Parse the reference starting at pos ('&').  On success sets *end past the
  * ';' and, when dst is not NULL, appends its UTF-8 expansion to dst
@@ -198,37 +191,12 @@ parse_reference(TokState *st, size_t pos, size_t *end, char *dst, size_t *dstlen
 
 	if (p < st->len && st->buf[p] == '#')
 	{
-		bool		hex = false;
-		size_t		ndigits = 0;
-
-		p++;
-		if (p < st->len && st->buf[p] == 'x')
-		{
-			hex = true;
-			p++;
-		}
-		for (; p < st->len; p++, ndigits++)
-		{
-			int			c = st->buf[p];
-			int			d;
-
-			if (c >= '0' && c <= '9')
-				d = c - '0';
-			else if (hex && c >= 'a' && c <= 'f')
-				d = c - 'a' + 10;
-			else if (hex && c >= 'A' && c <= 'F')
-				d = c - 'A' + 10;
-			else
-				break;
-			cp = cp * (hex ? 16 : 10) + d;
-			if (cp > 0x10FFFF)
-				cp = 0x110000;	/* saturate: invalid either way */
-		}
-		if (ndigits == 0 || p >= st->len || st->buf[p] != ';')
+		p = gs_xml_char_ref(st->buf, p + 1, st->len, &cp);
+		if (p == 0)
 			return SYNTAX(st, pos, "malformed character reference");
-		if (!is_xml_char(cp))
+		if (!gs_is_xml_char(cp))
 			return SYNTAX(st, pos, "character reference to an invalid character");
-		*end = p + 1;
+		*end = p;
 		if (dst)
 		{
 			unsigned char *d = (unsigned char *) dst + *dstlen;
