@@ -53,7 +53,6 @@
 #include "postgres.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,6 +67,7 @@
 
 #include "gpusort.h"
 #include "gpu_session.h"
+#include "threads.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpusort_kernels.h"
@@ -173,17 +173,15 @@ release_slot(void)
 static int
 init_with_signals_blocked(void)
 {
-	sigset_t	all,
-				old;
+	sigset_t	old;
 	instr_time	t0,
 				t1;
 	int			rc;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	gs_block_signals(&old);
 	rc = gsk_init(0, &gpu_device);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	gs_restore_signals(&old);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);

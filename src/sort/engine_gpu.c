@@ -44,6 +44,7 @@
 
 #include "gpusort.h"
 #include "engine.h"
+#include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "gpu_session.h"
 

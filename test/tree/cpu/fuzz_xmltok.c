@@ -2,8 +2,9 @@
  * fuzz_xmltok: libFuzzer target for src/tree/xmltok.c (and, on what it accepts,
  * src/tree/contract.c).
  *
- *   clang -fsanitize=fuzzer,address,undefined -Isrc test/tree/cpu/fuzz_xmltok.c \
- *         src/tree/xmltok.c src/tree/contract.c -lpthread -lm
+ *   clang -fsanitize=fuzzer,address,undefined -Isrc -Isrc/tree \
+ *         test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c src/tree/contract.c \
+ *         src/threads.c -lpthread -lm
  *
  * Built with -DGS_FUZZ_REPLAY instead (any compiler), main() runs the same
  * check on each file named on the command line: a corpus replayer.
