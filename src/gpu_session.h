@@ -31,10 +31,9 @@ struct GskDeviceInfo;			/* kernels/gpusort_kernels.h */
 
 /*
  * Starts CUDA in this backend, or finds it started.  False, with the
- * reason in reason[reasonlen], when this backend cannot use the GPU: built
- * without CUDA, in the postmaster, every session slot taken (worth trying
- * again later), or no usable device (remembered: never retried in this
- * backend).
+ * reason in reason[reasonlen], when this backend cannot use the GPU: in
+ * the postmaster, every session slot taken (worth trying again later), or
+ * no usable device (remembered: never retried in this backend).
  */
 extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
 

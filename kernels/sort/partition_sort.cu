@@ -3,7 +3,7 @@
  * partition_sort.cu
  *	  The partition-merge sort of Kozawa, Amagasa and Kitagawa ("An
  *	  efficient sorting algorithm on GPUs via data partitioning and
- *	  cooperative merge", shared/seeds/002) for (key, row) pairs.
+ *	  cooperative merge") for (key, row) pairs.
  *
  * Pairs are ordered by (key, row): key words compare as unsigned integers,
  * word 0 first, then the row.  Because the callers' rows are distinct, that
@@ -498,12 +498,12 @@ hash32(unsigned int x)
  * structure-of-arrays in device memory (word w of sample i at sk[w*S + i]).
  * S is the largest power of two that would fill a block's shared memory.
  * Sorting it inside that one block (the paper's bitonic sort) keeps one
- * multiprocessor busy while the others idle (0.30, 0.20, 0.16 ms for 8-,
- * 16- and 32-byte keys on an H100), so instead every sample finds its rank
- * by comparing itself with all others, spread over the whole GPU: S^2
- * comparisons, read as broadcasts from shared memory (0.41, 0.12, 0.07 ms:
- * better for the wider keys, whose samples are smaller).  Ties are broken
- * by sample index, so the ranks are a permutation.
+ * multiprocessor busy while the others idle, so instead every sample finds
+ * its rank by comparing itself with all others, spread over the whole GPU:
+ * S^2 comparisons, read as broadcasts from shared memory.  That wins for
+ * the 16- and 32-byte keys, whose samples are smaller, and costs a little
+ * for 8-byte keys, which keeps one way of sampling for every width.  Ties
+ * are broken by sample index, so the ranks are a permutation.
  */
 #define GSK_SAMPLE_THREADS	256
 #define GSK_SAMPLE_SPLIT	8	/* blocks sharing one sample's comparisons */

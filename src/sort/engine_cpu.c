@@ -63,9 +63,10 @@
 #define GS_INSERTION_MAX	24
 
 /*
- * One-word keys that vary in more bytes than this take the MSD sort, which
- * was faster on them (measured: 10^7 random 64-bit keys, 0.35 s against
- * 0.5 s for eight LSD passes).
+ * One-word keys that vary in more bytes than this take the MSD sort: LSD
+ * pays a pass over every pair for each varying byte, while MSD stops
+ * splitting a bucket as soon as its keys are told apart, which on keys
+ * varying in all their bytes (floats, hashes) is after two or three.
  */
 #define GS_LSD_MAX_PASSES	5
 
