@@ -47,13 +47,14 @@ endif
 
 ifneq ($(and $(strip $(NVCC)),$(CU_SRCS),$(CUDART_STATIC)),)
 OBJS      += $(CU_SRCS:.cu=.o)
-PG_CPPFLAGS += -DGPUSORT_TREE_GPU
 SHLIB_LINK += $(CUDART_STATIC) -ldl -lrt -lstdc++
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
 	-gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
 	-I$(srcdir)/kernels
 else
+# the one build switch: the GPU engines compile to stubs that answer
+# "built without CUDA", and nothing refers to the kernels
 PG_CPPFLAGS += -DGPUSORT_NO_CUDA
 # Said once, by the make that builds (`make`, `make all`), not again by
 # `make install` or `make clean`.

@@ -109,6 +109,35 @@ extern int	gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwor
 						   void *d_temp, size_t temp_bytes, void *stream,
 						   GskSortInfo *info);
 
+/*
+ * For the kernel benchmark (bench/sort/kernels.cu); the module uses
+ * neither.  gsk_sort_pairs_marked is gsk_sort_pairs that also records
+ * event marks[p] (from gsk_event_create; NULL entries are skipped) on the
+ * stream as phase p starts, and marks[GSK_SORT_PHASES] as the sort ends,
+ * so the caller can time each phase; a sort too small to be partitioned
+ * has no sample, histogram, layout or scatter phase and records none of
+ * their marks.  gsk_tune_nbuckets, when a power of two from 2 to the key
+ * width's maximum, is the bucket count of every partitioned sort instead of
+ * the policy's (0: the policy's); gsk_sort_temp_bytes follows it.
+ */
+enum
+{
+	GSK_PHASE_SAMPLE,			/* draw and rank the sample, splitter tree */
+	GSK_PHASE_HISTOGRAM,
+	GSK_PHASE_LAYOUT,			/* the offsets' scan, bucket layout */
+	GSK_PHASE_SCATTER,
+	GSK_PHASE_TILE_SORT,
+	GSK_PHASE_MERGE,
+	GSK_SORT_PHASES
+};
+
+extern int	gsk_sort_pairs_marked(uint64_t *d_keys, uint32_t *d_rows, size_t n,
+								  int nwords, void *d_temp, size_t temp_bytes,
+								  void *stream,
+								  void *const marks[GSK_SORT_PHASES + 1],
+								  GskSortInfo *info);
+extern int	gsk_tune_nbuckets;
+
 /* ---- tree contraction (kernels/tree/tree_contract.cu, kernels/tree/xml_scan.cu) --- */
 /* (declared by the tree_reduce GPU work, below this line) */
 

@@ -61,6 +61,33 @@ SELECT tree_reduce(d, 'sum', a) FROM (VALUES ('<a/>'::xml, 'w'), ('<b/>', 'v')) 
 -- a bad document fails the whole aggregate, wherever it is
 SELECT tree_reduce(d, 'sum') FROM (VALUES ('<a w="1"/>'), (NULL), ('<a w="x"/>')) v(d);
 
+-- names and values quoted in messages are cut to 63 bytes at a character
+-- boundary, never inside one: the message stays valid UTF-8 (here e-acute
+-- is two bytes, so byte 63 falls inside the 32nd; the euro sign is three)
+SELECT tree_reduce_doc('<a b="' || repeat('é', 40) || '"/>', 'sum', 'b');
+SELECT tree_reduce_doc('<a w="x' || repeat('€', 30) || '"/>', 'max');
+SELECT tree_reduce_doc('<' || repeat('é', 40) || ' w="?"/>', 'sum');
+SELECT tree_reduce_doc('<' || repeat('é', 40) || '>', 'count');
+SELECT tree_reduce_doc('<a></' || repeat('é', 40) || '>', 'sum');
+SELECT tree_reduce_doc('<x' || repeat('é', 40) || '></y' || repeat('é', 40) || '>', 'sum');
+SELECT tree_reduce_doc('</' || repeat('é', 40) || '>', 'sum');
+SELECT tree_reduce_doc('<a>&x' || repeat('é', 40) || ';</a>', 'sum');
+SELECT tree_reduce_doc('<a ' || repeat('é', 40) || '="1" ' || repeat('é', 40) || '="2"/>',
+  'sum', repeat('é', 40));
+SELECT tree_reduce(d, 'sum') FROM (VALUES ('<a w="1"/>'),
+  ('<' || repeat('é', 40) || ' w="' || repeat('é', 40) || '"/>')) v(d);
+SELECT tree_reduce(d, 'min') FROM (VALUES ('<a w="1"/>'), ('<b><' || repeat('é', 40) || '>')) v(d);
+-- ... so a client in another encoding gets the message, converted.  psql
+-- sends this file's bytes as LATIN1: each e-acute arrives as two characters
+-- of two bytes each, and after "xx" the cut at 63 bytes falls between two
+-- of them, so what comes back are whole e-acutes in this file's encoding.
+SET client_encoding = 'LATIN1';
+SELECT tree_reduce_doc('<a b="xx' || repeat('é', 40) || '"/>', 'sum', 'b');
+SELECT tree_reduce_doc('<xx' || repeat('é', 40) || '>', 'count');
+SELECT tree_reduce(d, 'sum') FROM (VALUES ('<a w="1"/>'),
+  ('<xx' || repeat('é', 40) || ' w="xx' || repeat('é', 40) || '"/>')) v(d);
+RESET client_encoding;
+
 -- a long reduction stops at an interrupt (here statement_timeout), in the
 -- tokenizer or in the threads of the chunked contraction (on the CPU: a warm
 -- GPU finishes before the timeout)

@@ -44,15 +44,15 @@
  * more.  The pool has GS_POOL_SLOTS entries, free or lent.
  *
  * Nothing here throws: failures come back as a reason, and the caller
- * falls back to the CPU.  Built without CUDA (GPUSORT_NO_CUDA), the start
- * answers "built without CUDA" and gpusort_gpu_info() says so.
+ * falls back to the CPU.  Built without CUDA (GPUSORT_NO_CUDA), only
+ * gpusort_gpu_info() is here, and says so: the engines never start a
+ * session in that build.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +67,7 @@
 
 #include "gpusort.h"
 #include "gpu_session.h"
+#include "threads.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpusort_kernels.h"
@@ -172,17 +173,15 @@ release_slot(void)
 static int
 init_with_signals_blocked(void)
 {
-	sigset_t	all,
-				old;
+	sigset_t	old;
 	instr_time	t0,
 				t1;
 	int			rc;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	gs_block_signals(&old);
 	rc = gsk_init(0, &gpu_device);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	gs_restore_signals(&old);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);
@@ -225,12 +224,6 @@ const struct GskDeviceInfo *
 gs_gpu_session_device(void)
 {
 	return gpu_state == GPU_READY ? &gpu_device : NULL;
-}
-
-double
-gs_gpu_session_start_ms(void)
-{
-	return gpu_state == GPU_UNTRIED ? 0 : gpu_start_ms;
 }
 
 int
@@ -333,8 +326,7 @@ gs_pinned_get(Size bytes, char *reason, size_t len)
 	}
 	if (rc != 0)
 	{
-		snprintf(reason, len, "cannot allocate pinned host memory: %s",
-				 gsk_last_error());
+		gs_gpu_reason(reason, len, "cannot allocate pinned host memory", rc);
 		return NULL;
 	}
 	pool[i].p = p;
@@ -362,47 +354,13 @@ gs_pinned_put(void *p)
 	pool_trim(GS_POOL_MAX_BYTES);
 }
 
-#else							/* GPUSORT_NO_CUDA */
-
-/*
- * Built without nvcc: no session can start, so the rest is never reached
- * (the engines check the start first).
- */
-bool
-gs_gpu_session_start(char *reason, size_t len)
-{
-	strlcpy(reason, "built without CUDA", len);
-	return false;
-}
-
-const struct GskDeviceInfo *
-gs_gpu_session_device(void)
-{
-	return NULL;
-}
-
-double
-gs_gpu_session_start_ms(void)
-{
-	return 0;
-}
-
-int
-gs_gpu_session_slot(void)
-{
-	return -1;
-}
-
-void *
-gs_pinned_get(Size bytes, char *reason, size_t len)
-{
-	strlcpy(reason, "built without CUDA", len);
-	return NULL;
-}
-
 void
-gs_pinned_put(void *p)
+gs_gpu_reason(char *reason, size_t len, const char *what, int rc)
 {
+	if (rc != 0)
+		snprintf(reason, len, "%s: %s", what, gsk_last_error());
+	else
+		strlcpy(reason, what, len);
 }
 
 #endif							/* GPUSORT_NO_CUDA */

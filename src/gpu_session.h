@@ -16,7 +16,11 @@
  *
  * No call throws: every failure is a false/NULL return with a reason, so
  * the caller can fall back to the CPU.  A buffer must not be given back
- * while the device may still read or write it.
+ * while the device may still read or write it.  The engines word their own
+ * reasons with gs_gpu_reason, which adds the kernels' last error.
+ *
+ * Built without CUDA, only gpusort_gpu_info() is here: the engines' own
+ * stubs say "built without CUDA" and never call into the session.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,18 +31,14 @@ struct GskDeviceInfo;			/* kernels/gpusort_kernels.h */
 
 /*
  * Starts CUDA in this backend, or finds it started.  False, with the
- * reason in reason[reasonlen], when this backend cannot use the GPU: built
- * without CUDA, in the postmaster, every session slot taken (worth trying
- * again later), or no usable device (remembered: never retried in this
- * backend).
+ * reason in reason[reasonlen], when this backend cannot use the GPU: in
+ * the postmaster, every session slot taken (worth trying again later), or
+ * no usable device (remembered: never retried in this backend).
  */
 extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
 
 /* The device in use; NULL until a start has succeeded */
 extern const struct GskDeviceInfo *gs_gpu_session_device(void);
-
-/* What the first start cost, in ms (driver and context); 0 if none ran */
-extern double gs_gpu_session_start_ms(void);
 
 /* The session slot this backend holds, or -1 */
 extern int	gs_gpu_session_slot(void);
@@ -50,5 +50,12 @@ extern int	gs_gpu_session_slot(void);
  */
 extern void *gs_pinned_get(Size bytes, char *reason, size_t reasonlen);
 extern void gs_pinned_put(void *p);
+
+/*
+ * reason[0..reasonlen) = what, followed by the kernels' last error
+ * (gsk_last_error) when rc, a kernels' return code, is not 0.
+ */
+extern void gs_gpu_reason(char *reason, size_t reasonlen, const char *what,
+						  int rc);
 
 #endif							/* GPUSORT_GPU_SESSION_H */

@@ -36,11 +36,6 @@
 #define GK(call) do { int r_ = (call); if (r_ != 0) { \
 	fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, gsk_last_error()); exit(2); } } while (0)
 
-/* partition_sort.cu's tuning hooks */
-extern int	gsk_tune_nbuckets;
-extern int	gsk_tune_profile;
-extern double gsk_tune_phase_ms[6];
-
 template <int NW>
 struct Key
 {
@@ -151,6 +146,51 @@ time_it(cudaStream_t s, Reset reset, Sort sort)
 	return t[t.size() / 2];
 }
 
+/*
+ * The mean time of each phase of our sort over a few runs, from the events
+ * gsk_sort_pairs_marked records between them; only partitioned sorts have
+ * every phase.
+ */
+template <int NW, typename Reset>
+static void
+time_phases(size_t n, uint64_t *keys, uint32_t *rows, void *temp,
+			size_t temp_bytes, cudaStream_t s, Reset reset)
+{
+	static const char *const names[GSK_SORT_PHASES] = {
+		"sample", "hist", "scan+layout", "scatter", "tile-sort", "merges"
+	};
+	const int	runs = 3;
+	void	   *marks[GSK_SORT_PHASES + 1];
+	double		total[GSK_SORT_PHASES] = {0};
+	GskSortInfo info;
+
+	for (int p = 0; p <= GSK_SORT_PHASES; p++)
+		GK(gsk_event_create(&marks[p]));
+	for (int r = 0; r < runs; r++)
+	{
+		reset();
+		GK(gsk_sort_pairs_marked(keys, rows, n, NW, temp, temp_bytes, s, marks, &info));
+		GK(gsk_stream_sync(s));
+		for (int p = 0; p < GSK_SORT_PHASES && info.nbuckets > 0; p++)
+		{
+			float		ms = 0;
+
+			GK(gsk_event_elapsed_ms(marks[p], marks[p + 1], &ms));
+			total[p] += ms;
+		}
+	}
+	if (info.nbuckets > 0)
+	{
+		printf("phases n=%zu %dB:", n, NW * 8);
+		for (int p = 0; p < GSK_SORT_PHASES; p++)
+			printf(" %s %.3f", names[p], total[p] / runs);
+		printf(" ms\n");
+		fflush(stdout);
+	}
+	for (int p = 0; p <= GSK_SORT_PHASES; p++)
+		GK(gsk_event_destroy(marks[p]));
+}
+
 template <int NW>
 static void
 bench_size(size_t n, cudaStream_t s, bool run_merge)
@@ -200,24 +240,7 @@ bench_size(size_t n, cudaStream_t s, bool run_merge)
 
 	/* where our time goes, at a few sizes (phase events; slightly slower) */
 	if (n == ((size_t) 1 << 20) || n == ((size_t) 1 << 25) || n == ((size_t) 1 << 27))
-	{
-		const int	runs = 3;
-
-		memset(gsk_tune_phase_ms, 0, sizeof(gsk_tune_phase_ms));
-		gsk_tune_profile = 1;
-		for (int r = 0; r < runs; r++)
-		{
-			reset();
-			GK(gsk_sort_pairs((uint64_t *) k1, r1, n, NW, temp, temp_bytes, s, &info));
-		}
-		gsk_tune_profile = 0;
-		printf("phases n=%zu %dB: sample %.3f hist %.3f scan+layout %.3f scatter %.3f "
-			   "tile-sort %.3f merges %.3f ms\n", n, NW * 8,
-			   gsk_tune_phase_ms[0] / runs, gsk_tune_phase_ms[1] / runs,
-			   gsk_tune_phase_ms[2] / runs, gsk_tune_phase_ms[3] / runs,
-			   gsk_tune_phase_ms[4] / runs, gsk_tune_phase_ms[5] / runs);
-		fflush(stdout);
-	}
+		time_phases<NW>(n, (uint64_t *) k1, r1, temp, temp_bytes, s, reset);
 
 	/* CUB radix sort (stable) */
 	if constexpr (NW == 1)

@@ -3,7 +3,7 @@
  * partition_sort.cu
  *	  The partition-merge sort of Kozawa, Amagasa and Kitagawa ("An
  *	  efficient sorting algorithm on GPUs via data partitioning and
- *	  cooperative merge", shared/seeds/002) for (key, row) pairs.
+ *	  cooperative merge") for (key, row) pairs.
  *
  * Pairs are ordered by (key, row): key words compare as unsigned integers,
  * word 0 first, then the row.  Because the callers' rows are distinct, that
@@ -141,20 +141,8 @@ struct Policy<4>
 	static constexpr size_t PARTITION_MIN = (size_t) 1 << 20;
 };
 
-/*
- * Bucket count override for the benchmark's tuning runs (0: the policy's
- * choice); not part of the C interface.
- */
+/* the benchmark's bucket count (gpusort_kernels.h); 0: the policy's */
 int			gsk_tune_nbuckets = 0;
-
-/*
- * When the benchmark sets this, each sort records an event after every
- * phase, waits for the GPU at the end and adds each phase's milliseconds to
- * gsk_tune_phase_ms[] (sample, histogram, scan+layout, scatter, tile sort,
- * merge passes).  Off in the product: the sort never waits there.
- */
-int			gsk_tune_profile = 0;
-double		gsk_tune_phase_ms[6];
 
 /* Everything below but the exported calls is private to this file */
 namespace
@@ -510,12 +498,12 @@ hash32(unsigned int x)
  * structure-of-arrays in device memory (word w of sample i at sk[w*S + i]).
  * S is the largest power of two that would fill a block's shared memory.
  * Sorting it inside that one block (the paper's bitonic sort) keeps one
- * multiprocessor busy while the others idle (0.30, 0.20, 0.16 ms for 8-,
- * 16- and 32-byte keys on an H100), so instead every sample finds its rank
- * by comparing itself with all others, spread over the whole GPU: S^2
- * comparisons, read as broadcasts from shared memory (0.41, 0.12, 0.07 ms:
- * better for the wider keys, whose samples are smaller).  Ties are broken
- * by sample index, so the ranks are a permutation.
+ * multiprocessor busy while the others idle, so instead every sample finds
+ * its rank by comparing itself with all others, spread over the whole GPU:
+ * S^2 comparisons, read as broadcasts from shared memory.  That wins for
+ * the 16- and 32-byte keys, whose samples are smaller, and costs a little
+ * for 8-byte keys, which keeps one way of sampling for every width.  Ties
+ * are broken by sample index, so the ranks are a permutation.
  */
 #define GSK_SAMPLE_THREADS	256
 #define GSK_SAMPLE_SPLIT	8	/* blocks sharing one sample's comparisons */
@@ -1353,10 +1341,73 @@ allow_smem(F kernel, size_t bytes, const char *what)
 #define GSK_LAUNCHED(what) \
 	do { int rc_ = gsk_check_launch(what); if (rc_ != 0) return rc_; } while (0)
 
+/*
+ * What a sort learns about a device once, by device ordinal, so that a
+ * process that drives several GPUs keeps each one's answer: the blocks of
+ * the merge passes' fixed grid (resident at once), per key width.
+ */
+#define GSK_MAX_DEVICES		16
+
+struct DeviceState
+{
+	int			merge_grid[3];	/* by key width: 1, 2, 4 words */
+};
+
+static DeviceState device_state[GSK_MAX_DEVICES];
+
+/*
+ * The merge passes' grid on the current device: every block resident at
+ * once, so a pass is one wave that loops over its tiles.  msmem is the
+ * merge kernel's dynamic shared memory, already allowed.
+ */
+template <int NW>
+static int
+merge_grid_size(size_t msmem, int *grid)
+{
+	int			dev,
+				sms,
+				per_sm,
+				rc;
+	int		   *known = NULL;
+
+	if ((rc = gsk_fail(cudaGetDevice(&dev), "cudaGetDevice")) != 0)
+		return rc;
+	if (dev >= 0 && dev < GSK_MAX_DEVICES)
+	{
+		known = &device_state[dev].merge_grid[NW == 1 ? 0 : NW == 2 ? 1 : 2];
+		if (*known > 0)
+		{
+			*grid = *known;
+			return 0;
+		}
+	}
+	if ((rc = gsk_fail(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+					   "cudaDeviceGetAttribute")) != 0 ||
+		(rc = gsk_fail(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+																	 merge_kernel<NW>,
+																	 Policy<NW>::TILE_THREADS,
+																	 msmem),
+					   "cudaOccupancyMaxActiveBlocksPerMultiprocessor")) != 0)
+		return rc;
+	*grid = sms * (per_sm > 0 ? per_sm : 1);
+	if (known)
+		*known = *grid;
+	return 0;
+}
+
+/* the benchmark's phase marks (gsk_sort_pairs_marked); NULL otherwise */
+static void
+mark(void *const *marks, int phase, cudaStream_t stream)
+{
+	if (marks && marks[phase])
+		(void) cudaEventRecord((cudaEvent_t) marks[phase], stream);
+}
+
 template <int NW>
 static int
 sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
-		  size_t temp_bytes, cudaStream_t stream, GskSortInfo *info)
+		  size_t temp_bytes, cudaStream_t stream, void *const *marks,
+		  GskSortInfo *info)
 {
 	typedef Policy<NW> P;
 	constexpr int TILE = P::TILE_THREADS * P::TILE_ITEMS;
@@ -1368,9 +1419,7 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 	size_t		tsmem = tile_smem<NW>();
 	size_t		msmem = tile_smem<NW>();
 	int			rc;
-	static int	merge_grid = 0;	/* blocks of the merge passes' fixed grid */
-	cudaEvent_t ev[7] = {0};
-	int			nev = 0;
+	int			merge_grid;
 
 	make_plan<NW>(n, &plan);
 	if (info)
@@ -1398,28 +1447,10 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 	if ((rc = allow_smem(tile_sort_kernel<NW>, tsmem, "tile sort setup")) != 0 ||
 		(rc = allow_smem(merge_kernel<NW>, msmem, "merge setup")) != 0)
 		return rc;
-	if (merge_grid == 0)
-	{
-		int			dev,
-					sms,
-					per_sm;
+	if ((rc = merge_grid_size<NW>(msmem, &merge_grid)) != 0)
+		return rc;
 
-		if ((rc = gsk_fail(cudaGetDevice(&dev), "cudaGetDevice")) != 0 ||
-			(rc = gsk_fail(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
-						   "cudaDeviceGetAttribute")) != 0 ||
-			(rc = gsk_fail(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-																		 merge_kernel<NW>,
-																		 P::TILE_THREADS,
-																		 msmem),
-						   "cudaOccupancyMaxActiveBlocksPerMultiprocessor")) != 0)
-			return rc;
-		merge_grid = sms * (per_sm > 0 ? per_sm : 1);
-	}
-
-#define GSK_PHASE() \
-	do { if (gsk_tune_profile) { cudaEventCreate(&ev[nev]); cudaEventRecord(ev[nev++], stream); } } while (0)
-
-	GSK_PHASE();
+	mark(marks, GSK_PHASE_SAMPLE, stream);
 	if (plan.partition)
 	{
 		unsigned int *hist = (unsigned int *) (t + plan.off_hist);
@@ -1451,12 +1482,12 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 			GSK_SAMPLE_THREADS, 0, stream>>>(sk, sr, rank, plan.k, plan.logk,
 											 tk, tr);
 		GSK_LAUNCHED("splitter tree kernel");
-		GSK_PHASE();
+		mark(marks, GSK_PHASE_HISTOGRAM, stream);
 		hist_kernel<NW><<<plan.nchunks, P::PART_THREADS, hsmem, stream>>>(
 			d_keys, d_rows, (long long) n, plan.chunk, plan.k, plan.logk,
 			tk, tr, hist, plan.nchunks);
 		GSK_LAUNCHED("histogram kernel");
-		GSK_PHASE();
+		mark(marks, GSK_PHASE_LAYOUT, stream);
 		rc = gsk_fail(cub::DeviceScan::ExclusiveSum(t + plan.off_cub, cub_bytes,
 													hist, scan,
 													(long long) plan.k * plan.nchunks,
@@ -1470,21 +1501,17 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 		transpose_kernel<<<tgrid, dim3(32, 8), 0, stream>>>(
 			scan, bk, plan.k, plan.nchunks, offT);
 		GSK_LAUNCHED("transpose kernel");
-		GSK_PHASE();
+		mark(marks, GSK_PHASE_SCATTER, stream);
 		scatter_kernel<NW><<<plan.nchunks, P::PART_THREADS, xsmem, stream>>>(
 			D, A, (long long) n, plan.chunk, plan.k, plan.logk, tk, tr, offT);
 		GSK_LAUNCHED("scatter kernel");
-		GSK_PHASE();
 	}
 	else
 	{
 		single_bucket_kernel<TILE><<<1, 1, 0, stream>>>(bk, (long long) n);
 		GSK_LAUNCHED("bucket setup kernel");
-		GSK_PHASE();
-		GSK_PHASE();
-		GSK_PHASE();
-		GSK_PHASE();
 	}
+	mark(marks, GSK_PHASE_TILE_SORT, stream);
 
 	map_kernel<<<(unsigned int) ((plan.G + 255) / 256), 256, 0, stream>>>(
 		bk, plan.k, plan.G);
@@ -1495,7 +1522,7 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 		plan.partition ? A : D, plan.partition ? bk.astart : bk.dstart,
 		D, A, bk);
 	GSK_LAUNCHED("tile sort kernel");
-	GSK_PHASE();
+	mark(marks, GSK_PHASE_MERGE, stream);
 
 	for (int p = 0; p < plan.passes; p++)
 	{
@@ -1508,21 +1535,7 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 			P::TILE_THREADS, msmem, stream>>>(D, A, bk, plan.G, p);
 		GSK_LAUNCHED("merge kernel");
 	}
-	GSK_PHASE();
-	if (gsk_tune_profile)
-	{
-		cudaEventSynchronize(ev[nev - 1]);
-		for (int i = 0; i + 1 < nev; i++)
-		{
-			float		ms = 0;
-
-			cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
-			gsk_tune_phase_ms[i] += ms;
-		}
-		for (int i = 0; i < nev; i++)
-			cudaEventDestroy(ev[i]);
-	}
-#undef GSK_PHASE
+	mark(marks, GSK_SORT_PHASES, stream);
 	return 0;
 }
 
@@ -1548,10 +1561,11 @@ gsk_iota_rows(uint32_t *d_rows, size_t n, uint32_t first_row, void *stream)
 	return gsk_check_launch("row numbering kernel");
 }
 
-extern "C" GSK_EXPORT int
-gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
-			   void *d_temp, size_t temp_bytes, void *stream,
-			   GskSortInfo *info)
+/* gsk_sort_pairs's argument checks, and the sort for the key width */
+static int
+sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
+		   void *d_temp, size_t temp_bytes, cudaStream_t stream,
+		   void *const *marks, GskSortInfo *info)
 {
 	if (info)
 		memset(info, 0, sizeof(*info));
@@ -1573,13 +1587,31 @@ gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
 	switch (nwords)
 	{
 		case 1:
-			return sort_impl<1>(d_keys, d_rows, n, d_temp, temp_bytes,
-								(cudaStream_t) stream, info);
+			return sort_impl<1>(d_keys, d_rows, n, d_temp, temp_bytes, stream,
+								marks, info);
 		case 2:
-			return sort_impl<2>(d_keys, d_rows, n, d_temp, temp_bytes,
-								(cudaStream_t) stream, info);
+			return sort_impl<2>(d_keys, d_rows, n, d_temp, temp_bytes, stream,
+								marks, info);
 		default:
-			return sort_impl<4>(d_keys, d_rows, n, d_temp, temp_bytes,
-								(cudaStream_t) stream, info);
+			return sort_impl<4>(d_keys, d_rows, n, d_temp, temp_bytes, stream,
+								marks, info);
 	}
+}
+
+extern "C" GSK_EXPORT int
+gsk_sort_pairs(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
+			   void *d_temp, size_t temp_bytes, void *stream,
+			   GskSortInfo *info)
+{
+	return sort_pairs(d_keys, d_rows, n, nwords, d_temp, temp_bytes,
+					  (cudaStream_t) stream, NULL, info);
+}
+
+extern "C" int
+gsk_sort_pairs_marked(uint64_t *d_keys, uint32_t *d_rows, size_t n, int nwords,
+					  void *d_temp, size_t temp_bytes, void *stream,
+					  void *const marks[GSK_SORT_PHASES + 1], GskSortInfo *info)
+{
+	return sort_pairs(d_keys, d_rows, n, nwords, d_temp, temp_bytes,
+					  (cudaStream_t) stream, marks, info);
 }

@@ -80,6 +80,7 @@
 
 #include "gpusort_kernels.h"
 #include "../../src/tree/treerep.h"
+#include "../../src/tree/xmlchar.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
 
@@ -320,14 +321,6 @@ name_len(const unsigned char *b, size_t pos, size_t end)
 	return p - pos;
 }
 
-__device__ __forceinline__ bool
-is_xml_char(unsigned long cp)
-{
-	return cp == 0x9 || cp == 0xA || cp == 0xD ||
-		(cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
-		(cp >= 0x10000 && cp <= 0x10FFFF);
-}
-
 /* end of the valid reference at pos ('&'), or 0 if it is not one */
 __device__ size_t
 ref_end(const unsigned char *b, size_t pos, size_t end)
@@ -336,33 +329,10 @@ ref_end(const unsigned char *b, size_t pos, size_t end)
 
 	if (p < end && b[p] == '#')
 	{
-		bool		hex = false;
-		unsigned long cp = 0;
-		size_t		nd = 0;
+		unsigned long cp;
 
-		p++;
-		if (p < end && b[p] == 'x')
-			hex = true, p++;
-		for (; p < end; p++, nd++)
-		{
-			unsigned	c = b[p];
-			int			d;
-
-			if (c >= '0' && c <= '9')
-				d = c - '0';
-			else if (hex && c >= 'a' && c <= 'f')
-				d = c - 'a' + 10;
-			else if (hex && c >= 'A' && c <= 'F')
-				d = c - 'A' + 10;
-			else
-				break;
-			cp = cp * (hex ? 16 : 10) + d;
-			if (cp > 0x10FFFF)
-				cp = 0x110000;
-		}
-		if (nd == 0 || p >= end || b[p] != ';' || !is_xml_char(cp))
-			return 0;
-		return p + 1;
+		p = gs_xml_char_ref(b, p + 1, end, &cp);
+		return p != 0 && gs_is_xml_char(cp) ? p : 0;
 	}
 	if (has_prefix(b, p, end, "lt;", 3) || has_prefix(b, p, end, "gt;", 3))
 		return p + 3;

@@ -38,6 +38,7 @@
 
 #include "gpusort.h"
 #include "engine.h"
+#include "engine_cpu.h"
 #include "engine_gpu.h"
 
 /* under gpusort.device = auto, smaller sorts stay on the CPU */

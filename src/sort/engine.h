@@ -35,7 +35,13 @@
 #ifndef GPUSORT_ENGINE_H
 #define GPUSORT_ENGINE_H
 
-#include <pthread.h>
+/*
+ * Until the branches written against the old layout are merged: the
+ * helpers that lived here (threads) and the CPU engine's calls, now in
+ * headers of their own.  New code includes those headers itself.
+ */
+#include "engine_cpu.h"
+#include "threads_backend.h"
 
 #define GS_MAX_KEY_WORDS	4
 
@@ -76,37 +82,5 @@ extern const uint32 *gs_sorter_rows(const GsSorter *s);
 extern const uint64 *gs_sorter_key(const GsSorter *s, uint64 rank);
 extern const GsSortStats *gs_sorter_stats(const GsSorter *s);
 extern void gs_sorter_end(GsSorter *s);
-
-/*
- * The CPU engine's sort, also the GPU engine's fallback: sorts the pairs
- * (keys[i * nwords ...], rows[i]) by (key, row) in place, on up to
- * nthreads threads.  Works in CurrentMemoryContext and checks for
- * interrupts.
- */
-extern void gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords,
-							  int nthreads);
-
-/*
- * Runs fn(arg, lo, hi) over slices of [0, n) on up to nthreads threads
- * (one, for small n).  fn must not call PostgreSQL: no palloc, no elog.
- * Interrupts are served after the threads are joined.
- */
-extern void gs_cpu_for_slices(uint64 n, int nthreads,
-							  void (*fn) (void *arg, uint64 lo, uint64 hi),
-							  void *arg);
-
-/*
- * Starts up to n threads running fn, thread i on (char *) arg + i * stride,
- * with every signal blocked (the threads inherit the mask), so that the
- * backend's signal handlers only ever run on the backend's own thread;
- * returns how many started.  The caller joins them.
- */
-extern int	gs_start_threads(pthread_t *th, int n, void *(*fn) (void *),
-							 void *arg, Size stride);
-
-/* the same over ntasks tasks of the caller's making, however few */
-extern void gs_cpu_for_tasks(uint64 ntasks, int nthreads,
-							 void (*fn) (void *arg, uint64 lo, uint64 hi),
-							 void *arg);
 
 #endif							/* GPUSORT_ENGINE_H */

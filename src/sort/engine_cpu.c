@@ -23,13 +23,14 @@
  *   share long stretches of equal bytes, which this skips bucket by bucket.
  *
  * Threads (gpusort.cpu_threads, for inputs of GS_PARALLEL_MIN_PAIRS pairs
- * or more; see team_run for the rules they follow).  The MSD sort runs its
- * first pass on the backend's thread, then sorts the buckets it made on
- * the team, largest first, each bucket on one thread: they share no pair.
- * The LSD sort cuts the pairs into one slice per thread; each pass counts
- * digits per slice, turns the counts into per-slice positions (slice t's
- * pairs of a digit after those of slices before it, so the pass stays
- * stable) and scatters every slice in parallel.
+ * or more) work in teams (threads.h says the rules they follow;
+ * threads_backend.c serves interrupts).  The MSD sort runs its first pass
+ * on the backend's thread, then sorts the buckets it made on the team,
+ * largest first, each bucket on one thread: they share no pair.  The LSD
+ * sort cuts the pairs into one slice per thread; each pass counts digits
+ * per slice, turns the counts into per-slice positions (slice t's pairs of
+ * a digit after those of slices before it, so the pass stays stable) and
+ * scatters every slice in parallel.
  *
  * Both scatter stably, so the row order within equal keys is the input's.
  * When the rows arrive ascending (always, from engine.c: row i is the i-th
@@ -50,23 +51,22 @@
  */
 #include "postgres.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
 #include "engine.h"
-#include "engine_gpu.h"
+#include "engine_cpu.h"
+#include "threads_backend.h"
 
 /* buckets this small are finished with an insertion sort */
 #define GS_INSERTION_MAX	24
 
 /*
- * One-word keys that vary in more bytes than this take the MSD sort, which
- * was faster on them (measured: 10^7 random 64-bit keys, 0.35 s against
- * 0.5 s for eight LSD passes).
+ * One-word keys that vary in more bytes than this take the MSD sort: LSD
+ * pays a pass over every pair for each varying byte, while MSD stops
+ * splitting a bucket as soon as its keys are told apart, which on keys
+ * varying in all their bytes (floats, hashes) is after two or three.
  */
 #define GS_LSD_MAX_PASSES	5
 
@@ -75,7 +75,6 @@
 
 /* inputs smaller than this are sorted on one thread */
 #define GS_PARALLEL_MIN_PAIRS	((uint64) 1 << 17)
-#define GS_MAX_THREADS		64
 
 /* byte b (0 = most significant) of a key of nwords words */
 #define KEY_BYTE(k, b)	((uint32) (((k)[(b) >> 3] >> (56 - 8 * ((b) & 7))) & 0xFF))
@@ -87,7 +86,7 @@ typedef struct MsdState
 	uint64	   *keys[2];		/* [0]: the caller's arrays, [1]: scratch */
 	uint32	   *rows[2];
 	uint64		work;			/* pairs moved since the last interrupt check */
-	struct Team *team;			/* sorting on threads, or NULL */
+	GsTeam	   *team;			/* sorting on threads, or NULL */
 	int			t;				/* which thread of the team */
 } MsdState;
 
@@ -149,112 +148,6 @@ pairs_sorted(const uint64 *keys, const uint32 *rows, uint64 n, int nwords)
 	return true;
 }
 
-/* ---- threads ------------------------------------------------------------ */
-
-/*
- * A team runs fn(arg, t) for t = 0 .. nthreads - 1 and returns when all are
- * done: t = 0 on the backend's thread, the others on threads started with
- * every signal blocked (a thread that cannot be started has its share run
- * by the backend's thread afterwards, so the work never depends on how many
- * started).  fn calls nothing of PostgreSQL's; its long loops ask
- * team_stopped() and give up when told.  Only t = 0 looks at interrupts,
- * and a pending one raises the flag that stops everybody; team_run serves
- * it once every thread has been joined, so an ERROR never leaves a thread
- * writing into memory that the ERROR frees.
- */
-typedef struct Team
-{
-	int			nthreads;
-	int			cancel;			/* atomic */
-} Team;
-
-typedef struct TeamCall
-{
-	void		(*fn) (void *arg, int t);
-	void	   *arg;
-	int			t;
-} TeamCall;
-
-static void *
-team_thread(void *p)
-{
-	TeamCall   *c = (TeamCall *) p;
-
-	c->fn(c->arg, c->t);
-	return NULL;
-}
-
-/*
- * Only a cancel or a termination stops the team: those always throw once
- * served (outside a holdoff, which INTERRUPTS_CAN_BE_PROCESSED excludes).
- * Other interrupts, such as a parallel worker's message to this leader,
- * are served as usual, just after the sort, since a sort abandoned
- * half-way cannot go on.
- */
-static bool
-team_stopped(Team *team, int t)
-{
-	if (t == 0 && InterruptPending && (QueryCancelPending || ProcDiePending) &&
-		INTERRUPTS_CAN_BE_PROCESSED())
-		__atomic_store_n(&team->cancel, 1, __ATOMIC_RELAXED);
-	return __atomic_load_n(&team->cancel, __ATOMIC_RELAXED) != 0;
-}
-
-int
-gs_start_threads(pthread_t *th, int n, void *(*fn) (void *), void *arg, Size stride)
-{
-	sigset_t	all,
-				old;
-	int			i;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, fn, (char *) arg + i * stride) != 0)
-			break;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return i;
-}
-
-static void
-team_run(Team *team, void (*fn) (void *, int), void *arg)
-{
-	pthread_t	th[GS_MAX_THREADS];
-	TeamCall	calls[GS_MAX_THREADS];
-	int			started;
-	int			t;
-
-	for (t = 1; t < team->nthreads; t++)
-	{
-		calls[t].fn = fn;
-		calls[t].arg = arg;
-		calls[t].t = t;
-	}
-	started = 1 + gs_start_threads(&th[1], team->nthreads - 1, team_thread,
-								   &calls[1], sizeof(TeamCall));
-
-	fn(arg, 0);
-	for (t = started; t < team->nthreads; t++)
-		fn(arg, t);
-	for (t = 1; t < started; t++)
-		pthread_join(th[t], NULL);
-
-	if (team->cancel)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* the flag is raised only for interrupts that throw */
-		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
-	}
-}
-
-/* the slice [*lo, *hi) of n items that thread t of nthreads works on */
-static void
-team_slice(uint64 n, int nthreads, int t, uint64 *lo, uint64 *hi)
-{
-	*lo = n / nthreads * t + Min((uint64) t, n % nthreads);
-	*hi = *lo + n / nthreads + ((uint64) t < n % nthreads ? 1 : 0);
-}
-
 /* ---- one-word keys: LSD ------------------------------------------------ */
 
 /*
@@ -264,7 +157,7 @@ team_slice(uint64 n, int nthreads, int t, uint64 *lo, uint64 *hi)
  */
 typedef struct LsdShared
 {
-	Team		team;
+	GsTeam		team;
 	uint64		n;
 	bool		rows_sorted;
 	/* the histograms of every key byte and row byte, per thread */
@@ -301,7 +194,7 @@ lsd_histograms(void *arg, int t)
 				i;
 	int			b;
 
-	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	gs_team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
 	for (i = lo; i < hi; i++)
 	{
 		uint64		key = sh->keys[i];
@@ -313,7 +206,7 @@ lsd_histograms(void *arg, int t)
 			for (b = 0; b < 4; b++)
 				rh[b * 256 + ((sh->rows[i] >> (8 * b)) & 0xFF)]++;
 		}
-		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && gs_team_stopped(&sh->team, t))
 			return;
 	}
 }
@@ -327,12 +220,12 @@ lsd_count(void *arg, int t)
 				hi,
 				i;
 
-	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	gs_team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
 	memset(cnt, 0, sizeof(uint64) * 256);
 	for (i = lo; i < hi; i++)
 	{
 		cnt[lsd_digit(sh, i)]++;
-		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && gs_team_stopped(&sh->team, t))
 			return;
 	}
 }
@@ -346,14 +239,14 @@ lsd_scatter(void *arg, int t)
 				hi,
 				i;
 
-	team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
+	gs_team_slice(sh->n, sh->team.nthreads, t, &lo, &hi);
 	for (i = lo; i < hi; i++)
 	{
 		uint64		p = pos[lsd_digit(sh, i)]++;
 
 		sh->dkeys[p] = sh->skeys[i];
 		sh->drows[p] = sh->srows[i];
-		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && team_stopped(&sh->team, t))
+		if (((i - lo) & (GS_CFI_STRIDE - 1)) == 0 && gs_team_stopped(&sh->team, t))
 			return;
 	}
 }
@@ -379,7 +272,7 @@ lsd_pass(LsdShared *sh, const uint64 *hist, int hist_stride)
 				   sizeof(uint64) * 256);
 	}
 	else
-		team_run(&sh->team, lsd_count, sh);
+		gs_backend_team_run(&sh->team, lsd_count, sh);
 	for (d = 0; d < 256; d++)
 		for (t = 0; t < nt; t++)
 		{
@@ -388,7 +281,7 @@ lsd_pass(LsdShared *sh, const uint64 *hist, int hist_stride)
 			sh->off[(Size) t * 256 + d] = sum;
 			sum += c;
 		}
-	team_run(&sh->team, lsd_scatter, sh);
+	gs_backend_team_run(&sh->team, lsd_scatter, sh);
 }
 
 /*
@@ -420,7 +313,7 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted,
 	sh->khist = palloc0(sizeof(uint64) * 8 * 256 * nt);
 	sh->rhist = palloc0(sizeof(uint64) * 4 * 256 * nt);
 	sh->off = palloc(sizeof(uint64) * 256 * nt);
-	team_run(&sh->team, lsd_histograms, sh);
+	gs_backend_team_run(&sh->team, lsd_histograms, sh);
 
 	memset(khist, 0, sizeof(khist));
 	memset(rhist, 0, sizeof(rhist));
@@ -587,7 +480,7 @@ msd_stopped(MsdState *st)
 		CHECK_FOR_INTERRUPTS();
 		return false;
 	}
-	return team_stopped(st->team, st->t);
+	return gs_team_stopped(st->team, st->t);
 }
 
 static void
@@ -686,7 +579,7 @@ typedef struct MsdBucket
 
 typedef struct MsdShared
 {
-	Team		team;
+	GsTeam		team;
 	MsdState	st;				/* the arrays; each thread sorts with a copy */
 	int			byte;			/* the buckets' next digit */
 	int			nbuckets;
@@ -781,7 +674,7 @@ msd_sort_threads(MsdState *st, uint64 n, int nthreads)
 	sh->st = *st;
 	sh->byte = byte + 1;
 	sh->team.nthreads = Min(nthreads, sh->nbuckets);
-	team_run(&sh->team, msd_take_buckets, sh);
+	gs_backend_team_run(&sh->team, msd_take_buckets, sh);
 	pfree(sh);
 }
 
@@ -826,71 +719,6 @@ gs_cpu_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, int nthreads
 	if (nwords == 1 && lsd_sort_1word(keys, rows, n, rows_sorted, nthreads))
 		return;
 	msd_sort_pairs(keys, rows, n, nwords, rows_sorted, nthreads);
-}
-
-/*
- * gs_cpu_for_slices: fn over slices of [0, n) on a team.  Memory-bound
- * passes over every row (building keys, gathering rows into output order)
- * are as parallel as the sort itself; fn runs on threads, so it must not
- * call PostgreSQL.  A cancel arriving meanwhile is served after the join,
- * as team_run does for the sorts (the slices take milliseconds).
- */
-typedef struct SliceCall
-{
-	Team		team;
-	uint64		n;
-	void		(*fn) (void *arg, uint64 lo, uint64 hi);
-	void	   *arg;
-} SliceCall;
-
-static void
-slice_thread(void *p, int t)
-{
-	SliceCall  *c = (SliceCall *) p;
-	uint64		lo,
-				hi;
-
-	team_slice(c->n, c->team.nthreads, t, &lo, &hi);
-	if (lo < hi)
-		c->fn(c->arg, lo, hi);
-}
-
-static void
-for_slices(uint64 n, uint64 min_n, int nthreads,
-		   void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
-{
-	SliceCall	c;
-
-	nthreads = Max(1, Min(nthreads, GS_MAX_THREADS));
-	nthreads = (int) Min((uint64) nthreads, Max(n, 1));
-	if (n < min_n || nthreads == 1)
-	{
-		if (n > 0)
-			fn(arg, 0, n);
-		CHECK_FOR_INTERRUPTS();
-		return;
-	}
-	c.team.nthreads = nthreads;
-	c.team.cancel = 0;
-	c.n = n;
-	c.fn = fn;
-	c.arg = arg;
-	team_run(&c.team, slice_thread, &c);
-	CHECK_FOR_INTERRUPTS();
-}
-
-void
-gs_cpu_for_slices(uint64 n, int nthreads,
-				  void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
-{
-	for_slices(n, GS_PARALLEL_MIN_PAIRS, nthreads, fn, arg);
-}
-
-void
-gs_cpu_for_tasks(uint64 ntasks, int nthreads,
-				 void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
-{
-	for_slices(ntasks, 2, nthreads, fn, arg);
 }
 
 /*

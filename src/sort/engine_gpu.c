@@ -44,6 +44,7 @@
 
 #include "gpusort.h"
 #include "engine.h"
+#include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "gpu_session.h"
 
@@ -91,15 +92,6 @@ struct GsGpuSort
 	bool		failed;
 	char		failure[128];
 };
-
-static void
-set_reason(char *reason, size_t len, const char *what, int rc)
-{
-	if (rc != 0)
-		snprintf(reason, len, "%s: %s", what, gsk_last_error());
-	else
-		strlcpy(reason, what, len);
-}
 
 /* ---- device buffers ----------------------------------------------------- */
 
@@ -183,7 +175,7 @@ device_alloc(GsGpuSort *g, uint64 pairs, char *reason, size_t len)
 		(rc = gsk_device_alloc((void **) &g->d_rows, (Size) pairs * sizeof(uint32))) != 0 ||
 		(rc = gsk_device_alloc(&g->d_temp, Max(g->d_temp_bytes, 1))) != 0)
 	{
-		set_reason(reason, len, "cannot allocate GPU memory", rc);
+		gs_gpu_reason(reason, len, "cannot allocate GPU memory", rc);
 		device_free(g);
 		return false;
 	}
@@ -210,7 +202,7 @@ wait_stream(GsGpuSort *g, char *reason, size_t len)
 			return true;
 		if (rc != GSK_NOT_READY)
 		{
-			set_reason(reason, len, "GPU sort failed", rc);
+			gs_gpu_reason(reason, len, "GPU sort failed", rc);
 			return false;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -224,7 +216,7 @@ static void
 fail(GsGpuSort *g, const char *what, int rc)
 {
 	if (!g->failed)
-		set_reason(g->failure, sizeof(g->failure), what, rc);
+		gs_gpu_reason(g->failure, sizeof(g->failure), what, rc);
 	g->failed = true;
 	g->early_copy = false;
 }
@@ -280,7 +272,7 @@ gs_gpu_begin(int nwords, uint64 expected_rows, char *reason, size_t len)
 
 	if ((rc = gsk_stream_create(&g->stream)) != 0)
 	{
-		set_reason(reason, len, "cannot create a CUDA stream", rc);
+		gs_gpu_reason(reason, len, "cannot create a CUDA stream", rc);
 		g->stream = NULL;
 		gs_gpu_end(g);
 		return NULL;
@@ -289,7 +281,7 @@ gs_gpu_begin(int nwords, uint64 expected_rows, char *reason, size_t len)
 	{
 		if ((rc = gsk_event_create(&g->ev[i])) != 0)
 		{
-			set_reason(reason, len, "cannot create a CUDA event", rc);
+			gs_gpu_reason(reason, len, "cannot create a CUDA event", rc);
 			gs_gpu_end(g);
 			return NULL;
 		}
@@ -432,7 +424,7 @@ sort_one_run(GsGpuSort *g, uint64 n, bool need_keys, GsSortStats *stats,
 	return true;
 
 gpu_error:
-	set_reason(reason, len, "GPU sort failed", rc);
+	gs_gpu_reason(reason, len, "GPU sort failed", rc);
 	return false;
 }
 
@@ -477,7 +469,7 @@ sort_in_runs(GsGpuSort *g, uint64 n, uint64 run, GsSortStats *stats,
 									 (Size) m * sizeof(uint32), g->stream)) != 0 ||
 			(rc = gsk_event_record(g->ev[3], g->stream)) != 0)
 		{
-			set_reason(reason, len, "GPU sort failed", rc);
+			gs_gpu_reason(reason, len, "GPU sort failed", rc);
 			return false;
 		}
 		if (!wait_stream(g, reason, len))

@@ -61,8 +61,4 @@ extern bool gs_gpu_sort(GsGpuSort *g, uint64 n, bool need_keys, uint32 **rows,
  */
 extern void gs_gpu_end(GsGpuSort *g);
 
-/* engine_cpu.c: merges consecutive sorted runs of run pairs each */
-extern void gs_cpu_merge_runs(uint64 *keys, uint32 *rows, uint64 n, int nwords,
-							  uint64 run);
-
 #endif							/* GPUSORT_ENGINE_GPU_H */

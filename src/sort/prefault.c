@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "threads.h"
 #include "prefault.h"
 
 /* ranges smaller than this are left to the writer: not worth a wakeup */

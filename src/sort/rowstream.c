@@ -53,6 +53,7 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "threads.h"
 #include "rowstore.h"
 #include "rowstream.h"
 

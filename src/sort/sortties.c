@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "threads_backend.h"
 #include "gpusort.h"
 #include "sortstate.h"
 

@@ -7,10 +7,10 @@
  *	  contract.h), with the pieces on several threads.
  *
  * Threads.  Steps 1 and 3 are independent per piece / per interval; the
- * calling thread and nthreads - 1 POSIX threads take pieces (then
- * intervals) from a shared counter.  Workers only compute on arrays carved
- * out of the caller's workspace: no allocation, no error reporting, no
- * PostgreSQL calls, all signals blocked.  Only the calling thread polls
+ * calling thread and nthreads - 1 helper threads (threads.h) take pieces
+ * (then intervals) from a shared counter.  Workers only compute on arrays
+ * carved out of the caller's workspace: no allocation, no error reporting,
+ * no PostgreSQL calls, all signals blocked.  Only the calling thread polls
  * env->interrupted(); when it fires it raises a flag that every thread
  * checks between strides of tokens, all threads are joined and the driver
  * returns GS_TREE_CANCELLED, so the caller can throw safely afterwards.
@@ -29,16 +29,14 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "contract.h"
+#include "threads.h"
 
 /* tokens (or chain vertices) between two interrupt polls / cancel checks */
 #define STRIDE		((size_t) 1 << 18)
-#define MAX_THREADS	64
 
 static size_t
 min_size(size_t a, size_t b)
@@ -386,30 +384,17 @@ worker_main(void *arg)
 static void
 run_parallel(Shared *sh, int nthreads, long count)
 {
-	pthread_t	th[MAX_THREADS];
+	pthread_t	th[GS_MAX_THREADS];
 	int			started = 0;
-	sigset_t	all,
-				old;
 	int			i;
 
 	sh->next = 0;
-	if (nthreads > MAX_THREADS)
-		nthreads = MAX_THREADS;
+	if (nthreads > GS_MAX_THREADS)
+		nthreads = GS_MAX_THREADS;
 	if (nthreads > count)
 		nthreads = (int) count;
 	if (nthreads > 1)
-	{
-		/* workers must never run the backend's signal handlers */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		for (i = 1; i < nthreads; i++)
-		{
-			if (pthread_create(&th[started], NULL, worker_main, sh) != 0)
-				break;
-			started++;
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+		started = gs_start_threads(th, nthreads - 1, worker_main, sh, 0);
 	run_phase(sh, true);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

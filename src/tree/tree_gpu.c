@@ -33,8 +33,8 @@
  * returned as a reason, never thrown, and the caller reduces on the CPU.
  * Only interrupts and out-of-memory in palloc throw.
  *
- * Built without CUDA (GPUSORT_NO_CUDA) the GPU path says so and the
- * batches still collect documents, for the CPU to reduce one by one.
+ * Built without CUDA (GPUSORT_NO_CUDA) every entry says so, and the
+ * aggregate does not batch (gs_tree_gpu_batches).
  *
  *-------------------------------------------------------------------------
  */
@@ -54,97 +54,6 @@
 #include "gpusort_kernels.h"
 #endif
 
-/* ---- batches -------------------------------------------------------------- */
-
-struct GsTreeBatch
-{
-	MemoryContext cxt;
-	int			op;
-	char	   *weight_attr;
-	char	   *buf;			/* the documents, back to back */
-	Size		len;
-	Size		cap;
-	uint64	   *starts;			/* where each document starts in buf */
-	int			ndocs;
-	int			maxdocs;
-};
-
-GsTreeBatch *
-gs_tree_batch_create(MemoryContext cxt, int op, const char *weight_attr)
-{
-	GsTreeBatch *b = MemoryContextAllocZero(cxt, sizeof(GsTreeBatch));
-
-	b->cxt = cxt;
-	b->op = op;
-	b->weight_attr = MemoryContextStrdup(cxt, weight_attr);
-	return b;
-}
-
-/* false when the batch is full (or the document alone exceeds a batch) */
-bool
-gs_tree_batch_add(GsTreeBatch *b, const char *doc, size_t len)
-{
-	if (b->ndocs > 0 && b->len + len > GS_TREE_BATCH_BYTES)
-		return false;
-	if (b->len + len > b->cap)
-	{
-		Size		ncap = Max(b->cap * 2, Max(b->len + len, (Size) 64 * 1024));
-
-		if (b->buf == NULL)
-			b->buf = MemoryContextAllocHuge(b->cxt, ncap);
-		else
-			b->buf = repalloc_huge(b->buf, ncap);
-		b->cap = ncap;
-	}
-	if (b->ndocs == b->maxdocs)
-	{
-		int			n = Max(b->maxdocs * 2, 256);
-
-		if (b->starts == NULL)
-			b->starts = MemoryContextAllocHuge(b->cxt, n * sizeof(uint64));
-		else
-			b->starts = repalloc_huge(b->starts, n * sizeof(uint64));
-		b->maxdocs = n;
-	}
-	memcpy(b->buf + b->len, doc, len);
-	b->starts[b->ndocs++] = b->len;
-	b->len += len;
-	return true;
-}
-
-int
-gs_tree_batch_ndocs(const GsTreeBatch *b)
-{
-	return b->ndocs;
-}
-
-Size
-gs_tree_batch_bytes(const GsTreeBatch *b)
-{
-	return b->len;
-}
-
-void
-gs_tree_batch_doc(const GsTreeBatch *b, int i, const char **doc, size_t *len)
-{
-	Assert(i >= 0 && i < b->ndocs);
-	*doc = b->buf + b->starts[i];
-	*len = (i + 1 < b->ndocs ? b->starts[i + 1] : b->len) - b->starts[i];
-}
-
-void
-gs_tree_batch_reset(GsTreeBatch *b)
-{
-	b->len = 0;
-	b->ndocs = 0;
-	if (b->cap > GS_TREE_BATCH_BYTES)
-	{
-		pfree(b->buf);
-		b->buf = NULL;
-		b->cap = 0;
-	}
-}
-
 #ifdef GPUSORT_NO_CUDA
 
 bool
@@ -161,6 +70,12 @@ gs_tree_batch_flush(GsTreeBatch *b, GsVal *result, size_t *nelements,
 					char *why, size_t whylen)
 {
 	strlcpy(why, "built without CUDA", whylen);
+	return false;
+}
+
+bool
+gs_tree_gpu_batches(void)
+{
 	return false;
 }
 
@@ -207,15 +122,6 @@ static char *stage;				/* 2 * STAGE_CHUNK */
 static DevBuf dev_in;			/* bytes, document starts, scan scratch */
 static DevBuf dev_work;			/* tokens, emit / contraction scratch */
 
-static void
-set_why(char *why, size_t whylen, const char *what, int rc)
-{
-	if (rc != 0)
-		snprintf(why, whylen, "%s: %s", what, gsk_last_error());
-	else
-		strlcpy(why, what, whylen);
-}
-
 /*
  * Make this backend ready for GPU work: the session (CUDA, the slot) and
  * the stream this file enqueues everything on.
@@ -229,7 +135,7 @@ tree_gpu_start(char *why, size_t whylen)
 		return false;
 	if (stream == NULL && (rc = gsk_stream_create(&stream)) != 0)
 	{
-		set_why(why, whylen, "cannot create a CUDA stream", rc);
+		gs_gpu_reason(why, whylen, "cannot create a CUDA stream", rc);
 		stream = NULL;
 		return false;
 	}
@@ -277,7 +183,7 @@ dev_reserve(DevBuf *b, size_t need, char *why, size_t whylen)
 	if ((rc = gsk_device_alloc(&b->p, need)) != 0)
 	{
 		b->p = NULL;
-		set_why(why, whylen, "cannot allocate device memory", rc);
+		gs_gpu_reason(why, whylen, "cannot allocate device memory", rc);
 		return false;
 	}
 	b->size = need;
@@ -411,7 +317,7 @@ contract(int op, const GskTreePlan *plan, double *d_tok, char *d_scratch,
 							 host->nc, host->ctop, stream)) != 0 ||
 		(rc = wait_gpu()) != 0)
 	{
-		set_why(why, whylen, "GPU tree contraction failed", rc);
+		gs_gpu_reason(why, whylen, "GPU tree contraction failed", rc);
 		return RUN_GPU_FAILED;
 	}
 	if (still_ok && !still_ok())
@@ -437,7 +343,7 @@ contract(int op, const GskTreePlan *plan, double *d_tok, char *d_scratch,
 									  niv, stream)) != 0 ||
 			 (rc = wait_gpu()) != 0)
 	{
-		set_why(why, whylen, "GPU tree contraction failed", rc);
+		gs_gpu_reason(why, whylen, "GPU tree contraction failed", rc);
 		res = RUN_GPU_FAILED;
 	}
 	else
@@ -498,7 +404,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 		(rc = gsk_copy_h2d_async((char *) dev_in.p + off_starts, starts,
 								 ndocs * sizeof(uint64), stream)) != 0)
 	{
-		set_why(why, whylen, "copying the document to the GPU failed", rc);
+		gs_gpu_reason(why, whylen, "copying the document to the GPU failed", rc);
 		return RUN_GPU_FAILED;
 	}
 
@@ -519,7 +425,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 									 &host->count, stream)) != 0 ||
 			(rc = wait_gpu()) != 0)
 		{
-			set_why(why, whylen, "GPU tokenizer failed", rc);
+			gs_gpu_reason(why, whylen, "GPU tokenizer failed", rc);
 			return RUN_GPU_FAILED;
 		}
 		on_gpu = host->count.flags == 0 && (host->count.final_map & 15) == 0 &&
@@ -543,7 +449,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 	/* 3. tokens on the device, then the contraction right behind them */
 	if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
 	{
-		set_why(why, whylen, "planning the GPU tree contraction failed", rc);
+		gs_gpu_reason(why, whylen, "planning the GPU tree contraction failed", rc);
 		return RUN_GPU_FAILED;
 	}
 	tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
@@ -558,7 +464,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 		rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken), stream);
 	if (rc != 0)
 	{
-		set_why(why, whylen, "GPU tokenizer failed", rc);
+		gs_gpu_reason(why, whylen, "GPU tokenizer failed", rc);
 		return RUN_GPU_FAILED;
 	}
 
@@ -583,7 +489,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 		}
 		if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
 		{
-			set_why(why, whylen, "planning the GPU tree contraction failed", rc);
+			gs_gpu_reason(why, whylen, "planning the GPU tree contraction failed", rc);
 			return RUN_GPU_FAILED;
 		}
 		tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
@@ -593,7 +499,7 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 		if ((rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken),
 									 stream)) != 0)
 		{
-			set_why(why, whylen, "copying tokens to the GPU failed", rc);
+			gs_gpu_reason(why, whylen, "copying tokens to the GPU failed", rc);
 			return RUN_GPU_FAILED;
 		}
 		res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
@@ -666,6 +572,12 @@ gs_tree_reduce_gpu(const char *doc, size_t len, int op,
 		return false;
 	return run_and_trim(doc, len, &start, 1, op, weight_attr, weight_attr_len,
 						result, nelements, why, whylen) == RUN_OK;
+}
+
+bool
+gs_tree_gpu_batches(void)
+{
+	return true;
 }
 
 bool

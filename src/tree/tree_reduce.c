@@ -7,15 +7,16 @@
  *	  tree_reduce_doc(doc xml|text, op text, weight_attr text = 'w') float8
  *	  tree_reduce(doc xml|text, op text [, weight_attr text]) aggregate
  *
- * A document goes through xmltok.c (bytes -> XML representation; its
- * backend options in xmltok_backend.c) and
+ * A document goes through the GPU path of tree_gpu.c first, unless
+ * gpusort.device = cpu, and, where that declines, through xmltok.c (bytes
+ * -> XML representation; its backend options in xmltok_backend.c) and
  * contract.c (sequential Algorithm 3.1, or the chunked pseudo-tree
  * contraction on gpusort.tree_threads threads for documents of at least
- * gpusort.tree_parallel_tokens tokens), or, when built with
- * GPUSORT_TREE_GPU, through the GPU path of tree_gpu.c first.  The value of
- * a document is the (+) of its trees' root values; the aggregate (+)-s the
- * documents, skipping NULLs and documents without elements, and returns
- * NULL when nothing was reduced.
+ * gpusort.tree_parallel_tokens tokens).  The value of a document is the (+)
+ * of its trees' root values; the aggregate (+)-s the documents, skipping
+ * NULLs and documents without elements, and returns NULL when nothing was
+ * reduced.  Small documents of a group wait in a batch (treebatch.h) and go
+ * to the GPU together.
  *
  * Memory: the aggregate's transition state is a few words in the aggregate
  * context (so hash aggregation over many groups stays small); the token
@@ -24,10 +25,9 @@
  *
  * Interrupts: the tokenizer polls CHECK_FOR_INTERRUPTS() directly (it runs
  * on this thread only and holds nothing but palloc'd memory;
- * xmltok_backend.c); the
- * contraction may run threads, so it only reports that an interrupt is
- * pending, stops its threads, and we process the interrupt here and start
- * over if it did not throw.
+ * xmltok_backend.c); the contraction may run threads, so it only reports
+ * that an interrupt is pending, stops its threads, and we process the
+ * interrupt here and start over if it did not throw.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,9 +48,7 @@
 #include "treereduce.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"
-#ifdef GPUSORT_TREE_GPU
 #include "tree_gpu.h"
-#endif
 
 int			gpusort_tree_threads = 4;
 static int	gpusort_tree_parallel_tokens = 1 << 20;
@@ -292,7 +290,6 @@ reduce_document_cpu(TreeScratch *s, const char *buf, size_t len, int op,
 	return true;
 }
 
-#ifdef GPUSORT_TREE_GPU
 /*
  * The GPU path's refusal: worth a WARNING when the GPU was asked for and
  * the reason is the GPU's (an empty reason means the input needs the CPU,
@@ -305,13 +302,11 @@ gpu_declined(const char *why)
 		ereport(WARNING,
 				(errmsg("tree_reduce ran on the CPU: %s", why)));
 }
-#endif
 
 static bool
 reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
 				const char *weight_attr, GsVal *result)
 {
-#ifdef GPUSORT_TREE_GPU
 	if (gpusort_device != GS_DEVICE_CPU)
 	{
 		char		why[256];
@@ -323,7 +318,6 @@ reduce_document(TreeScratch *s, const char *buf, size_t len, int op,
 			return nelements > 0;
 		gpu_declined(why);
 	}
-#endif
 	return reduce_document_cpu(s, buf, len, op, weight_attr, result);
 }
 
@@ -370,9 +364,7 @@ typedef struct TreeAggState
 	bool		has;			/* some document had an element */
 	GsVal		acc;			/* (+) of the documents' values */
 	char	   *weight_attr;
-#ifdef GPUSORT_TREE_GPU
 	GsTreeBatch *batch;			/* small documents waiting for one GPU launch */
-#endif
 } TreeAggState;
 
 static TreeAggState *
@@ -412,7 +404,6 @@ agg_context(FunctionCallInfo fcinfo, const char *fn)
 	return cxt;
 }
 
-#ifdef GPUSORT_TREE_GPU
 /*
  * Reduce the documents batched in st as one forest on the GPU, or one by
  * one on the CPU if the GPU declines.
@@ -455,7 +446,6 @@ flush_batch(FunctionCallInfo fcinfo, TreeAggState *st)
 	}
 	gs_tree_batch_reset(st->batch);
 }
-#endif
 
 /* tree_reduce_trans(state, doc, op [, weight_attr]) */
 Datum
@@ -486,13 +476,12 @@ tree_reduce_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(st);
 	doc = PG_GETARG_TEXT_PP(1);
-#ifdef GPUSORT_TREE_GPU
 
 	/*
 	 * Small documents wait in a batch and go to the GPU together, as one
 	 * forest: one launch per GS_TREE_BATCH_BYTES, not one per row.
 	 */
-	if (gpusort_device != GS_DEVICE_CPU &&
+	if (gpusort_device != GS_DEVICE_CPU && gs_tree_gpu_batches() &&
 		VARSIZE_ANY_EXHDR(doc) < GS_TREE_GPU_MIN_BYTES)
 	{
 		if (st->batch == NULL)
@@ -506,7 +495,6 @@ tree_reduce_trans(PG_FUNCTION_ARGS)
 		pfree(attr);
 		PG_RETURN_POINTER(st);
 	}
-#endif
 	if (reduce_document(get_scratch(fcinfo), VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc),
 						op, attr, &v))
 	{
@@ -524,12 +512,10 @@ tree_reduce_combine(PG_FUNCTION_ARGS)
 	TreeAggState *a = PG_ARGISNULL(0) ? NULL : (TreeAggState *) PG_GETARG_POINTER(0);
 	TreeAggState *b = PG_ARGISNULL(1) ? NULL : (TreeAggState *) PG_GETARG_POINTER(1);
 
-#ifdef GPUSORT_TREE_GPU
 	if (a)
 		flush_batch(fcinfo, a);
 	if (b)
 		flush_batch(fcinfo, b);
-#endif
 	if (b == NULL)
 	{
 		if (a == NULL)
@@ -559,11 +545,9 @@ tree_reduce_final(PG_FUNCTION_ARGS)
 
 	agg_context(fcinfo, "tree_reduce_final");
 	st = PG_ARGISNULL(0) ? NULL : (TreeAggState *) PG_GETARG_POINTER(0);
-#ifdef GPUSORT_TREE_GPU
 	/* flushing twice is harmless: the batch is empty the second time */
 	if (st)
 		flush_batch(fcinfo, st);
-#endif
 	if (st == NULL || !st->has)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(gs_op_result(st->op, st->acc));
@@ -577,9 +561,7 @@ tree_reduce_serialize(PG_FUNCTION_ARGS)
 
 	agg_context(fcinfo, "tree_reduce_serialize");
 	st = (TreeAggState *) PG_GETARG_POINTER(0);
-#ifdef GPUSORT_TREE_GPU
 	flush_batch(fcinfo, st);
-#endif
 	pq_begintypsend(&buf);
 	pq_sendint32(&buf, st->op);
 	pq_sendbyte(&buf, st->has ? 1 : 0);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xmlchar.h"
 #include "xmltok.h"
 
 /* poll for interrupts after this many bytes */
@@ -143,22 +144,31 @@ name_len(const TokState *st, size_t pos)
 	return p - pos;
 }
 
-/* copy s[0..n) for a message, truncated */
+/*
+ * Copy s[0..n) for a message, truncated at a character boundary: a message
+ * with half a character in it is not valid text, and the server refuses to
+ * convert it for a client in another encoding.  The backend clips by the
+ * database encoding (opt->clip); the standalone builds read UTF-8, where a
+ * cut that lands on a continuation byte (10xxxxxx) backs off to the start
+ * of that character.
+ */
 static void
-copy_text(char *dst, size_t dstlen, const unsigned char *s, size_t n)
+copy_text(const TokState *st, char *dst, size_t dstlen,
+		  const unsigned char *s, size_t n)
 {
 	if (n >= dstlen)
-		n = dstlen - 1;
+	{
+		if (st->opt->clip)
+			n = st->opt->clip((const char *) s, n, dstlen - 1);
+		else
+		{
+			n = dstlen - 1;
+			while (n > 0 && (s[n] & 0xC0) == 0x80)
+				n--;
+		}
+	}
 	memcpy(dst, s, n);
 	dst[n] = '\0';
-}
-
-static bool
-is_xml_char(unsigned long cp)
-{
-	return cp == 0x9 || cp == 0xA || cp == 0xD ||
-		(cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
-		(cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
 /*
@@ -181,37 +191,12 @@ parse_reference(TokState *st, size_t pos, size_t *end, char *dst, size_t *dstlen
 
 	if (p < st->len && st->buf[p] == '#')
 	{
-		bool		hex = false;
-		size_t		ndigits = 0;
-
-		p++;
-		if (p < st->len && st->buf[p] == 'x')
-		{
-			hex = true;
-			p++;
-		}
-		for (; p < st->len; p++, ndigits++)
-		{
-			int			c = st->buf[p];
-			int			d;
-
-			if (c >= '0' && c <= '9')
-				d = c - '0';
-			else if (hex && c >= 'a' && c <= 'f')
-				d = c - 'a' + 10;
-			else if (hex && c >= 'A' && c <= 'F')
-				d = c - 'A' + 10;
-			else
-				break;
-			cp = cp * (hex ? 16 : 10) + d;
-			if (cp > 0x10FFFF)
-				cp = 0x110000;	/* saturate: invalid either way */
-		}
-		if (ndigits == 0 || p >= st->len || st->buf[p] != ';')
+		p = gs_xml_char_ref(st->buf, p + 1, st->len, &cp);
+		if (p == 0)
 			return SYNTAX(st, pos, "malformed character reference");
-		if (!is_xml_char(cp))
+		if (!gs_is_xml_char(cp))
 			return SYNTAX(st, pos, "character reference to an invalid character");
-		*end = p + 1;
+		*end = p;
 		if (dst)
 		{
 			unsigned char *d = (unsigned char *) dst + *dstlen;
@@ -258,7 +243,7 @@ parse_reference(TokState *st, size_t pos, size_t *end, char *dst, size_t *dstlen
 
 		if (n > 0 && p + n < st->len && st->buf[p + n] == ';')
 		{
-			copy_text(name, sizeof(name), st->buf + p, n);
+			copy_text(st, name, sizeof(name), st->buf + p, n);
 			return SYNTAX(st, pos, "undefined entity \"&%s;\" (only the five predefined entities and character references are supported)", name);
 		}
 	}
@@ -540,7 +525,7 @@ scan_end_tag(TokState *st)
 	{
 		char		name[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st->buf + p, n);
+		copy_text(st, name, sizeof(name), st->buf + p, n);
 		return SYNTAX(st, start, "end tag </%s> without a start tag", name);
 	}
 	open_pos = st->out->stack[st->depth - 1];
@@ -550,8 +535,8 @@ scan_end_tag(TokState *st)
 		char		name[GS_XML_TEXT_LEN];
 		char		open[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st->buf + p, n);
-		copy_text(open, sizeof(open), st->buf + open_pos, open_n);
+		copy_text(st, name, sizeof(name), st->buf + p, n);
+		copy_text(st, open, sizeof(open), st->buf + open_pos, open_n);
 		return SYNTAX(st, start, "end tag </%s> does not match start tag <%s>", name, open);
 	}
 	p = skip_space(st, p + n);
@@ -596,9 +581,9 @@ read_weight(TokState *st, size_t name_pos, size_t vstart, size_t vend, double *w
 	}
 	if (!ok)
 	{
-		copy_text(st->err->element, sizeof(st->err->element),
+		copy_text(st, st->err->element, sizeof(st->err->element),
 				  st->buf + name_pos, name_len(st, name_pos));
-		copy_text(st->err->value, sizeof(st->err->value),
+		copy_text(st, st->err->value, sizeof(st->err->value),
 				  (const unsigned char *) text, n);
 		return fail_at(st, vstart, GS_XML_BAD_WEIGHT, "weight is not a finite number");
 	}
@@ -693,7 +678,12 @@ scan_start_tag(TokState *st)
 			memcmp(st->buf + attr_pos, opt->weight_attr, an) == 0)
 		{
 			if (have_weight)
-				return SYNTAX(st, attr_pos, "duplicate attribute \"%s\"", opt->weight_attr);
+			{
+				char		name[GS_XML_TEXT_LEN];
+
+				copy_text(st, name, sizeof(name), st->buf + attr_pos, an);
+				return SYNTAX(st, attr_pos, "duplicate attribute \"%s\"", name);
+			}
 			if ((rc = read_weight(st, name_pos, vstart, p, &w)) != GS_XML_OK)
 				return rc;
 			have_weight = true;
@@ -767,7 +757,7 @@ gs_xml_tokenize(const char *buf, size_t len, const GsXmlOptions *opt,
 		size_t		open_pos = out->stack[st.depth - 1];
 		char		name[GS_XML_TEXT_LEN];
 
-		copy_text(name, sizeof(name), st.buf + open_pos, name_len(&st, open_pos));
+		copy_text(&st, name, sizeof(name), st.buf + open_pos, name_len(&st, open_pos));
 		return SYNTAX(&st, len, "element <%s> is not closed", name);
 	}
 	return GS_XML_OK;

@@ -45,6 +45,14 @@ typedef struct GsXmlOptions
 	/* polled every few MB; true: stop with GS_XML_CANCELLED.  May be NULL */
 	bool		(*interrupted) (void *arg);
 	void	   *interrupted_arg;
+
+	/*
+	 * Bytes of s[0..len) that fit in limit bytes without cutting a character
+	 * of the input's encoding, for the names and values quoted in messages
+	 * (which must stay valid text for the client's conversion).  NULL: the
+	 * input is UTF-8.
+	 */
+	size_t		(*clip) (const char *s, size_t len, size_t limit);
 } GsXmlOptions;
 
 /*
@@ -70,7 +78,10 @@ typedef struct GsXmlError
 {
 	size_t		offset;			/* byte offset in the input */
 	char		msg[GS_XML_MSG_LEN];
-	/* GS_XML_BAD_WEIGHT: element name and raw attribute value (truncated) */
+	/*
+	 * GS_XML_BAD_WEIGHT: element name and attribute value, truncated at a
+	 * character boundary (opt->clip)
+	 */
 	char		element[GS_XML_TEXT_LEN];
 	char		value[GS_XML_TEXT_LEN];
 } GsXmlError;

@@ -2,8 +2,9 @@
  *
  * xmltok_backend.c
  *	  The tokenizer's options in the backend (see xmltok_backend.h): the
- *	  token arrays grow in a memory context, palloc's huge allocations, and
- *	  the tokenizer polls CHECK_FOR_INTERRUPTS().
+ *	  token arrays grow in a memory context, palloc's huge allocations, the
+ *	  tokenizer polls CHECK_FOR_INTERRUPTS(), and the names and values its
+ *	  messages quote are cut at a character of the database encoding.
  *
  * The tokenizer runs on the backend's own thread only and holds nothing
  * but palloc'd memory, so an interrupt may throw right out of it; the
@@ -16,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -36,6 +38,18 @@ tokenizer_interrupted(void *arg)
 	return false;
 }
 
+/*
+ * The names and values quoted in messages are in the database encoding;
+ * pg_mbcliplen walks only the characters that can fit (it takes an int
+ * length, and a name may be longer than that).
+ */
+static size_t
+clip_to_encoding(const char *s, size_t len, size_t limit)
+{
+	return pg_mbcliplen(s, (int) Min(len, limit + MAX_MULTIBYTE_CHAR_LEN),
+						(int) limit);
+}
+
 void
 gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
 						  size_t weight_attr_len, void *cxt)
@@ -44,4 +58,5 @@ gs_tree_tokenizer_options(GsXmlOptions *opt, int op, const char *weight_attr,
 	opt->grow = grow_in_context;
 	opt->grow_arg = cxt;
 	opt->interrupted = tokenizer_interrupted;
+	opt->clip = clip_to_encoding;
 }

@@ -28,7 +28,8 @@
 
 /*
  * Fills the tokenizer's options for op, token arrays growing in the memory
- * context cxt, interrupts served.  Backend code only (xmltok_backend.c).
+ * context cxt, interrupts served, quoted text clipped by the database
+ * encoding.  Backend code only (xmltok_backend.c).
  */
 extern void gs_tree_tokenizer_options(GsXmlOptions *opt, int op,
 									  const char *weight_attr,

@@ -2,8 +2,9 @@
  * fuzz_xmltok: libFuzzer target for src/tree/xmltok.c (and, on what it accepts,
  * src/tree/contract.c).
  *
- *   clang -fsanitize=fuzzer,address,undefined -Isrc test/tree/cpu/fuzz_xmltok.c \
- *         src/tree/xmltok.c src/tree/contract.c -lpthread -lm
+ *   clang -fsanitize=fuzzer,address,undefined -Isrc -Isrc/tree \
+ *         test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c src/tree/contract.c \
+ *         src/threads.c -lpthread -lm
  *
  * Built with -DGS_FUZZ_REPLAY instead (any compiler), main() runs the same
  * check on each file named on the command line: a corpus replayer.
@@ -12,7 +13,9 @@
  * when it accepts the input the token array must be a balanced forest with
  * no NaN but the close marker, 2 tokens per element, and the sequential and
  * chunked contractions must agree on it for the ops whose answer does not
- * depend on the order of floating-point additions.
+ * depend on the order of floating-point additions.  When it refuses valid
+ * UTF-8, its message and the names and values it quotes are valid UTF-8
+ * too (they are cut to a fixed length, never inside a character).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -88,6 +91,54 @@ check_tokens(const GsXmlTokens *out, bool unit_weights)
 	free(cwork);
 }
 
+/* s[0..n) is well-formed UTF-8 (RFC 3629: no overlongs, no surrogates) */
+static bool
+utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t		i = 0;
+
+	while (i < n)
+	{
+		unsigned	c = s[i];
+		size_t		len,
+					k;
+		uint32_t	cp;
+
+		if (c < 0x80)
+		{
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			len = 2, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			len = 3, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			len = 4, cp = c & 0x07;
+		else
+			return false;
+		if (n - i < len)
+			return false;
+		for (k = 1; k < len; k++)
+		{
+			if ((s[i + k] & 0xC0) != 0x80)
+				return false;
+			cp = (cp << 6) | (s[i + k] & 0x3F);
+		}
+		if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+			(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+static bool
+text_valid(const char *s)
+{
+	return utf8_valid((const unsigned char *) s, strlen(s));
+}
+
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -115,6 +166,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_tokens(&out, pass == 1);
 		else if (err.offset > size || strlen(err.msg) == 0)
 			abort();			/* every error says where and what */
+		else if (utf8_valid(data, size) &&
+				 (!text_valid(err.msg) ||
+				  (rc == GS_XML_BAD_WEIGHT &&
+				   (!text_valid(err.element) || !text_valid(err.value)))))
+			abort();
 		free(out.tok);
 		free(out.stack);
 	}

@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * threads_backend.h
+ *	  Teams and slices in a backend: interrupts served, a cancel thrown
+ *	  once every thread is joined (src/threads_backend.c).
+ *
+ * threads.c is pure C (the tree's standalone tests build it alone); this is
+ * the backend's binding of it, as xmltok_backend.c is the tokenizer's.
+ * The functions here run fn on helper threads, so fn follows threads.h's
+ * rules: nothing of PostgreSQL's, no palloc, no elog.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_THREADS_BACKEND_H
+#define GPUSORT_THREADS_BACKEND_H
+
+#include "threads.h"
+
+/*
+ * gs_team_run with the backend's interrupt poll: a pending cancel or
+ * termination stops the team, and is served (it throws) after the join.
+ * Other interrupts, such as a parallel worker's message to this leader,
+ * do not stop the team and are served as usual afterwards, since a pass
+ * abandoned half-way cannot go on.
+ */
+extern void gs_backend_team_run(GsTeam *team, void (*fn) (void *arg, int t),
+								void *arg);
+
+/*
+ * Runs fn(arg, lo, hi) over slices of [0, n) on up to nthreads threads
+ * (one, for small n).  Interrupts are served after the threads are joined.
+ */
+extern void gs_cpu_for_slices(uint64 n, int nthreads,
+							  void (*fn) (void *arg, uint64 lo, uint64 hi),
+							  void *arg);
+
+/* the same over ntasks tasks of the caller's making, however few */
+extern void gs_cpu_for_tasks(uint64 ntasks, int nthreads,
+							 void (*fn) (void *arg, uint64 lo, uint64 hi),
+							 void *arg);
+
+#endif							/* GPUSORT_THREADS_BACKEND_H */
