@@ -14,25 +14,9 @@ CREATE DATABASE gs_coll_en TEMPLATE template0 ENCODING 'UTF8' LOCALE 'en_US.UTF-
 CREATE DATABASE gs_coll_cu TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8';
 
 \c gs_coll_en
-SET client_min_messages = warning;
-CREATE EXTENSION gpusort;
-RESET client_min_messages;
-LOAD 'gpusort';
-SET gpusort.min_rows = 0;
-\set ECHO none
-\i :gs_check_sql
-\set ECHO all
 \i :body_sql
 
 \c gs_coll_cu
-SET client_min_messages = warning;
-CREATE EXTENSION gpusort;
-RESET client_min_messages;
-LOAD 'gpusort';
-SET gpusort.min_rows = 0;
-\set ECHO none
-\i :gs_check_sql
-\set ECHO all
 \i :body_sql
 
 \c contrib_regression

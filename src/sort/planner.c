@@ -78,7 +78,12 @@
  * targetlists (drop_collate_copies).
  *
  * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
- * replaced (0 replaces all).  gpusort.enabled = off leaves plans alone.
+ * replaced (0 replaces all), whose first sort column has an encoding
+ * (sortkey.c), and whose estimated rows fit gpusort.max_memory: elsewhere
+ * the GpuSort node could only hand its rows to one tuplesort, in one
+ * process, where stock's plan may sort in every parallel worker, so the
+ * stock plan stays as the planner made it.  gpusort.enabled = off leaves
+ * plans alone.
  *
  *-------------------------------------------------------------------------
  */

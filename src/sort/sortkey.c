@@ -39,11 +39,16 @@
  *	 text, varchar, bpchar under an ICU collation
  *					a prefix of the ICU sort key (ucol_nextSortKeyPart), as
  *					PostgreSQL's abbreviated keys do.
+ *	 text, varchar, bpchar under a libc collation
+ *					a prefix of strxfrm_l's transform (libcoll.c), which the
+ *					node checks against strcoll after the sort (sortverify.c);
+ *					under C.UTF-8, whose order libcoll.c verifies to be byte
+ *					order, the C encoding.
  *	 bytea			the bytes, zero padded.
  *
  * A column is "exact" when its slice decides its order and equality alone:
- * the whole encoding fits and the encoding is injective.  ICU prefixes and
- * bytea never are (ICU-equal strings can differ, and "ab" and "ab\0" pad to
+ * the whole encoding fits and the encoding is injective.  ICU and libc
+ * prefixes and bytea never are (ICU-equal strings can differ, and "ab" and "ab\0" pad to
  * the same bytes).  The layout stops at the first column that is not exact
  * (or does not fit): later columns only matter among rows whose earlier
  * columns are equal, which a prefix cannot tell.  Those rows are left to
@@ -77,8 +82,8 @@
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
  * DESC/USING forms of the same operators all work; anything else (other
- * types, libc collations other than C/POSIX, non-default operator classes)
- * has no encoder.
+ * types, such as interval or name, and non-default operator classes) has no
+ * encoder.
  *
  *-------------------------------------------------------------------------
  */

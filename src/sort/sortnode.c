@@ -22,7 +22,11 @@
  *	 4. ties: where the key does not decide the order by itself (a truncated
  *		prefix, an ICU key, a column past the key), each run of equal keys is
  *		sorted with PostgreSQL's own comparators (SortSupport), as tuplesort
- *		settles equal abbreviated keys (sortties.c);
+ *		settles equal abbreviated keys (sortties.c); where the key is a
+ *		libc collation's strxfrm prefix, which PostgreSQL does not trust to
+ *		follow strcoll, every adjacent pair that the prefixes ordered is
+ *		then compared with strcoll, and any disorder re-sorts the rows with
+ *		the comparators (sortverify.c);
  *	 5. emit: gather the row pointers into output order once (a pass that
  *		the CPU overlaps well), then return rows from that array, forwards
  *		or backwards, with mark/restore and rewind for free; each fetch
@@ -39,11 +43,12 @@
  * the N-th row becomes a cutoff that later input rows must beat to be kept
  * at all, so memory stays O(N) and most rows cost one comparison.
  *
- * Fallback: when no sort column has an encoder, or the rows outgrow
- * gpusort.max_memory, or there are more than 2^32 - 1 of them, the node
- * hands everything to PostgreSQL's tuplesort with work_mem, exactly as a
- * Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
- * says why.
+ * Fallback: when the rows outgrow gpusort.max_memory, or there are more
+ * than 2^32 - 1 of them, the node hands everything to PostgreSQL's
+ * tuplesort with work_mem, exactly as a Sort node would run (spilling to
+ * disk if it must), and EXPLAIN ANALYZE says why.  What is known at plan
+ * time (no encoder for the first sort column, an estimate past the budget)
+ * never gets here: the planner keeps the stock plan (planner.c).
  *
  * The node never knows which engine ran: that is gs_sorter_begin's choice.
  * All memory of one sort lives in runcxt, a child of the query context, so

@@ -78,6 +78,11 @@ PEER_ORDER = {
          r'range between .*\);$',
          'datetimes has equal f_time (ids 5 and 6) and equal f_timestamp(tz) '
          '(ids 2 and 3): the first and last row of a frame among them is any'),
+        (r'^-- Ensure we correctly filter out all of the run conditions from each '
+         r'window SELECT \* FROM \(SELECT \*, count\(1\) OVER \(PARTITION BY '
+         r'depname \|\| \'\'\) c1, -- w1 row_number\(\) OVER \(PARTITION BY depname\) rn,',
+         'row_number() OVER (PARTITION BY depname) with no ORDER BY numbers the '
+         'rows of a department in any order, so rn <= 1 keeps any one of them'),
     ],
 }
 

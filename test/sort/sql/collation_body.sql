@@ -1,7 +1,15 @@
 -- The body of sort_collation, run in a database of each default locale
--- (the caller has loaded gs_check.sql): text, varchar and bpchar sorted
--- under the database's default collation and under each libc collation by
--- COLLATE, compared whole, in order, with stock.
+-- (the caller sets :gs_check_sql): text, varchar and bpchar sorted under the
+-- database's default collation and under each libc collation by COLLATE,
+-- compared whole, in order, with stock.
+SET client_min_messages = warning;
+CREATE EXTENSION gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+\set ECHO none
+\i :gs_check_sql
+\set ECHO all
 
 -- strings that libc locales order far from byte order: accents and case,
 -- ß and ss, dotted and dotless i, punctuation and spaces that en_US
