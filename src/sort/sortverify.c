@@ -91,8 +91,9 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 
 	for (t = tlo; t < thi; t++)
 	{
-		TupleTableSlot *sa = a->slots[2 * t];
-		TupleTableSlot *sb = a->slots[2 * t + 1];
+		TupleTableSlot **slots = &a->slots[2 * t];
+		int			cur = 0;	/* the slot holding position held */
+		uint64		held = PG_UINT64_MAX;
 		uint64		lo,
 					hi,
 					j;
@@ -101,14 +102,22 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 		for (j = lo; j < hi; j++)
 		{
 			uint64		q = partner(a, j);
+			TupleTableSlot *sa;
+			TupleTableSlot *sb;
 			int			r;
 
 			if ((j & 4095) == 0 && a->any_bad)
 				break;
 			if (!needs_check(a, q, j))
 				continue;
-			ExecStoreMinimalTuple(a->tuples[a->order[q]], sa, false);
+			/* a row checked against its successor was just deformed as one */
+			if (held != q)
+				ExecStoreMinimalTuple(a->tuples[a->order[q]], slots[cur], false);
+			sa = slots[cur];
+			sb = slots[1 - cur];
 			ExecStoreMinimalTuple(a->tuples[a->order[j]], sb, false);
+			held = j;
+			cur = 1 - cur;
 			/* equal under strcoll with different prefixes: the backend decides */
 			if (!gs_keys_compare_column_nothrow(a->keys, a->col, sa, sb, &r) || r == 0)
 				break;
