@@ -81,9 +81,9 @@
  *
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
- * DESC/USING forms of the same operators all work; anything else (other
- * types, such as interval or name, and non-default operator classes) has no
- * encoder.
+ * DESC/USING forms of the same operators all work, and name is keyed as
+ * text; anything else (other types, such as interval, and non-default
+ * operator classes) has no encoder.
  *
  *-------------------------------------------------------------------------
  */
@@ -170,6 +170,7 @@ typedef struct GsKeyCol
 	bool		nulls_first;
 	pg_locale_t locale;			/* ICU kinds */
 	const GsLibcColl *libc;		/* libc kinds */
+	bool		is_name;		/* a text kind whose values are names */
 
 	/* what gs_keys_observe saw */
 	bool		seen_null;
@@ -400,6 +401,9 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		case F_BYTEACMP:
 			col->kind = GSK_BYTEA;
 			return true;
+		case F_BTNAMECMP:
+			col->is_name = true;
+			break;
 		case F_BTTEXTCMP:
 		case F_BPCHARCMP:
 			break;
@@ -677,6 +681,30 @@ varlena_release(Datum d, struct varlena *v)
 		pfree(v);
 }
 
+/*
+ * The bytes of a string value as its comparator reads them, a name's up to
+ * its NUL, a varlena's body, without allocating: false for a varlena stored
+ * compressed or out of line, which needs varlena_fetch.
+ */
+static inline bool
+string_peek(const GsKeyCol *col, Datum d, const char **data, Size *len)
+{
+	struct varlena *v;
+
+	if (col->is_name)
+	{
+		*data = NameStr(*DatumGetName(d));
+		*len = strnlen(*data, NAMEDATALEN);
+		return true;
+	}
+	v = (struct varlena *) DatumGetPointer(d);
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		return false;
+	*data = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+	return true;
+}
+
 static inline uint64
 float8_bits(double f)
 {
@@ -762,8 +790,11 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 {
 	const char *data;
 	Size		len;
-	struct varlena *v = varlena_fetch(d, &data, &len);
+	struct varlena *v = NULL;
 	int			failure;
+
+	if (!string_peek(col, d, &data, &len))
+		v = varlena_fetch(d, &data, &len);
 
 	len = encode_string_body(col, data, len, p, width, false, &failure);
 #ifdef USE_ICU
@@ -773,7 +804,8 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 				 errmsg("sort key generation failed: %s",
 						u_errorName((UErrorCode) failure))));
 #endif
-	varlena_release(d, v);
+	if (v)
+		varlena_release(d, v);
 	return len;
 }
 
@@ -845,6 +877,8 @@ varlena_enc_len(const GsKeyCol *col, Datum d)
 	Size		len;
 	struct varlena *v;
 
+	if (col->is_name)
+		return strnlen(NameStr(*DatumGetName(d)), NAMEDATALEN);
 	if (col->kind == GSK_TEXT_C || col->kind == GSK_BYTEA)
 		return toast_raw_datum_size(d) - VARHDRSZ;	/* needs no detoasting */
 
@@ -944,14 +978,14 @@ capture_value_nothrow(const GsKeyCol *col, Datum d, uint8 *r)
 		case GSK_TEXT_LIBC:
 		case GSK_BPCHAR_LIBC:
 			{
-				struct varlena *v = (struct varlena *) DatumGetPointer(d);
+				const char *data;
+				Size		len;
 				int			failure;
 
-				if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+				if (!string_peek(col, d, &data, &len))
 					return false;
-				(void) encode_string_body(col, VARDATA_ANY(v),
-										  VARSIZE_ANY_EXHDR(v), r,
-										  col->raw_len, true, &failure);
+				(void) encode_string_body(col, data, len, r, col->raw_len,
+										  true, &failure);
 				return failure == 0;
 			}
 		default:
@@ -1365,27 +1399,21 @@ gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 				bnull;
 	Datum		ad = slot_getattr(a, col->attno, &anull);
 	Datum		bd = slot_getattr(b, col->attno, &bnull);
-	struct varlena *av,
-			   *bv;
+	const char *adata,
+			   *bdata;
 	Size		alen,
 				blen;
 
-	if (anull || bnull)
+	if (anull || bnull ||
+		!string_peek(col, ad, &adata, &alen) ||
+		!string_peek(col, bd, &bdata, &blen))
 		return false;
-	av = (struct varlena *) DatumGetPointer(ad);
-	bv = (struct varlena *) DatumGetPointer(bd);
-	if (VARATT_IS_COMPRESSED(av) || VARATT_IS_EXTERNAL(av) ||
-		VARATT_IS_COMPRESSED(bv) || VARATT_IS_EXTERNAL(bv))
-		return false;
-	alen = VARSIZE_ANY_EXHDR(av);
-	blen = VARSIZE_ANY_EXHDR(bv);
 	if (KIND_IS_BPCHAR(col->kind))
 	{
-		alen = bpchartruelen(VARDATA_ANY(av), (int) alen);
-		blen = bpchartruelen(VARDATA_ANY(bv), (int) blen);
+		alen = bpchartruelen((char *) adata, (int) alen);
+		blen = bpchartruelen((char *) bdata, (int) blen);
 	}
-	if (!gs_libc_compare(col->libc, VARDATA_ANY(av), alen,
-						 VARDATA_ANY(bv), blen, result, true))
+	if (!gs_libc_compare(col->libc, adata, alen, bdata, blen, result, true))
 		return false;
 	if (col->desc)
 		*result = -*result;

@@ -1,5 +1,5 @@
 -- The body of sort_collation, run in a database of each default locale
--- (the caller sets :gs_check_sql): text, varchar and bpchar sorted under the
+-- (the caller sets :gs_check_sql): text, varchar, bpchar and name sorted under the
 -- database's default collation and under each libc collation by COLLATE,
 -- compared whole, in order, with stock.
 SET client_min_messages = warning;
@@ -15,7 +15,7 @@ SET gpusort.min_rows = 0;
 -- ß and ss, dotted and dotless i, punctuation and spaces that en_US
 -- ignores at the first level, digits, a combining accent against the
 -- precomposed letter, CJK, emoji, empty strings, long common prefixes
-CREATE TABLE cw (id int, s text, v varchar(120), b char(12));
+CREATE TABLE cw (id int, s text, v varchar(120), b char(12), nm name);
 WITH words(ws) AS (
 	SELECT ARRAY['a', 'A', 'á', 'Á', 'ä', 'Ä', 'æ', 'Æ', 'å', 'Å', 'ø', 'Ø',
 				 'ß', 'ss', 'SS', 'Straße', 'Strasse', 'strasse', 'ı', 'i', 'I', 'İ',
@@ -29,7 +29,7 @@ WITH words(ws) AS (
 				 repeat('-', 71) || 'b', repeat('-', 71) || 'a',
 				 repeat('é', 70) || 'b', repeat('é', 70) || 'a', repeat('e', 70) || 'a'])
 INSERT INTO cw
-SELECT i, w, w, w::char(12)
+SELECT i, w, w, w::char(12), w::name
   FROM (SELECT i,
 			   CASE WHEN i % 41 = 0 THEN NULL
 					ELSE ws[1 + (hashint4(i) & 1023) % array_length(ws, 1)]
@@ -64,6 +64,9 @@ SELECT gs_check('SELECT s, id FROM cw ORDER BY s NULLS FIRST, id DESC');
 SELECT gs_check('SELECT v, id FROM cw ORDER BY v DESC NULLS LAST, id');
 SELECT gs_check('SELECT b, id FROM cw ORDER BY b, id');
 SELECT gs_check('SELECT b, id FROM cw ORDER BY b DESC NULLS FIRST, id');
+-- name: the C collation by default, any other by COLLATE
+SELECT gs_check('SELECT nm, id FROM cw ORDER BY nm, id');
+SELECT gs_check('SELECT nm COLLATE "en_US.utf8" AS nm, id FROM cw ORDER BY 1 DESC, 2');
 SELECT gs_check('SELECT id % 7 AS g, s, id FROM cw ORDER BY 1, 2 DESC, 3');
 SELECT gs_check('SELECT s, v, id FROM cw ORDER BY s, v DESC, id');
 SELECT gs_check('SELECT s, id FROM cw ORDER BY s, id LIMIT 17');
