@@ -17,9 +17,13 @@
 #include <unistd.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/guc.h"
 
 #include "gpusort.h"
+#include "memaccount.h"
+#include "membudget.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;
@@ -27,7 +31,8 @@ PG_MODULE_MAGIC;
 bool		gpusort_enabled = true;
 int			gpusort_device = GS_DEVICE_AUTO;
 int			gpusort_min_rows = 10000;
-int			gpusort_max_memory = -1;	/* kB; -1: a share of RAM */
+int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
+int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
 int			gpusort_max_gpu_sessions = 8;
@@ -57,29 +62,86 @@ static const struct config_enum_entry device_options[] = {
 void		_PG_init(void);
 
 /*
- * Under gpusort.max_memory = -1, one sort may use this share of the
- * machine's memory: large enough for the sorts a server's analysts run,
- * small enough to leave shared_buffers and other sessions their room.
+ * The memory the server may use: its cgroup's limit where it has one (a
+ * container, a systemd unit with MemoryMax), else the machine's memory;
+ * minus shared_buffers, which the server holds anyway.  Under
+ * gpusort.max_memory = -1 one sort may use GS_MEMORY_SHARE of it: large
+ * enough for the sorts a server's analysts run, small enough to leave other
+ * sessions their room; under gpusort.max_total_memory = -1 all GpuSorts
+ * together may hold GS_TOTAL_SHARE of it, which leaves the rest to
+ * PostgreSQL's own memory (work_mem of the other nodes, the page cache)
+ * when several sorts run at once.  Read once per process: the limits of a
+ * running server's cgroup rarely change, and the planner asks often.
  */
 #define GS_MEMORY_SHARE		4
+#define GS_TOTAL_SHARE		2
 #define GS_MEMORY_FALLBACK	((Size) 4 * 1024 * 1024 * 1024)
 
 /* under gpusort.cpu_threads = 0, at most this many threads */
 #define GS_MAX_AUTO_THREADS	16
 
+static Size
+physical_memory(void)
+{
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		pagesize = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || pagesize <= 0)
+		return GS_MEMORY_FALLBACK;
+	return (Size) pages * (Size) pagesize;
+}
+
+Size
+gpusort_available_memory(const char **source, const char **detail)
+{
+	static bool done = false;
+	static Size avail;
+	static GsMemLimit cg;
+	static char what[600];
+
+	if (!done)
+	{
+		Size		ram = physical_memory();
+		Size		limit = ram;
+		Size		sb = (Size) NBuffers * BLCKSZ;
+
+		gs_mem_cgroup_limit("", &cg);
+		if (cg.source != GS_MEM_NONE && cg.bytes < ram)
+		{
+			limit = (Size) cg.bytes;
+			snprintf(what, sizeof(what), "%s (%s) less shared_buffers", cg.path,
+					 gs_mem_source_name(cg.source));
+		}
+		else
+		{
+			cg.source = GS_MEM_NONE;
+			strlcpy(what, "physical memory less shared_buffers", sizeof(what));
+		}
+		/* shared_buffers larger than half the limit: count half the limit */
+		avail = (limit > 2 * sb) ? limit - sb : limit / 2;
+		done = true;
+	}
+	if (source)
+		*source = cg.source == GS_MEM_NONE ? "physical memory" : gs_mem_source_name(cg.source);
+	if (detail)
+		*detail = what;
+	return avail;
+}
+
 Size
 gpusort_memory_budget(void)
 {
-	long		pages,
-				pagesize;
-
 	if (gpusort_max_memory > 0)
 		return (Size) gpusort_max_memory * 1024;
-	pages = sysconf(_SC_PHYS_PAGES);
-	pagesize = sysconf(_SC_PAGESIZE);
-	if (pages <= 0 || pagesize <= 0)
-		return GS_MEMORY_FALLBACK;
-	return (Size) pages * (Size) pagesize / GS_MEMORY_SHARE;
+	return gpusort_available_memory(NULL, NULL) / GS_MEMORY_SHARE;
+}
+
+Size
+gpusort_total_memory_limit(void)
+{
+	if (gpusort_max_total_memory > 0)
+		return (Size) gpusort_max_total_memory * 1024;
+	return gpusort_available_memory(NULL, NULL) / GS_TOTAL_SHARE;
 }
 
 /*
@@ -125,13 +187,13 @@ gpusort_threads(void)
 	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
 }
 
-/* gpusort.max_memory: -1, or at least 1MB */
+/* gpusort.max_memory, gpusort.max_total_memory: -1, or at least 1MB */
 static bool
 check_max_memory(int *newval, void **extra, GucSource source)
 {
 	if (*newval == -1 || *newval >= 1024)
 		return true;
-	GUC_check_errdetail("gpusort.max_memory must be -1 (a quarter of the machine's memory) or at least 1MB.");
+	GUC_check_errdetail("The value must be -1 (a share of the memory available to the server) or at least 1MB.");
 	return false;
 }
 
@@ -167,13 +229,24 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Largest memory one GpuSort may use for its rows and keys.",
-							"-1 means a quarter of the machine's memory.  A sort that needs "
-							"more falls back to PostgreSQL's tuplesort, which spills to disk "
-							"as a Sort node would.  A parallel GpuSort also keeps within "
-							"the free space of /dev/shm.",
+							"-1 means a quarter of the memory available to the server (its "
+							"cgroup's limit, else the machine's memory, less shared_buffers).  "
+							"A sort that needs more falls back to PostgreSQL's tuplesort, "
+							"which spills to disk as a Sort node would.",
 							&gpusort_max_memory,
 							-1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB,
+							check_max_memory, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.max_total_memory",
+							"Largest memory all GpuSorts of the server may hold at once.",
+							"-1 means half the memory available to the server (its cgroup's "
+							"limit, else the machine's memory, less shared_buffers).  A sort "
+							"that cannot reserve its memory from this falls back to "
+							"PostgreSQL's tuplesort within work_mem.",
+							&gpusort_max_total_memory,
+							-1, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB,
 							check_max_memory, NULL, NULL);
 
 	DefineCustomEnumVariable("gpusort.parallel",
@@ -226,6 +299,8 @@ _PG_init(void)
 
 	gpusort_tree_init();
 	gpusort_planner_init();
+	if (process_shared_preload_libraries_in_progress)
+		gs_account_request_shmem();
 
 	MarkGUCPrefixReserved("gpusort");
 }
