@@ -39,11 +39,17 @@
  * the N-th row becomes a cutoff that later input rows must beat to be kept
  * at all, so memory stays O(N) and most rows cost one comparison.
  *
+ * Memory: the rows' bytes (stored_bytes) are reserved from the server-wide
+ * account (memaccount.c) ahead of the rows, in steps that double from
+ * GS_RESERVE_MIN_STEP to GS_RESERVE_MAX_STEP, so that a small sort reserves
+ * little and a large one seldom; the reservation goes with runcxt.
+ *
  * Fallback: when no sort column has an encoder, or the rows outgrow
- * gpusort.max_memory, or there are more than 2^32 - 1 of them, the node
- * hands everything to PostgreSQL's tuplesort with work_mem, exactly as a
- * Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
- * says why.
+ * gpusort.max_memory, or the account cannot give them room (the server's
+ * sorts together hold gpusort.max_total_memory), or there are more than
+ * 2^32 - 1 of them, the node hands everything to PostgreSQL's tuplesort
+ * with work_mem, exactly as a Sort node would run (spilling to disk if it
+ * must), and EXPLAIN ANALYZE says why.
  *
  * The node never knows which engine ran: that is gs_sorter_begin's choice.
  * All memory of one sort lives in runcxt, a child of the query context, so
@@ -104,6 +110,10 @@
 #define GS_MIN_CAPACITY			1024
 #define GS_MAX_INITIAL_CAPACITY	((uint64) 16 * 1024 * 1024)
 #define GS_CAPACITY_SLACK		1.1
+
+/* steps of the reservation from the server-wide account (bytes) */
+#define GS_RESERVE_MIN_STEP	((Size) 1024 * 1024)
+#define GS_RESERVE_MAX_STEP	((Size) 64 * 1024 * 1024)
 
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
@@ -903,6 +913,10 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	node->raw = NULL;
 	node->ntuples = 0;
 	node->cutoff = NULL;
+	/* tuplesort keeps within work_mem, as stock does: nothing to reserve */
+	if (node->reservation)
+		gs_release_all(node->reservation);
+	node->reserved_to = 0;
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -968,6 +982,34 @@ budget_reason(char *why, size_t len, Size budget)
 			 budget / 1024);
 }
 
+/*
+ * Reserves room for stored_bytes to grow to need from the server-wide
+ * account, a step ahead; false, with the reason in why, when the account
+ * has no room.  The rows stored by parallel participants are reserved by
+ * their intake (sortpar.c), so need leaves them out.
+ */
+static bool
+reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
+{
+	Size		have = gs_reserved(node->reservation, GS_ACCT_MEM);
+	Size		limit = gpusort_total_memory_limit();
+	Size		step;
+
+	if (need <= have)
+		return true;
+	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
+	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
+		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
+	{
+		snprintf(why, len, "the server's sorts hold gpusort.max_total_memory (%zu kB)",
+				 limit / 1024);
+		return false;
+	}
+	node->reserved_to = gs_reserved(node->reservation, GS_ACCT_MEM);
+	node->info.reserved_bytes = Max(node->info.reserved_bytes, node->reserved_to);
+	return true;
+}
+
 static void
 put_shared_row(void *arg, MinimalTuple tup)
 {
@@ -1011,6 +1053,14 @@ absorb_shared(GpuSortState *node, Size budget)
 		gs_par_foreach(par, put_shared_row, node);
 		ExecClearTuple(node->row_slot);
 	}
+	else if (!reserve_stored(node, stored_bytes(node) +
+							 n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD),
+							 why, sizeof(why)))
+	{
+		switch_to_tuplesort(node, why);
+		gs_par_foreach(par, put_shared_row, node);
+		ExecClearTuple(node->row_slot);
+	}
 	else
 	{
 		gs_par_merge_stats(par, node->keys);
@@ -1047,6 +1097,8 @@ gpusort_run(GpuSortState *node)
 	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
 										 ALLOCSET_DEFAULT_SIZES);
 	node->prefault = gs_prefaulter_create(node->runcxt);
+	node->reservation = gs_reservation_create(node->runcxt);
+	node->reserved_to = 0;
 
 	if (node->keys == NULL)
 		switch_to_tuplesort(node, node->nokey_reason);
@@ -1114,13 +1166,19 @@ gpusort_run(GpuSortState *node)
 						node->raw + node->ntuples * node->raw_bytes : NULL);
 		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
 
-		if (stored_bytes(node) > budget)
+		if (stored_bytes(node) > node->reserved_to)
 		{
 			char		why[128];
 
-			budget_reason(why, sizeof(why), budget);
-			switch_to_tuplesort(node, why);
-			continue;
+			if (stored_bytes(node) > budget)
+				budget_reason(why, sizeof(why), budget);
+			else if (reserve_stored(node, stored_bytes(node), why, sizeof(why)))
+				why[0] = '\0';
+			if (why[0] != '\0')
+			{
+				switch_to_tuplesort(node, why);
+				continue;
+			}
 		}
 		if (node->bounded && node->ntuples >= node->prune_at)
 			prune_to_bound(node);
@@ -1275,6 +1333,8 @@ gpusort_reset(GpuSortState *node)
 	node->stream = NULL;		/* stopped by runcxt's deletion */
 	node->ntuples = node->maxtuples = 0;
 	node->shared_bytes = 0;
+	node->reservation = NULL;	/* released with runcxt */
+	node->reserved_to = 0;
 	node->raw = NULL;
 	node->nout = 0;
 	node->cutoff = NULL;

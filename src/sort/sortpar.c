@@ -42,14 +42,24 @@
  * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK (and DSA makes its segments larger
  * still as the area grows, so few segments are made).
  *
+ * Memory: before any participant stores a row, the leader reserves the
+ * chunks' bytes (the planner's estimate with room to spare, within
+ * gpusort.max_memory) from the server-wide account (memaccount.c), as
+ * memory and, for POSIX shared memory, as /dev/shm space, of which all
+ * GpuSorts together may hold GS_PAR_SHM_SHARE.  The participants then
+ * allocate chunks only within that reservation (GsParShared.limit), and
+ * check /dev/shm's free space before each, for what others put there.  So
+ * concurrent sorts never overfill /dev/shm, where the kernel would refuse
+ * a DSM segment with an ERROR; the reservation goes when the node ends or
+ * rescans, or with the query's memory on an ERROR.
+ *
  * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
  * parallel mode) or without an encoder for the first sort column, or when
- * the shared memory budget is not there to begin with, the store node
- * passes its rows on through the Gather, and the GpuSort above stores them
- * as a serial GpuSort over a Gather would.  When the participants together
- * outgrow the budget (gpusort.max_memory, and the free space of /dev/shm
- * for POSIX shared memory), every participant passes its remaining rows on
- * from then on and the GpuSort hands everything to tuplesort.
+ * the reservation cannot be had, the store node passes its rows on through
+ * the Gather, and the GpuSort above stores them as a serial GpuSort over a
+ * Gather would.  When the participants together outgrow the reservation,
+ * or a chunk cannot be allocated, every participant passes its remaining
+ * rows on from then on and the GpuSort hands everything to tuplesort.
  *
  * Memory: the areas are created by the leader when the Gather sets up its
  * DSM (and again before a rescan), attached by each worker for its share,
@@ -76,6 +86,7 @@
 
 #include "engine.h"
 #include "gpusort.h"
+#include "memaccount.h"
 #include "prefault.h"
 #include "rowstore.h"
 #include "sortkey.h"
@@ -91,13 +102,29 @@
 #define GS_PAR_MAX_CHUNK	((Size) 32 * 1024 * 1024)
 
 /*
- * Shared memory is set up only when the budget and /dev/shm leave room for
- * the planner's estimate of the rows times this much.
+ * Shared memory is set up only when the budget and the server-wide account
+ * leave room for the planner's estimate of the rows times this much; the
+ * leader reserves up to GS_PAR_ESTIMATE_ROOM times the estimate, so that an
+ * estimate somewhat too low does not send the rows to tuplesort.
  */
 #define GS_PAR_ESTIMATE_SLACK	1.25
+#define GS_PAR_ESTIMATE_ROOM	2.0
 
-/* of /dev/shm's free space, what one sort may take */
-#define GS_PAR_SHM_SHARE	0.8
+/*
+ * Of /dev/shm's size, what all GpuSorts of the server together may reserve;
+ * the rest is left to PostgreSQL's own segments (every parallel query's)
+ * and to other users of /dev/shm.
+ */
+#define GS_PAR_SHM_SHARE	0.75
+
+/*
+ * What the participants' chunks take in /dev/shm beyond their bytes: each
+ * area's first DSA segment, made when the area is, and DSA's segment
+ * headers and page maps, and segments sized past the chunk they were made
+ * for (a fraction of the chunks).
+ */
+#define GS_PAR_AREA_BYTES	((Size) 1024 * 1024 + 65536)
+#define GS_PAR_SEGMENT_SLACK_DIV	8
 
 typedef struct GsParChunk
 {
@@ -165,6 +192,10 @@ struct GsStoreState
 	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
 	GsParPart  *seen;
 	int			nseen;
+
+	/* the leader's reservation for the chunks (es_query_cxt) */
+	GsReservation *reservation;
+	Size		reserved;		/* most held, for EXPLAIN */
 };
 
 static Node *store_create_state(CustomScan *cscan);
@@ -259,16 +290,47 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- storing ------------------------------------------------------------------- */
 
-/* size bytes of the participant's area, within the budget, or Invalid */
+/*
+ * Free bytes of /dev/shm, where POSIX shared memory lives; SIZE_MAX where
+ * dynamic shared memory is not POSIX or the file system cannot be asked.
+ * Its size (all of it) in *size, if not NULL.
+ */
+static Size
+shm_free(Size *size)
+{
+	struct statvfs vfs;
+
+	if (size)
+		*size = SIZE_MAX;
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX ||
+		statvfs("/dev/shm", &vfs) != 0)
+		return SIZE_MAX;
+	if (size)
+		*size = (Size) vfs.f_blocks * vfs.f_frsize;
+	return (Size) vfs.f_bavail * vfs.f_frsize;
+}
+
+/*
+ * size bytes of the participant's area, within the reservation, or Invalid.
+ * DSA reports a DSM segment that /dev/shm has no room for by an ERROR, not
+ * by DSA_ALLOC_NO_OOM, so the free space is checked first: what other
+ * servers or programs put in /dev/shm is in no account.
+ */
 static dsa_pointer
 alloc_chunk(GsStoreState *st, Size size)
 {
 	GsParShared *sh = st->shared;
+	dsa_pointer dp = InvalidDsaPointer;
 
-	if (pg_atomic_read_u32(&sh->overflow) != 0 ||
-		pg_atomic_add_fetch_u64(&sh->used, size) > sh->limit)
+	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
-	return dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (pg_atomic_add_fetch_u64(&sh->used, size) <= sh->limit &&
+		shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
+		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
+	if (!DsaPointerIsValid(dp))
+		pg_atomic_sub_fetch_u64(&sh->used, size);
+	return dp;
 }
 
 /*
@@ -521,6 +583,9 @@ detach_areas(GsStoreState *st)
 	if (st->area && st->areas == NULL)
 		dsa_detach(st->area);
 	st->area = NULL;
+	/* the chunks are gone: their room goes back to the account */
+	if (st->reservation)
+		gs_release_all(st->reservation);
 }
 
 static void
@@ -554,29 +619,62 @@ store_estimate(CustomScanState *node, ParallelContext *pcxt)
 }
 
 /*
- * How many bytes of chunks the participants may fill together, or 0 when
- * even the planner's estimate of the rows would not fit.
+ * Reserves bytes of chunks, and the areas' overhead, as memory and as
+ * /dev/shm space; false when the account or /dev/shm has no room.
+ */
+static bool
+reserve_chunks(GsStoreState *st, Size bytes, int nparts)
+{
+	Size		shm_size;
+	Size		free = shm_free(&shm_size);
+	Size		total = bytes + bytes / GS_PAR_SEGMENT_SLACK_DIV +
+		(Size) nparts * GS_PAR_AREA_BYTES;
+
+	if (total > free)
+		return false;
+	if (!gs_reserve(st->reservation, GS_ACCT_MEM, total, gpusort_total_memory_limit()))
+		return false;
+	if (shm_size != SIZE_MAX &&
+		!gs_reserve(st->reservation, GS_ACCT_SHM, total,
+					(Size) ((double) shm_size * GS_PAR_SHM_SHARE)))
+	{
+		gs_release_all(st->reservation);
+		return false;
+	}
+	st->reserved = Max(st->reserved, total);
+	return true;
+}
+
+/*
+ * How many bytes of chunks the participants may fill together, reserved;
+ * 0 when even the planner's estimate of the rows would not fit in the
+ * budget or the reservation cannot be had.
  */
 static Size
-shared_limit(GsStoreState *st)
+shared_limit(GsStoreState *st, int nparts)
 {
 	Plan	   *plan = st->css.ss.ps.plan;
-	Size		limit = gpusort_memory_budget();
-	double		need;
+	Size		budget = gpusort_memory_budget();
+	double		need,
+				least,
+				room;
 
-	if (dynamic_shared_memory_type == DSM_IMPL_POSIX)
-	{
-		struct statvfs vfs;
-
-		if (statvfs("/dev/shm", &vfs) == 0)
-			limit = Min(limit, (Size) ((double) vfs.f_bavail * vfs.f_frsize *
-									   GS_PAR_SHM_SHARE));
-	}
 	need = plan->plan_rows *
 		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
-	if (need * GS_PAR_ESTIMATE_SLACK > (double) limit)
+	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
-	return limit;
+	/* every participant needs a first chunk, however few its rows */
+	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_FIRST_CHUNK);
+	room = Max(need * GS_PAR_ESTIMATE_ROOM, least);
+	least = Min(least, (double) budget);
+	room = Min(room, (double) budget);
+	if (st->reservation == NULL)
+		st->reservation = gs_reservation_create(st->css.ss.ps.state->es_query_cxt);
+	if (reserve_chunks(st, (Size) room, nparts))
+		return (Size) room;
+	if (reserve_chunks(st, (Size) least, nparts))
+		return (Size) least;
+	return 0;
 }
 
 /* new areas, one per participant, and an empty shared state */
@@ -589,7 +687,7 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	memset(sh, 0, offsetof(GsParShared, parts));
 	sh->nparts = nparts;
 	sh->ncols = st->ncols;
-	sh->limit = st->keys ? shared_limit(st) : 0;
+	sh->limit = st->keys ? shared_limit(st, nparts) : 0;
 	sh->enabled = (sh->limit > 0);
 	pg_atomic_init_u64(&sh->used, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
