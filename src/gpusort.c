@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "gpusort.h"
@@ -115,7 +117,7 @@ gpusort_available_memory(const char **source, const char **detail)
 		else
 		{
 			cg.source = GS_MEM_NONE;
-			strlcpy(what, "physical memory less shared_buffers", sizeof(what));
+			strlcpy(what, "the machine's memory less shared_buffers", sizeof(what));
 		}
 		/* shared_buffers larger than half the limit: count half the limit */
 		avail = (limit > 2 * sb) ? limit - sb : limit / 2;
@@ -185,6 +187,60 @@ gpusort_threads(void)
 	if (gpusort_cpu_threads > 0)
 		return gpusort_cpu_threads;
 	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
+}
+
+/* one row of gpusort_memory(); bytes SIZE_MAX: NULL */
+static void
+memory_row(ReturnSetInfo *rsinfo, const char *name, Size bytes, const char *detail)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, bytes == SIZE_MAX, false};
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = Int64GetDatum((int64) Min(bytes, (Size) PG_INT64_MAX));
+	values[2] = CStringGetTextDatum(detail);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(gpusort_memory);
+
+/*
+ * gpusort_memory(): the budgets, where they come from, and what the
+ * server's GpuSorts hold now (all sessions, and this one).
+ */
+Datum
+gpusort_memory(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *source;
+	const char *detail;
+	Size		avail = gpusort_available_memory(&source, &detail);
+	Size		shm_size;
+	char		buf[700];
+
+	InitMaterializedSRF(fcinfo, 0);
+	snprintf(buf, sizeof(buf), "%s: %s", source, detail);
+	memory_row(rsinfo, "available", avail, buf);
+	memory_row(rsinfo, "max_memory", gpusort_memory_budget(),
+			   gpusort_max_memory > 0 ? "gpusort.max_memory: one sort" :
+			   "gpusort.max_memory = -1: one sort, a quarter of available");
+	memory_row(rsinfo, "max_total_memory", gpusort_total_memory_limit(),
+			   gpusort_max_total_memory > 0 ? "gpusort.max_total_memory: all sorts" :
+			   "gpusort.max_total_memory = -1: all sorts, half of available");
+	memory_row(rsinfo, "reserved", gs_account_total(GS_ACCT_MEM),
+			   "all sessions, now");
+	memory_row(rsinfo, "reserved_session", gs_account_session(GS_ACCT_MEM),
+			   "this session, now");
+	(void) gs_shm_free(&shm_size);
+	memory_row(rsinfo, "shm_size", shm_size, "/dev/shm, for POSIX dynamic shared memory");
+	memory_row(rsinfo, "shm_max_total", gs_shm_limit(),
+			   "of /dev/shm, what all parallel sorts may reserve");
+	memory_row(rsinfo, "shm_reserved", gs_account_total(GS_ACCT_SHM),
+			   "of /dev/shm, all sessions, now");
+	memory_row(rsinfo, "gpu_reserved", gs_account_total(GS_ACCT_DEV),
+			   "GPU memory, all sessions, now");
+	memory_row(rsinfo, "account", SIZE_MAX, gs_account_where());
+	return (Datum) 0;
 }
 
 /* gpusort.max_memory, gpusort.max_total_memory: -1, or at least 1MB */

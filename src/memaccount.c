@@ -45,12 +45,14 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/file_perm.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/backendid.h"
+#include "storage/dsm_impl.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -58,6 +60,13 @@
 #include "utils/memutils.h"
 
 #include "memaccount.h"
+
+/*
+ * Of /dev/shm's size, what all GpuSorts of the server together may reserve;
+ * the rest is left to PostgreSQL's own segments (every parallel query's)
+ * and to other users of /dev/shm.
+ */
+#define GS_SHM_SHARE		0.75
 
 /* slots of the file-based account: backends past this many reserve nothing */
 #define GS_ACCT_FILE_SLOTS	1024
@@ -382,4 +391,30 @@ Size
 gs_reserved(const GsReservation *r, GsAcctKind kind)
 {
 	return r ? r->bytes[kind] : 0;
+}
+
+/* ---- /dev/shm ----------------------------------------------------------------- */
+
+Size
+gs_shm_free(Size *size)
+{
+	struct statvfs vfs;
+
+	if (size)
+		*size = SIZE_MAX;
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX ||
+		statvfs("/dev/shm", &vfs) != 0)
+		return SIZE_MAX;
+	if (size)
+		*size = (Size) vfs.f_blocks * vfs.f_frsize;
+	return (Size) vfs.f_bavail * vfs.f_frsize;
+}
+
+Size
+gs_shm_limit(void)
+{
+	Size		size;
+
+	(void) gs_shm_free(&size);
+	return size == SIZE_MAX ? SIZE_MAX : (Size) ((double) size * GS_SHM_SHARE);
 }

@@ -49,6 +49,15 @@ extern Size gs_reserved(const GsReservation *r, GsAcctKind kind);
 extern uint64 gs_account_total(GsAcctKind kind);
 extern uint64 gs_account_session(GsAcctKind kind);
 
+/*
+ * /dev/shm, where POSIX dynamic shared memory lives: its free bytes (and
+ * its size in *size, if not NULL), and what all GpuSorts together may
+ * reserve of it; SIZE_MAX where dynamic shared memory is not POSIX or
+ * /dev/shm cannot be asked.
+ */
+extern Size gs_shm_free(Size *size);
+extern Size gs_shm_limit(void);
+
 /* "shared memory", or the file that holds the account */
 extern const char *gs_account_where(void);
 

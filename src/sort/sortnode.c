@@ -1010,6 +1010,23 @@ reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
 	return true;
 }
 
+/*
+ * Why the rows of parallel participants that ran out of room go to
+ * tuplesort: the sort's budget, or the reservation the server-wide
+ * account could give them (sortpar.c)
+ */
+static void
+overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
+{
+	Size		limit = gs_par_limit(node->par);
+
+	if (limit >= budget)
+		budget_reason(why, len, budget);
+	else
+		snprintf(why, len, "rows need more than the %zu kB of shared memory reserved for the parallel workers",
+				 limit / 1024);
+}
+
 static void
 put_shared_row(void *arg, MinimalTuple tup)
 {
@@ -1042,7 +1059,7 @@ absorb_shared(GpuSortState *node, Size budget)
 
 	if (!node->tuplesort && gs_par_overflowed(par))
 	{
-		budget_reason(why, sizeof(why), budget);
+		overflow_reason(node, why, sizeof(why), budget);
 		switch_to_tuplesort(node, why);
 	}
 	if (!node->tuplesort && total > PG_UINT32_MAX)
@@ -1129,7 +1146,7 @@ gpusort_run(GpuSortState *node)
 			/* the participants ran out of room and pass their rows on */
 			char		why[128];
 
-			budget_reason(why, sizeof(why), budget);
+			overflow_reason(node, why, sizeof(why), budget);
 			switch_to_tuplesort(node, why);
 		}
 		if (node->tuplesort)

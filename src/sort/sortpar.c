@@ -44,9 +44,10 @@
  *
  * Memory: before any participant stores a row, the leader reserves the
  * chunks' bytes (the planner's estimate with room to spare, within
- * gpusort.max_memory) from the server-wide account (memaccount.c), as
+ * gpusort.max_memory; see shared_limit) from the server-wide account
+ * (memaccount.c), as
  * memory and, for POSIX shared memory, as /dev/shm space, of which all
- * GpuSorts together may hold GS_PAR_SHM_SHARE.  The participants then
+ * GpuSorts together may hold a share (gs_shm_limit).  The participants then
  * allocate chunks only within that reservation (GsParShared.limit), and
  * check /dev/shm's free space before each, for what others put there.  So
  * concurrent sorts never overfill /dev/shm, where the kernel would refuse
@@ -70,7 +71,6 @@
  */
 #include "postgres.h"
 
-#include <sys/statvfs.h>
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
@@ -100,6 +100,8 @@
  * for nothing is the cost of a larger chunk.
  */
 #define GS_PAR_MAX_CHUNK	((Size) 32 * 1024 * 1024)
+/* nor shrink below this where the reservation runs short */
+#define GS_PAR_MIN_CHUNK	((Size) 1024 * 1024)
 
 /*
  * Shared memory is set up only when the budget and the server-wide account
@@ -109,13 +111,6 @@
  */
 #define GS_PAR_ESTIMATE_SLACK	1.25
 #define GS_PAR_ESTIMATE_ROOM	2.0
-
-/*
- * Of /dev/shm's size, what all GpuSorts of the server together may reserve;
- * the rest is left to PostgreSQL's own segments (every parallel query's)
- * and to other users of /dev/shm.
- */
-#define GS_PAR_SHM_SHARE	0.75
 
 /*
  * What the participants' chunks take in /dev/shm beyond their bytes: each
@@ -196,6 +191,7 @@ struct GsStoreState
 	/* the leader's reservation for the chunks (es_query_cxt) */
 	GsReservation *reservation;
 	Size		reserved;		/* most held, for EXPLAIN */
+	Size		limit;			/* the participants' chunks may take this */
 };
 
 static Node *store_create_state(CustomScan *cscan);
@@ -291,26 +287,6 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 /* ---- storing ------------------------------------------------------------------- */
 
 /*
- * Free bytes of /dev/shm, where POSIX shared memory lives; SIZE_MAX where
- * dynamic shared memory is not POSIX or the file system cannot be asked.
- * Its size (all of it) in *size, if not NULL.
- */
-static Size
-shm_free(Size *size)
-{
-	struct statvfs vfs;
-
-	if (size)
-		*size = SIZE_MAX;
-	if (dynamic_shared_memory_type != DSM_IMPL_POSIX ||
-		statvfs("/dev/shm", &vfs) != 0)
-		return SIZE_MAX;
-	if (size)
-		*size = (Size) vfs.f_blocks * vfs.f_frsize;
-	return (Size) vfs.f_bavail * vfs.f_frsize;
-}
-
-/*
  * size bytes of the participant's area, within the reservation, or Invalid.
  * DSA reports a DSM segment that /dev/shm has no room for by an ERROR, not
  * by DSA_ALLOC_NO_OOM, so the free space is checked first: what other
@@ -325,7 +301,7 @@ alloc_chunk(GsStoreState *st, Size size)
 	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
 	if (pg_atomic_add_fetch_u64(&sh->used, size) <= sh->limit &&
-		shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
+		gs_shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
 		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
 	if (!DsaPointerIsValid(dp))
@@ -333,15 +309,29 @@ alloc_chunk(GsStoreState *st, Size size)
 	return dp;
 }
 
+/* bytes of the reservation that no participant has taken yet */
+static Size
+room_left(GsParShared *sh)
+{
+	uint64		used = pg_atomic_read_u64(&sh->used);
+
+	return used < sh->limit ? sh->limit - used : 0;
+}
+
 /*
  * A new chunk for at least need bytes of tuple and entry; false when the
- * budget or the shared memory is exhausted.  The chunk prepared ahead is
- * taken when it is large enough, and the next one is prepared.
+ * reservation or the shared memory is exhausted.  The chunk prepared ahead
+ * is taken when it is large enough, and the next one is prepared.  Where
+ * the reservation runs short, chunks shrink to a fair share of what is
+ * left and none is prepared ahead, so that one participant's chunks do not
+ * crowd out the others' and send every row to tuplesort.
  */
 static bool
 new_chunk(GsStoreState *st, Size need)
 {
-	Size		size = Max(st->next_size, GS_PAR_CHUNK_HEADER + need);
+	GsParShared *sh = st->shared;
+	Size		fair = Max(room_left(sh) / sh->nparts, GS_PAR_MIN_CHUNK);
+	Size		size = Max(Min(st->next_size, fair), GS_PAR_CHUNK_HEADER + need);
 	dsa_pointer dp;
 	GsParChunk *c;
 
@@ -370,7 +360,8 @@ new_chunk(GsStoreState *st, Size need)
 	st->bytes += size;
 	st->next_size = Min(st->next_size * 2, GS_PAR_MAX_CHUNK);
 
-	if (!DsaPointerIsValid(st->ahead) && st->prefault)
+	if (!DsaPointerIsValid(st->ahead) && st->prefault &&
+		room_left(sh) >= (Size) 2 * sh->nparts * st->next_size)
 	{
 		st->ahead = alloc_chunk(st, st->next_size);
 		if (DsaPointerIsValid(st->ahead))
@@ -625,8 +616,8 @@ store_estimate(CustomScanState *node, ParallelContext *pcxt)
 static bool
 reserve_chunks(GsStoreState *st, Size bytes, int nparts)
 {
-	Size		shm_size;
-	Size		free = shm_free(&shm_size);
+	Size		free = gs_shm_free(NULL);
+	Size		shm_limit = gs_shm_limit();
 	Size		total = bytes + bytes / GS_PAR_SEGMENT_SLACK_DIV +
 		(Size) nparts * GS_PAR_AREA_BYTES;
 
@@ -634,9 +625,8 @@ reserve_chunks(GsStoreState *st, Size bytes, int nparts)
 		return false;
 	if (!gs_reserve(st->reservation, GS_ACCT_MEM, total, gpusort_total_memory_limit()))
 		return false;
-	if (shm_size != SIZE_MAX &&
-		!gs_reserve(st->reservation, GS_ACCT_SHM, total,
-					(Size) ((double) shm_size * GS_PAR_SHM_SHARE)))
+	if (shm_limit != SIZE_MAX &&
+		!gs_reserve(st->reservation, GS_ACCT_SHM, total, shm_limit))
 	{
 		gs_release_all(st->reservation);
 		return false;
@@ -646,9 +636,42 @@ reserve_chunks(GsStoreState *st, Size bytes, int nparts)
 }
 
 /*
+ * What the account and /dev/shm have left for this intake: the least of
+ * the room under gpusort.max_total_memory, under the share of /dev/shm that
+ * GpuSorts may hold, and /dev/shm's free space, less the areas' overhead.
+ */
+static double
+headroom(int nparts)
+{
+	Size		total_limit = gpusort_total_memory_limit();
+	Size		shm_limit = gs_shm_limit();
+	Size		free = gs_shm_free(NULL);
+	uint64		held = gs_account_total(GS_ACCT_MEM);
+	double		room = held < total_limit ? (double) (total_limit - held) : 0;
+
+	if (shm_limit != SIZE_MAX)
+	{
+		uint64		shm_held = gs_account_total(GS_ACCT_SHM);
+
+		room = Min(room, shm_held < shm_limit ? (double) (shm_limit - shm_held) : 0);
+	}
+	if (free != SIZE_MAX)
+		room = Min(room, (double) free);
+	room -= (double) nparts * GS_PAR_AREA_BYTES;
+	return Max(room, 0) * GS_PAR_SEGMENT_SLACK_DIV / (GS_PAR_SEGMENT_SLACK_DIV + 1);
+}
+
+/*
  * How many bytes of chunks the participants may fill together, reserved;
  * 0 when even the planner's estimate of the rows would not fit in the
  * budget or the reservation cannot be had.
+ *
+ * The participants cannot grow the reservation (they are other processes,
+ * and the rows outlive them), so the leader reserves generously: twice the
+ * estimate, or half of what the account has left if that is more (an
+ * estimate can be far too low, under a join say), within the budget; at
+ * least the estimate with some slack, else nothing.  Every participant
+ * needs a chunk however few its rows.
  */
 static Size
 shared_limit(GsStoreState *st, int nparts)
@@ -663,13 +686,13 @@ shared_limit(GsStoreState *st, int nparts)
 		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
-	/* every participant needs a first chunk, however few its rows */
-	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_FIRST_CHUNK);
-	room = Max(need * GS_PAR_ESTIMATE_ROOM, least);
-	least = Min(least, (double) budget);
-	room = Min(room, (double) budget);
 	if (st->reservation == NULL)
 		st->reservation = gs_reservation_create(st->css.ss.ps.state->es_query_cxt);
+	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
+	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
+	room = Max(room, headroom(nparts) / 2);
+	least = Min(least, (double) budget);
+	room = Min(room, (double) budget);
 	if (reserve_chunks(st, (Size) room, nparts))
 		return (Size) room;
 	if (reserve_chunks(st, (Size) least, nparts))
@@ -688,6 +711,7 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	sh->nparts = nparts;
 	sh->ncols = st->ncols;
 	sh->limit = st->keys ? shared_limit(st, nparts) : 0;
+	st->limit = sh->limit;
 	sh->enabled = (sh->limit > 0);
 	pg_atomic_init_u64(&sh->used, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
@@ -791,6 +815,12 @@ static inline bool
 have_rows(GsParInput *in)
 {
 	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
+}
+
+Size
+gs_par_limit(GsParInput *in)
+{
+	return in->limit;
 }
 
 bool
