@@ -65,6 +65,9 @@
 #include "postgres.h"
 
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "access/htup_details.h"
 #include "common/int.h"
@@ -913,10 +916,18 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	node->raw = NULL;
 	node->ntuples = 0;
 	node->cutoff = NULL;
-	/* tuplesort keeps within work_mem, as stock does: nothing to reserve */
+	/*
+	 * tuplesort keeps within work_mem, as stock does: nothing to reserve.
+	 * The rows' memory goes back to the kernel, not only to malloc, before
+	 * the account says it is free: under a cgroup's limit, memory that
+	 * malloc keeps for later is memory the others cannot have.
+	 */
 	if (node->reservation)
 		gs_release_all(node->reservation);
 	node->reserved_to = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -1183,13 +1194,15 @@ gpusort_run(GpuSortState *node)
 						node->raw + node->ntuples * node->raw_bytes : NULL);
 		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
 
-		if (stored_bytes(node) > node->reserved_to)
+		if (stored_bytes(node) + node->rows.ahead_size > node->reserved_to)
 		{
 			char		why[128];
 
 			if (stored_bytes(node) > budget)
 				budget_reason(why, sizeof(why), budget);
-			else if (reserve_stored(node, stored_bytes(node), why, sizeof(why)))
+			/* the block faulted in ahead is memory too */
+			else if (reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
+									why, sizeof(why)))
 				why[0] = '\0';
 			if (why[0] != '\0')
 			{
