@@ -42,12 +42,11 @@
  * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK (and DSA makes its segments larger
  * still as the area grows, so few segments are made).
  *
- * Memory: before any participant stores a row, the leader reserves the
- * chunks' bytes (the planner's estimate with room to spare, within
+ * Reservation: before any participant stores a row, the leader reserves
+ * the chunks' bytes (the planner's estimate with room to spare, within
  * gpusort.max_memory; see shared_limit) from the server-wide account
- * (memaccount.c), as
- * memory and, for POSIX shared memory, as /dev/shm space, of which all
- * GpuSorts together may hold a share (gs_shm_limit).  The participants then
+ * (memaccount.c), as memory and, for POSIX shared memory, as /dev/shm
+ * space, of which all GpuSorts together may hold a share (gs_shm_limit).  The participants then
  * allocate chunks only within that reservation (GsParShared.limit), and
  * check /dev/shm's free space before each, for what others put there.  So
  * concurrent sorts never overfill /dev/shm, where the kernel would refuse
@@ -70,7 +69,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
@@ -190,7 +188,6 @@ struct GsStoreState
 
 	/* the leader's reservation for the chunks (es_query_cxt) */
 	GsReservation *reservation;
-	Size		reserved;		/* most held, for EXPLAIN */
 	Size		limit;			/* the participants' chunks may take this */
 };
 
@@ -631,7 +628,6 @@ reserve_chunks(GsStoreState *st, Size bytes, int nparts)
 		gs_release_all(st->reservation);
 		return false;
 	}
-	st->reserved = Max(st->reserved, total);
 	return true;
 }
 
