@@ -164,6 +164,15 @@ gs_account_request_shmem(void)
 
 /* ---- the file (not preloaded) ------------------------------------------------- */
 
+/*
+ * Open-file-description locks belong to the descriptor, not the process:
+ * nothing else the process opens or closes can drop them.  Where the
+ * system has none, POSIX record locks do, as this file is opened once.
+ */
+#ifndef F_OFD_SETLK
+#define F_OFD_SETLK F_SETLK
+#endif
+
 /* an open-file-description lock on byte i of the account file */
 static bool
 lock_byte(int i, short type)
