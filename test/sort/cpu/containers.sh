@@ -62,9 +62,8 @@ server_log_check() {
 make_cgroup() {
 	local limit=$1 base path dir
 	if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
-		path=$(sed -n 's/^0:://p' /proc/self/cgroup)
-		base=/sys/fs/cgroup${path%/}
-		# a v2 group may hold processes or children, not both: use the root's child
+		# a v2 group may hold processes or children, not both: a child of
+		# the root (this shell goes back to its own group afterwards)
 		dir=/sys/fs/cgroup/gpusort_test_$$
 		mkdir "$dir" 2>/dev/null || return 1
 		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
@@ -120,7 +119,7 @@ part_a() {
 	# the postmaster starts inside the group; this shell goes back after
 	local home
 	home=$(dirname "$dir")
-	[ "$ver" = v2 ] && home=/sys/fs/cgroup
+	[ "$ver" = v2 ] && home=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
 	echo $$ >"$dir/cgroup.procs" || { fail "cannot enter $dir"; remove_cgroup "$dir"; return 0; }
 	gs_cluster_start "work_mem = '64MB'" "log_min_messages = warning"
 	local rc=$?
