@@ -57,6 +57,16 @@ SELECT mem('reserved_session') AS after_commit;
 -- an ERROR while the rows are stored gives the reservation back
 SELECT id, 1 / (id - 50000) FROM mt ORDER BY k, id LIMIT 1;
 SELECT mem('reserved_session') AS after_error;
+-- and so does a cancel
+SET statement_timeout = '5ms';
+SELECT count(*) FROM (SELECT * FROM mt, generate_series(1, 20) g ORDER BY s, g) x;
+RESET statement_timeout;
+SELECT mem('reserved_session') AS after_cancel;
+-- a sort run again for each outer row (a rescan) reserves anew each time
+SELECT g, x.id FROM generate_series(1, 3) g,
+	   LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x;
+SELECT gs_check('SELECT g, x.id FROM generate_series(1, 3) g, LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x', true);
+SELECT mem('reserved_session') AS after_rescans;
 
 -- no room in the account: tuplesort within work_mem, as stock
 SET gpusort.max_total_memory = '1MB';
