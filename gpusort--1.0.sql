@@ -23,6 +23,18 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'gpusort_gpu_info'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
+-- ---- memory ------------------------------------------------------------------
+-- The memory budgets of GpuSort and what the server's sorts hold now, one
+-- row each (README: Memory and containers).  bytes is NULL where there is
+-- no such limit (/dev/shm when dynamic shared memory is not POSIX).
+CREATE FUNCTION gpusort_memory(
+    OUT name text,
+    OUT bytes bigint,
+    OUT detail text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpusort_memory'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
 -- ---- tree_reduce -----------------------------------------------------------
 -- Tree reductions over the element trees of XML documents (README:
 -- tree_reduce).  The text forms take serialized XML, so trees deeper than

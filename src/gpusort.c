@@ -17,10 +17,16 @@
 #include <unistd.h>
 
 #include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "gpusort.h"
 #include "libcoll.h"
+#include "memaccount.h"
+#include "membudget.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;
@@ -28,7 +34,8 @@ PG_MODULE_MAGIC;
 bool		gpusort_enabled = true;
 int			gpusort_device = GS_DEVICE_AUTO;
 int			gpusort_min_rows = 10000;
-int			gpusort_max_memory = -1;	/* kB; -1: a share of RAM */
+int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
+int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
 int			gpusort_max_gpu_sessions = 8;
@@ -58,29 +65,86 @@ static const struct config_enum_entry device_options[] = {
 void		_PG_init(void);
 
 /*
- * Under gpusort.max_memory = -1, one sort may use this share of the
- * machine's memory: large enough for the sorts a server's analysts run,
- * small enough to leave shared_buffers and other sessions their room.
+ * The memory the server may use: its cgroup's limit where it has one (a
+ * container, a systemd unit with MemoryMax), else the machine's memory;
+ * minus shared_buffers, which the server holds anyway.  Under
+ * gpusort.max_memory = -1 one sort may use GS_MEMORY_SHARE of it: large
+ * enough for the sorts a server's analysts run, small enough to leave other
+ * sessions their room; under gpusort.max_total_memory = -1 all GpuSorts
+ * together may hold GS_TOTAL_SHARE of it, which leaves the rest to
+ * PostgreSQL's own memory (work_mem of the other nodes, the page cache)
+ * when several sorts run at once.  Read once per process: the limits of a
+ * running server's cgroup rarely change, and the planner asks often.
  */
 #define GS_MEMORY_SHARE		4
+#define GS_TOTAL_SHARE		2
 #define GS_MEMORY_FALLBACK	((Size) 4 * 1024 * 1024 * 1024)
 
 /* under gpusort.cpu_threads = 0, at most this many threads */
 #define GS_MAX_AUTO_THREADS	16
 
+static Size
+physical_memory(void)
+{
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		pagesize = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || pagesize <= 0)
+		return GS_MEMORY_FALLBACK;
+	return (Size) pages * (Size) pagesize;
+}
+
+Size
+gpusort_available_memory(const char **source, const char **detail)
+{
+	static bool done = false;
+	static Size avail;
+	static GsMemLimit cg;
+	static char what[600];
+
+	if (!done)
+	{
+		Size		ram = physical_memory();
+		Size		limit = ram;
+		Size		sb = (Size) NBuffers * BLCKSZ;
+
+		gs_mem_cgroup_limit("", &cg);
+		if (cg.source != GS_MEM_NONE && cg.bytes < ram)
+		{
+			limit = (Size) cg.bytes;
+			snprintf(what, sizeof(what), "%s (%s) less shared_buffers", cg.path,
+					 gs_mem_source_name(cg.source));
+		}
+		else
+		{
+			cg.source = GS_MEM_NONE;
+			strlcpy(what, "the machine's memory less shared_buffers", sizeof(what));
+		}
+		/* shared_buffers larger than half the limit: count half the limit */
+		avail = (limit > 2 * sb) ? limit - sb : limit / 2;
+		done = true;
+	}
+	if (source)
+		*source = cg.source == GS_MEM_NONE ? "physical memory" : gs_mem_source_name(cg.source);
+	if (detail)
+		*detail = what;
+	return avail;
+}
+
 Size
 gpusort_memory_budget(void)
 {
-	long		pages,
-				pagesize;
-
 	if (gpusort_max_memory > 0)
 		return (Size) gpusort_max_memory * 1024;
-	pages = sysconf(_SC_PHYS_PAGES);
-	pagesize = sysconf(_SC_PAGESIZE);
-	if (pages <= 0 || pagesize <= 0)
-		return GS_MEMORY_FALLBACK;
-	return (Size) pages * (Size) pagesize / GS_MEMORY_SHARE;
+	return gpusort_available_memory(NULL, NULL) / GS_MEMORY_SHARE;
+}
+
+Size
+gpusort_total_memory_limit(void)
+{
+	if (gpusort_max_total_memory > 0)
+		return (Size) gpusort_max_total_memory * 1024;
+	return gpusort_available_memory(NULL, NULL) / GS_TOTAL_SHARE;
 }
 
 /*
@@ -126,13 +190,67 @@ gpusort_threads(void)
 	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
 }
 
-/* gpusort.max_memory: -1, or at least 1MB */
+/* one row of gpusort_memory(); bytes SIZE_MAX: NULL */
+static void
+memory_row(ReturnSetInfo *rsinfo, const char *name, Size bytes, const char *detail)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, bytes == SIZE_MAX, false};
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = Int64GetDatum((int64) Min(bytes, (Size) PG_INT64_MAX));
+	values[2] = CStringGetTextDatum(detail);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(gpusort_memory);
+
+/*
+ * gpusort_memory(): the budgets, where they come from, and what the
+ * server's GpuSorts hold now (all sessions, and this one).
+ */
+Datum
+gpusort_memory(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *source;
+	const char *detail;
+	Size		avail = gpusort_available_memory(&source, &detail);
+	Size		shm_size;
+	char		buf[700];
+
+	InitMaterializedSRF(fcinfo, 0);
+	snprintf(buf, sizeof(buf), "%s: %s", source, detail);
+	memory_row(rsinfo, "available", avail, buf);
+	memory_row(rsinfo, "max_memory", gpusort_memory_budget(),
+			   gpusort_max_memory > 0 ? "gpusort.max_memory: one sort" :
+			   "gpusort.max_memory = -1: one sort, a quarter of available");
+	memory_row(rsinfo, "max_total_memory", gpusort_total_memory_limit(),
+			   gpusort_max_total_memory > 0 ? "gpusort.max_total_memory: all sorts" :
+			   "gpusort.max_total_memory = -1: all sorts, half of available");
+	memory_row(rsinfo, "reserved", gs_account_total(GS_ACCT_MEM),
+			   "all sessions, now");
+	memory_row(rsinfo, "reserved_session", gs_account_session(GS_ACCT_MEM),
+			   "this session, now");
+	(void) gs_shm_free(&shm_size);
+	memory_row(rsinfo, "shm_size", shm_size, "/dev/shm, for POSIX dynamic shared memory");
+	memory_row(rsinfo, "shm_max_total", gs_shm_limit(),
+			   "of /dev/shm, what all parallel sorts may reserve");
+	memory_row(rsinfo, "shm_reserved", gs_account_total(GS_ACCT_SHM),
+			   "of /dev/shm, all sessions, now");
+	memory_row(rsinfo, "gpu_reserved", gs_account_total(GS_ACCT_DEV),
+			   "GPU memory, all sessions, now");
+	memory_row(rsinfo, "account", SIZE_MAX, gs_account_where());
+	return (Datum) 0;
+}
+
+/* gpusort.max_memory, gpusort.max_total_memory: -1, or at least 1MB */
 static bool
 check_max_memory(int *newval, void **extra, GucSource source)
 {
 	if (*newval == -1 || *newval >= 1024)
 		return true;
-	GUC_check_errdetail("gpusort.max_memory must be -1 (a quarter of the machine's memory) or at least 1MB.");
+	GUC_check_errdetail("The value must be -1 (a share of the memory available to the server) or at least 1MB.");
 	return false;
 }
 
@@ -168,13 +286,24 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Largest memory one GpuSort may use for its rows and keys.",
-							"-1 means a quarter of the machine's memory.  A sort that needs "
-							"more falls back to PostgreSQL's tuplesort, which spills to disk "
-							"as a Sort node would.  A parallel GpuSort also keeps within "
-							"the free space of /dev/shm.",
+							"-1 means a quarter of the memory available to the server (its "
+							"cgroup's limit, else the machine's memory, less shared_buffers).  "
+							"A sort that needs more falls back to PostgreSQL's tuplesort, "
+							"which spills to disk as a Sort node would.",
 							&gpusort_max_memory,
 							-1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB,
+							check_max_memory, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.max_total_memory",
+							"Largest memory all GpuSorts of the server may hold at once.",
+							"-1 means half the memory available to the server (its cgroup's "
+							"limit, else the machine's memory, less shared_buffers).  A sort "
+							"that cannot reserve its memory from this falls back to "
+							"PostgreSQL's tuplesort within work_mem.",
+							&gpusort_max_total_memory,
+							-1, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB,
 							check_max_memory, NULL, NULL);
 
 	DefineCustomEnumVariable("gpusort.parallel",
@@ -228,6 +357,8 @@ _PG_init(void)
 	gs_libc_define_settings();
 	gpusort_tree_init();
 	gpusort_planner_init();
+	if (process_shared_preload_libraries_in_progress)
+		gs_account_request_shmem();
 
 	MarkGUCPrefixReserved("gpusort");
 }

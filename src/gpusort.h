@@ -35,14 +35,23 @@ extern bool gpusort_enabled;
 extern int	gpusort_device;
 extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* kB */
+extern int	gpusort_max_total_memory;	/* kB */
 extern int	gpusort_max_gpu_sessions;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */
 extern bool gpusort_copy_rows;
 
+/*
+ * The memory available to the server (cgroup limit or physical memory,
+ * less shared_buffers); source and detail, if not NULL, say where it came
+ * from
+ */
+extern Size gpusort_available_memory(const char **source, const char **detail);
 /* gpusort.max_memory in bytes, -1 resolved */
 extern Size gpusort_memory_budget(void);
+/* gpusort.max_total_memory in bytes, -1 resolved */
+extern Size gpusort_total_memory_limit(void);
 /* gpusort.parallel, auto resolved: may the planner use the parallel node */
 extern bool gpusort_parallel_enabled(void);
 /* gpusort.cpu_threads, 0 resolved */

@@ -47,6 +47,7 @@
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "gpu_session.h"
+#include "memaccount.h"
 
 #ifndef GPUSORT_NO_CUDA
 
@@ -81,6 +82,7 @@ struct GsGpuSort
 	void	   *d_temp;
 	Size		d_temp_bytes;
 	uint64		d_cap;
+	GsReservation *dev;			/* d_cap's bytes in the server-wide account */
 
 	bool		early_copy;		/* copying chunks while keys are pushed */
 	uint64		copied;			/* keys [0, copied) are enqueued */
@@ -109,6 +111,8 @@ device_free(GsGpuSort *g)
 	g->d_temp = NULL;
 	g->d_temp_bytes = 0;
 	g->d_cap = 0;
+	if (g->dev)
+		gs_release_all(g->dev);
 }
 
 /* device bytes a sort of n pairs needs */
@@ -126,9 +130,17 @@ run_cap_setting(void)
 	return gpusort_gpu_max_run_rows > 0 ? (uint64) gpusort_gpu_max_run_rows : PG_UINT64_MAX;
 }
 
+/* the device memory that the sorts of all sessions may reserve together */
+static Size
+device_limit(size_t total_mem)
+{
+	return total_mem > GS_DEVICE_RESERVE ? total_mem - GS_DEVICE_RESERVE : 0;
+}
+
 /*
  * The longest run whose device buffers fit in free memory (counting the
- * buffers this sort holds already) and the run cap.
+ * buffers this sort holds already), in what the other sessions' sorts have
+ * not reserved, and the run cap.
  */
 static uint64
 max_run_pairs(GsGpuSort *g, uint64 n)
@@ -145,6 +157,12 @@ max_run_pairs(GsGpuSort *g, uint64 n)
 	if (budget <= GS_DEVICE_RESERVE)
 		return 0;
 	budget -= GS_DEVICE_RESERVE;
+	{
+		uint64		others = gs_account_total(GS_ACCT_DEV) - gs_reserved(g->dev, GS_ACCT_DEV);
+		Size		limit = device_limit(total_mem);
+
+		budget = Min(budget, others < limit ? limit - others : 0);
+	}
 
 	n = Min(n, run_cap_setting());
 	if (device_need(g, n) <= budget)
@@ -164,12 +182,32 @@ max_run_pairs(GsGpuSort *g, uint64 n)
 	return lo;
 }
 
+/*
+ * Device buffers for pairs pairs, reserved first in the server-wide account
+ * (memaccount.c), so that sorts of other sessions starting at the same
+ * time do not all count on the same free memory: the one that cannot
+ * reserve sorts on the CPU instead of failing in cudaMalloc.
+ */
 static bool
 device_alloc(GsGpuSort *g, uint64 pairs, char *reason, size_t len)
 {
 	int			rc;
+	size_t		free_mem,
+				total_mem;
 
 	device_free(g);
+	if ((rc = gsk_mem_info(&free_mem, &total_mem)) != 0)
+	{
+		set_reason(reason, len, "cannot query GPU memory", rc);
+		return false;
+	}
+	if (!gs_reserve(g->dev, GS_ACCT_DEV, device_need(g, pairs), device_limit(total_mem)))
+	{
+		snprintf(reason, len, "GPU memory reserved by other sorts (%zu MB of %zu MB)",
+				 (Size) (gs_account_total(GS_ACCT_DEV) / (1024 * 1024)),
+				 device_limit(total_mem) / (1024 * 1024));
+		return false;
+	}
 	g->d_temp_bytes = gsk_sort_temp_bytes(pairs, g->nwords);
 	if ((rc = gsk_device_alloc((void **) &g->d_keys, (Size) pairs * g->pair_key_bytes)) != 0 ||
 		(rc = gsk_device_alloc((void **) &g->d_rows, (Size) pairs * sizeof(uint32))) != 0 ||
@@ -266,6 +304,7 @@ gs_gpu_begin(int nwords, uint64 expected_rows, char *reason, size_t len)
 		return NULL;
 
 	g = palloc0(sizeof(GsGpuSort));
+	g->dev = gs_reservation_create(CurrentMemoryContext);
 	g->nwords = nwords;
 	g->pair_key_bytes = (Size) nwords * sizeof(uint64);
 	g->chunk_pairs = Max(GS_CHUNK_BYTES / g->pair_key_bytes, 1);
@@ -526,7 +565,7 @@ gs_gpu_sort(GsGpuSort *g, uint64 n, bool need_keys, uint32 **rows,
 		run = max_run_pairs(g, n);
 		if (run < GS_MIN_RUN_PAIRS && run < n)
 		{
-			strlcpy(reason, "not enough free GPU memory", len);
+			strlcpy(reason, "not enough free GPU memory (free, and not reserved by other sorts)", len);
 			return false;
 		}
 	}

@@ -184,6 +184,9 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			if (info->prefaulted > 0)
 				appendStringInfo(&buf, " (%zukB faulted in ahead)",
 								 (info->prefaulted + 1023) / 1024);
+			if (info->reserved_bytes > 0)
+				appendStringInfo(&buf, "  Reserved: %zukB",
+								 (info->reserved_bytes + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
 			if (info->verified)
 				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
@@ -266,6 +269,9 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 								(info->peak_bytes + 1023) / 1024, es);
 		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
 								(info->prefaulted + 1023) / 1024, es);
+		if (info->reserved_bytes > 0)
+			ExplainPropertyUInteger("Memory Reserved", "kB",
+									(info->reserved_bytes + 1023) / 1024, es);
 		if (info->par_rows > 0)
 		{
 			ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);

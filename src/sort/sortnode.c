@@ -43,12 +43,19 @@
  * the N-th row becomes a cutoff that later input rows must beat to be kept
  * at all, so memory stays O(N) and most rows cost one comparison.
  *
- * Fallback: when the rows outgrow gpusort.max_memory, or there are more
- * than 2^32 - 1 of them, the node hands everything to PostgreSQL's
- * tuplesort with work_mem, exactly as a Sort node would run (spilling to
- * disk if it must), and EXPLAIN ANALYZE says why.  What is known at plan
- * time (no encoder for the first sort column, an estimate past the budget)
- * never gets here: the planner keeps the stock plan (planner.c).
+ * Memory: the rows' bytes (stored_bytes) are reserved from the server-wide
+ * account (memaccount.c) ahead of the rows, in steps that double from
+ * GS_RESERVE_MIN_STEP to GS_RESERVE_MAX_STEP, so that a small sort reserves
+ * little and a large one seldom; the reservation goes with runcxt.
+ *
+ * Fallback: when the rows outgrow gpusort.max_memory, or the account cannot
+ * give them room (the server's sorts together hold
+ * gpusort.max_total_memory), or there are more than 2^32 - 1 of them, the
+ * node hands everything to PostgreSQL's tuplesort with work_mem, exactly as
+ * a Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
+ * says why.  What is known at plan time (no encoder for the first sort
+ * column, an estimate past the budget) never gets here: the planner keeps
+ * the stock plan (planner.c).
  *
  * The node never knows which engine ran: that is gs_sorter_begin's choice.
  * All memory of one sort lives in runcxt, a child of the query context, so
@@ -64,6 +71,9 @@
 #include "postgres.h"
 
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "access/htup_details.h"
 #include "common/int.h"
@@ -109,6 +119,10 @@
 #define GS_MIN_CAPACITY			1024
 #define GS_MAX_INITIAL_CAPACITY	((uint64) 16 * 1024 * 1024)
 #define GS_CAPACITY_SLACK		1.1
+
+/* steps of the reservation from the server-wide account (bytes) */
+#define GS_RESERVE_MIN_STEP	((Size) 1024 * 1024)
+#define GS_RESERVE_MAX_STEP	((Size) 64 * 1024 * 1024)
 
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
@@ -921,6 +935,18 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	node->raw = NULL;
 	node->ntuples = 0;
 	node->cutoff = NULL;
+	/*
+	 * tuplesort keeps within work_mem, as stock does: nothing to reserve.
+	 * The rows' memory goes back to the kernel, not only to malloc, before
+	 * the account says it is free: under a cgroup's limit, memory that
+	 * malloc keeps for later is memory the others cannot have.
+	 */
+	if (node->reservation)
+		gs_release_all(node->reservation);
+	node->reserved_to = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -986,6 +1012,51 @@ budget_reason(char *why, size_t len, Size budget)
 			 budget / 1024);
 }
 
+/*
+ * Reserves room for stored_bytes to grow to need from the server-wide
+ * account, a step ahead; false, with the reason in why, when the account
+ * has no room.  The rows stored by parallel participants are reserved by
+ * their intake (sortpar.c), so need leaves them out.
+ */
+static bool
+reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
+{
+	Size		have = gs_reserved(node->reservation, GS_ACCT_MEM);
+	Size		limit = gpusort_total_memory_limit();
+	Size		step;
+
+	if (need <= have)
+		return true;
+	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
+	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
+		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
+	{
+		snprintf(why, len, "the server's sorts hold gpusort.max_total_memory (%zu kB)",
+				 limit / 1024);
+		return false;
+	}
+	node->reserved_to = gs_reserved(node->reservation, GS_ACCT_MEM);
+	node->info.reserved_bytes = Max(node->info.reserved_bytes, node->reserved_to);
+	return true;
+}
+
+/*
+ * Why the rows of parallel participants that ran out of room go to
+ * tuplesort: the sort's budget, or the reservation the server-wide
+ * account could give them (sortpar.c)
+ */
+static void
+overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
+{
+	Size		limit = gs_par_limit(node->par);
+
+	if (limit >= budget)
+		budget_reason(why, len, budget);
+	else
+		snprintf(why, len, "rows need more than the %zu kB of shared memory reserved for the parallel workers",
+				 limit / 1024);
+}
+
 static void
 put_shared_row(void *arg, MinimalTuple tup)
 {
@@ -1018,7 +1089,7 @@ absorb_shared(GpuSortState *node, Size budget)
 
 	if (!node->tuplesort && gs_par_overflowed(par))
 	{
-		budget_reason(why, sizeof(why), budget);
+		overflow_reason(node, why, sizeof(why), budget);
 		switch_to_tuplesort(node, why);
 	}
 	if (!node->tuplesort && total > PG_UINT32_MAX)
@@ -1026,6 +1097,14 @@ absorb_shared(GpuSortState *node, Size budget)
 
 	if (node->tuplesort)
 	{
+		gs_par_foreach(par, put_shared_row, node);
+		ExecClearTuple(node->row_slot);
+	}
+	else if (!reserve_stored(node, stored_bytes(node) +
+							 n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD),
+							 why, sizeof(why)))
+	{
+		switch_to_tuplesort(node, why);
 		gs_par_foreach(par, put_shared_row, node);
 		ExecClearTuple(node->row_slot);
 	}
@@ -1065,6 +1144,8 @@ gpusort_run(GpuSortState *node)
 	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
 										 ALLOCSET_DEFAULT_SIZES);
 	node->prefault = gs_prefaulter_create(node->runcxt);
+	node->reservation = gs_reservation_create(node->runcxt);
+	node->reserved_to = 0;
 
 	if (node->keys == NULL)
 		switch_to_tuplesort(node, node->nokey_reason);
@@ -1095,7 +1176,7 @@ gpusort_run(GpuSortState *node)
 			/* the participants ran out of room and pass their rows on */
 			char		why[128];
 
-			budget_reason(why, sizeof(why), budget);
+			overflow_reason(node, why, sizeof(why), budget);
 			switch_to_tuplesort(node, why);
 		}
 		if (node->tuplesort)
@@ -1132,13 +1213,21 @@ gpusort_run(GpuSortState *node)
 						node->raw + node->ntuples * node->raw_bytes : NULL);
 		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
 
-		if (stored_bytes(node) > budget)
+		if (stored_bytes(node) + node->rows.ahead_size > node->reserved_to)
 		{
 			char		why[128];
 
-			budget_reason(why, sizeof(why), budget);
-			switch_to_tuplesort(node, why);
-			continue;
+			if (stored_bytes(node) > budget)
+				budget_reason(why, sizeof(why), budget);
+			/* the block faulted in ahead is memory too */
+			else if (reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
+									why, sizeof(why)))
+				why[0] = '\0';
+			if (why[0] != '\0')
+			{
+				switch_to_tuplesort(node, why);
+				continue;
+			}
 		}
 		if (node->bounded && node->ntuples >= node->prune_at)
 			prune_to_bound(node);
@@ -1293,6 +1382,8 @@ gpusort_reset(GpuSortState *node)
 	node->stream = NULL;		/* stopped by runcxt's deletion */
 	node->ntuples = node->maxtuples = 0;
 	node->shared_bytes = 0;
+	node->reservation = NULL;	/* released with runcxt */
+	node->reserved_to = 0;
 	node->raw = NULL;
 	node->nout = 0;
 	node->cutoff = NULL;

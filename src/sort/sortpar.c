@@ -42,14 +42,24 @@
  * GS_PAR_FIRST_CHUNK to GS_PAR_MAX_CHUNK (and DSA makes its segments larger
  * still as the area grows, so few segments are made).
  *
+ * Reservation: before any participant stores a row, the leader reserves
+ * the chunks' bytes (the planner's estimate with room to spare, within
+ * gpusort.max_memory; see shared_limit) from the server-wide account
+ * (memaccount.c), as memory and, for POSIX shared memory, as /dev/shm
+ * space, of which all GpuSorts together may hold a share (gs_shm_limit).  The participants then
+ * allocate chunks only within that reservation (GsParShared.limit), and
+ * check /dev/shm's free space before each, for what others put there.  So
+ * concurrent sorts never overfill /dev/shm, where the kernel would refuse
+ * a DSM segment with an ERROR; the reservation goes when the node ends or
+ * rescans, or with the query's memory on an ERROR.
+ *
  * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
  * parallel mode) or without an encoder for the first sort column, or when
- * the shared memory budget is not there to begin with, the store node
- * passes its rows on through the Gather, and the GpuSort above stores them
- * as a serial GpuSort over a Gather would.  When the participants together
- * outgrow the budget (gpusort.max_memory, and the free space of /dev/shm
- * for POSIX shared memory), every participant passes its remaining rows on
- * from then on and the GpuSort hands everything to tuplesort.
+ * the reservation cannot be had, the store node passes its rows on through
+ * the Gather, and the GpuSort above stores them as a serial GpuSort over a
+ * Gather would.  When the participants together outgrow the reservation,
+ * or a chunk cannot be allocated, every participant passes its remaining
+ * rows on from then on and the GpuSort hands everything to tuplesort.
  *
  * Memory: the areas are created by the leader when the Gather sets up its
  * DSM (and again before a rescan), attached by each worker for its share,
@@ -59,8 +69,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <sys/statvfs.h>
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
@@ -76,6 +84,7 @@
 
 #include "engine.h"
 #include "gpusort.h"
+#include "memaccount.h"
 #include "prefault.h"
 #include "rowstore.h"
 #include "sortkey.h"
@@ -89,15 +98,26 @@
  * for nothing is the cost of a larger chunk.
  */
 #define GS_PAR_MAX_CHUNK	((Size) 32 * 1024 * 1024)
+/* nor shrink below this where the reservation runs short */
+#define GS_PAR_MIN_CHUNK	((Size) 1024 * 1024)
 
 /*
- * Shared memory is set up only when the budget and /dev/shm leave room for
- * the planner's estimate of the rows times this much.
+ * Shared memory is set up only when the budget and the server-wide account
+ * leave room for the planner's estimate of the rows times this much; the
+ * leader reserves up to GS_PAR_ESTIMATE_ROOM times the estimate, so that an
+ * estimate somewhat too low does not send the rows to tuplesort.
  */
 #define GS_PAR_ESTIMATE_SLACK	1.25
+#define GS_PAR_ESTIMATE_ROOM	2.0
 
-/* of /dev/shm's free space, what one sort may take */
-#define GS_PAR_SHM_SHARE	0.8
+/*
+ * What the participants' chunks take in /dev/shm beyond their bytes: each
+ * area's first DSA segment, made when the area is, and DSA's segment
+ * headers and page maps, and segments sized past the chunk they were made
+ * for (a fraction of the chunks).
+ */
+#define GS_PAR_AREA_BYTES	((Size) 1024 * 1024 + 65536)
+#define GS_PAR_SEGMENT_SLACK_DIV	8
 
 typedef struct GsParChunk
 {
@@ -165,6 +185,10 @@ struct GsStoreState
 	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
 	GsParPart  *seen;
 	int			nseen;
+
+	/* the leader's reservation for the chunks (es_query_cxt) */
+	GsReservation *reservation;
+	Size		limit;			/* the participants' chunks may take this */
 };
 
 static Node *store_create_state(CustomScan *cscan);
@@ -259,27 +283,52 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- storing ------------------------------------------------------------------- */
 
-/* size bytes of the participant's area, within the budget, or Invalid */
+/*
+ * size bytes of the participant's area, within the reservation, or Invalid.
+ * DSA reports a DSM segment that /dev/shm has no room for by an ERROR, not
+ * by DSA_ALLOC_NO_OOM, so the free space is checked first: what other
+ * servers or programs put in /dev/shm is in no account.
+ */
 static dsa_pointer
 alloc_chunk(GsStoreState *st, Size size)
 {
 	GsParShared *sh = st->shared;
+	dsa_pointer dp = InvalidDsaPointer;
 
-	if (pg_atomic_read_u32(&sh->overflow) != 0 ||
-		pg_atomic_add_fetch_u64(&sh->used, size) > sh->limit)
+	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
-	return dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (pg_atomic_add_fetch_u64(&sh->used, size) <= sh->limit &&
+		gs_shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
+		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
+	if (!DsaPointerIsValid(dp))
+		pg_atomic_sub_fetch_u64(&sh->used, size);
+	return dp;
+}
+
+/* bytes of the reservation that no participant has taken yet */
+static Size
+room_left(GsParShared *sh)
+{
+	uint64		used = pg_atomic_read_u64(&sh->used);
+
+	return used < sh->limit ? sh->limit - used : 0;
 }
 
 /*
  * A new chunk for at least need bytes of tuple and entry; false when the
- * budget or the shared memory is exhausted.  The chunk prepared ahead is
- * taken when it is large enough, and the next one is prepared.
+ * reservation or the shared memory is exhausted.  The chunk prepared ahead
+ * is taken when it is large enough, and the next one is prepared.  Where
+ * the reservation runs short, chunks shrink to a fair share of what is
+ * left and none is prepared ahead, so that one participant's chunks do not
+ * crowd out the others' and send every row to tuplesort.
  */
 static bool
 new_chunk(GsStoreState *st, Size need)
 {
-	Size		size = Max(st->next_size, GS_PAR_CHUNK_HEADER + need);
+	GsParShared *sh = st->shared;
+	Size		fair = Max(room_left(sh) / sh->nparts, GS_PAR_MIN_CHUNK);
+	Size		size = Max(Min(st->next_size, fair), GS_PAR_CHUNK_HEADER + need);
 	dsa_pointer dp;
 	GsParChunk *c;
 
@@ -308,7 +357,8 @@ new_chunk(GsStoreState *st, Size need)
 	st->bytes += size;
 	st->next_size = Min(st->next_size * 2, GS_PAR_MAX_CHUNK);
 
-	if (!DsaPointerIsValid(st->ahead) && st->prefault)
+	if (!DsaPointerIsValid(st->ahead) && st->prefault &&
+		room_left(sh) >= (Size) 2 * sh->nparts * st->next_size)
 	{
 		st->ahead = alloc_chunk(st, st->next_size);
 		if (DsaPointerIsValid(st->ahead))
@@ -521,6 +571,9 @@ detach_areas(GsStoreState *st)
 	if (st->area && st->areas == NULL)
 		dsa_detach(st->area);
 	st->area = NULL;
+	/* the chunks are gone: their room goes back to the account */
+	if (st->reservation)
+		gs_release_all(st->reservation);
 }
 
 static void
@@ -554,29 +607,93 @@ store_estimate(CustomScanState *node, ParallelContext *pcxt)
 }
 
 /*
- * How many bytes of chunks the participants may fill together, or 0 when
- * even the planner's estimate of the rows would not fit.
+ * Reserves bytes of chunks, and the areas' overhead, as memory and as
+ * /dev/shm space; false when the account or /dev/shm has no room.
+ */
+static bool
+reserve_chunks(GsStoreState *st, Size bytes, int nparts)
+{
+	Size		free = gs_shm_free(NULL);
+	Size		shm_limit = gs_shm_limit();
+	Size		total = bytes + bytes / GS_PAR_SEGMENT_SLACK_DIV +
+		(Size) nparts * GS_PAR_AREA_BYTES;
+
+	if (total > free)
+		return false;
+	if (!gs_reserve(st->reservation, GS_ACCT_MEM, total, gpusort_total_memory_limit()))
+		return false;
+	if (shm_limit != SIZE_MAX &&
+		!gs_reserve(st->reservation, GS_ACCT_SHM, total, shm_limit))
+	{
+		gs_release_all(st->reservation);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What the account and /dev/shm have left for this intake: the least of
+ * the room under gpusort.max_total_memory, under the share of /dev/shm that
+ * GpuSorts may hold, and /dev/shm's free space, less the areas' overhead.
+ */
+static double
+headroom(int nparts)
+{
+	Size		total_limit = gpusort_total_memory_limit();
+	Size		shm_limit = gs_shm_limit();
+	Size		free = gs_shm_free(NULL);
+	uint64		held = gs_account_total(GS_ACCT_MEM);
+	double		room = held < total_limit ? (double) (total_limit - held) : 0;
+
+	if (shm_limit != SIZE_MAX)
+	{
+		uint64		shm_held = gs_account_total(GS_ACCT_SHM);
+
+		room = Min(room, shm_held < shm_limit ? (double) (shm_limit - shm_held) : 0);
+	}
+	if (free != SIZE_MAX)
+		room = Min(room, (double) free);
+	room -= (double) nparts * GS_PAR_AREA_BYTES;
+	return Max(room, 0) * GS_PAR_SEGMENT_SLACK_DIV / (GS_PAR_SEGMENT_SLACK_DIV + 1);
+}
+
+/*
+ * How many bytes of chunks the participants may fill together, reserved;
+ * 0 when even the planner's estimate of the rows would not fit in the
+ * budget or the reservation cannot be had.
+ *
+ * The participants cannot grow the reservation (they are other processes,
+ * and the rows outlive them), so the leader reserves generously: twice the
+ * estimate, or half of what the account has left if that is more (an
+ * estimate can be far too low, under a join say), within the budget; at
+ * least the estimate with some slack, else nothing.  Every participant
+ * needs a chunk however few its rows.
  */
 static Size
-shared_limit(GsStoreState *st)
+shared_limit(GsStoreState *st, int nparts)
 {
 	Plan	   *plan = st->css.ss.ps.plan;
-	Size		limit = gpusort_memory_budget();
-	double		need;
+	Size		budget = gpusort_memory_budget();
+	double		need,
+				least,
+				room;
 
-	if (dynamic_shared_memory_type == DSM_IMPL_POSIX)
-	{
-		struct statvfs vfs;
-
-		if (statvfs("/dev/shm", &vfs) == 0)
-			limit = Min(limit, (Size) ((double) vfs.f_bavail * vfs.f_frsize *
-									   GS_PAR_SHM_SHARE));
-	}
 	need = plan->plan_rows *
 		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
-	if (need * GS_PAR_ESTIMATE_SLACK > (double) limit)
+	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
-	return limit;
+	if (st->reservation == NULL)
+		st->reservation = gs_reservation_create(st->css.ss.ps.state->es_query_cxt);
+	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
+	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
+	room = Max(room, headroom(nparts) / 2);
+	least = Min(least, (double) budget);
+	room = Min(room, (double) budget);
+	if (reserve_chunks(st, (Size) room, nparts))
+		return (Size) room;
+	if (reserve_chunks(st, (Size) least, nparts))
+		return (Size) least;
+	return 0;
 }
 
 /* new areas, one per participant, and an empty shared state */
@@ -589,7 +706,8 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	memset(sh, 0, offsetof(GsParShared, parts));
 	sh->nparts = nparts;
 	sh->ncols = st->ncols;
-	sh->limit = st->keys ? shared_limit(st) : 0;
+	sh->limit = st->keys ? shared_limit(st, nparts) : 0;
+	st->limit = sh->limit;
 	sh->enabled = (sh->limit > 0);
 	pg_atomic_init_u64(&sh->used, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
@@ -693,6 +811,12 @@ static inline bool
 have_rows(GsParInput *in)
 {
 	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
+}
+
+Size
+gs_par_limit(GsParInput *in)
+{
+	return in->limit;
 }
 
 bool

@@ -33,6 +33,8 @@ extern GsParInput *gs_par_input(PlanState *gather);
  * of room (rows then came through the Gather), how many rows did they
  * store, and how many participants stored them in how many bytes.
  */
+/* bytes of shared memory reserved for the participants' rows */
+extern Size gs_par_limit(GsParInput *in);
 extern bool gs_par_overflowed(GsParInput *in);
 extern uint64 gs_par_nrows(GsParInput *in);
 extern int	gs_par_nparts(GsParInput *in, Size *bytes);

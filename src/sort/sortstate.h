@@ -24,6 +24,7 @@
 #include "utils/tuplesort.h"
 
 #include "engine.h"
+#include "memaccount.h"
 #include "prefault.h"
 #include "rowstore.h"
 #include "rowstream.h"
@@ -56,6 +57,7 @@ typedef struct GsRunInfo
 	bool		verify_resorted;	/* so every row was sorted again */
 	double		ms_verify;
 	Size		peak_bytes;
+	Size		reserved_bytes;	/* most held in the server-wide account */
 	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
 	uint64		par_rows;		/* rows stored by parallel participants */
 	int			par_parts;		/* participants that stored rows */
@@ -110,6 +112,8 @@ typedef struct GpuSortState
 	uint64		ntuples;
 	uint64		maxtuples;
 	Size		shared_bytes;	/* rows that stay in participants' memory */
+	GsReservation *reservation;	/* of the server-wide account (runcxt) */
+	Size		reserved_to;	/* stored_bytes may grow this far */
 	uint64		prune_at;
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */

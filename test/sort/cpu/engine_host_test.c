@@ -49,6 +49,7 @@
 #include "engine.h"
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
+#include "fake_account.h"
 #include "fake_cuda.h"
 #include "pg_shim.h"
 
@@ -148,6 +149,8 @@ check_device_idle(const char *what)
 		fail(what, "work left on the stream");
 	if (fake_unsafe_puts > 0)
 		fail(what, "a pinned buffer went back to the pool while the device used it");
+	if (fake_account_mine[GS_ACCT_DEV] != 0)
+		fail(what, "device memory left reserved in the server-wide account");
 }
 
 /*
@@ -515,6 +518,22 @@ main(int argc, char **argv)
 	if (o.nbuckets != 11 * 7)
 		fail("runs by gpusort.gpu_max_run_rows", "not 11 runs");
 	gpusort_gpu_max_run_rows = 0;
+
+	/*
+	 * other sessions' sorts hold the device memory in the server-wide
+	 * account: the CPU sorts, though cudaMalloc would succeed; with only
+	 * part of it held, the GPU sorts in runs that fit
+	 */
+	fake_account_others[GS_ACCT_DEV] = fake_dev_capacity - ((size_t) 256 << 20) - 4096;
+	o = sort_case("device memory reserved by others", 300001, 1, 300001, false, 0);
+	if (o.on_gpu || strstr(o.fallback, "reserved by other sorts") == NULL)
+		fail("device memory reserved by others", o.fallback);
+	fake_account_others[GS_ACCT_DEV] = fake_dev_capacity - ((size_t) 256 << 20) - ((size_t) 24 << 20);
+	o = sort_case("device memory partly reserved by others", 2000003, 1, 2000003, false, 0);
+	expect_gpu("device memory partly reserved by others", o);
+	if (o.nbuckets < 2 * 7)
+		fail("device memory partly reserved by others", "not sorted in several runs");
+	fake_account_others[GS_ACCT_DEV] = 0;
 
 	/* every CUDA call failing in turn, under gpu and under auto */
 	fake_ncalls = 0;

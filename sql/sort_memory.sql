@@ -1,0 +1,101 @@
+-- GpuSort's memory: gpusort_memory() shows the budgets, where they come
+-- from (the cgroup's limit or physical memory, less shared_buffers) and
+-- what the server's sorts hold; every sort reserves its rows' memory from
+-- the server-wide account (gpusort.max_total_memory) and gives it back at
+-- its end, on an ERROR too; a sort the account has no room for runs as
+-- stock's Sort does (tuplesort within work_mem), serial or parallel, with
+-- stock's results.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.device = cpu;
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sort/sql/gs_check.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\set ECHO all
+
+-- mem(name): one figure of gpusort_memory()
+CREATE FUNCTION mem(n text) RETURNS bigint LANGUAGE sql AS
+$$ SELECT bytes FROM gpusort_memory() WHERE name = n $$;
+
+-- the rows; what depends on the machine is hidden
+SELECT name, bytes IS NOT NULL AS has_bytes FROM gpusort_memory();
+SELECT mem('available') > 0 AS available,
+	   mem('max_memory') = mem('available') / 4 AS quarter,
+	   mem('max_total_memory') = mem('available') / 2 AS half,
+	   (SELECT detail ~ '^(cgroup v[12]|physical memory): ' FROM gpusort_memory()
+		 WHERE name = 'available') AS source_named;
+SET gpusort.max_memory = '100MB';
+SET gpusort.max_total_memory = '300MB';
+SELECT name, bytes, detail FROM gpusort_memory() WHERE name IN ('max_memory', 'max_total_memory');
+-- -1, or at least 1MB
+SET gpusort.max_total_memory = '512kB';
+SET gpusort.max_total_memory = 0;
+
+CREATE TABLE mt (id int, k int8, s text COLLATE "C");
+INSERT INTO mt SELECT i, hashint4(i) % 1000, md5(i::text) COLLATE "C" FROM generate_series(1, 60000) i;
+ANALYZE mt;
+
+-- a sort reserves, EXPLAIN ANALYZE shows it, and it is given back
+SELECT mem('reserved_session') AS before;
+SELECT regexp_replace(line, '  Memory: .*  Reserved', '  Memory: ...  Reserved') AS line
+  FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line;
+SELECT mem('reserved_session') AS after;
+SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
+-- held while the sort's rows are returned (a cursor), counted server-wide
+BEGIN;
+DECLARE c CURSOR FOR SELECT * FROM mt ORDER BY k, id;
+FETCH 2 FROM c;
+SELECT mem('reserved_session') >= 1024 * 1024 AS held,
+	   mem('reserved') >= mem('reserved_session') AS counted;
+COMMIT;
+SELECT mem('reserved_session') AS after_commit;
+-- an ERROR while the rows are stored gives the reservation back
+SELECT id, 1 / (id - 50000) FROM mt ORDER BY k, id LIMIT 1;
+SELECT mem('reserved_session') AS after_error;
+-- and so does a cancel
+SET statement_timeout = '5ms';
+SELECT count(*) FROM (SELECT * FROM mt, generate_series(1, 20) g ORDER BY s, g) x;
+RESET statement_timeout;
+SELECT mem('reserved_session') AS after_cancel;
+-- a sort run again for each outer row (a rescan) reserves anew each time
+SELECT g, x.id FROM generate_series(1, 3) g,
+	   LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x;
+SELECT gs_check('SELECT g, x.id FROM generate_series(1, 3) g, LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x', true);
+SELECT mem('reserved_session') AS after_rescans;
+
+-- no room in the account: tuplesort within work_mem, as stock
+SET gpusort.max_total_memory = '1MB';
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id');
+SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
+SELECT gs_check('SELECT * FROM mt ORDER BY s DESC, id');
+SELECT gs_check('SELECT * FROM mt ORDER BY k, id LIMIT 100', true);
+SELECT gs_check('SELECT k, count(*) FROM mt GROUP BY k ORDER BY k');
+SET work_mem = '64kB';
+SELECT gs_check('SELECT * FROM mt ORDER BY s, id');
+RESET work_mem;
+SELECT mem('reserved_session') AS after_fallbacks;
+
+-- a parallel sort: without room the rows pass through the Gather, and
+-- the sort above falls back too; with room they go through shared memory
+SET gpusort.parallel = on;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT line FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
+ WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none';
+SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
+SET gpusort.max_total_memory = '300MB';
+SELECT line FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
+ WHERE line ~ 'Parallel Intake|GpuSort: tuplesort|Rows Stored: none';
+SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
+SELECT mem('reserved_session') AS after_parallel, mem('shm_reserved') AS shm_after_parallel;
+
+RESET ALL;
+DROP TABLE mt;
+DROP FUNCTION mem(text);
