@@ -198,7 +198,7 @@ device_alloc(GsGpuSort *g, uint64 pairs, char *reason, size_t len)
 	device_free(g);
 	if ((rc = gsk_mem_info(&free_mem, &total_mem)) != 0)
 	{
-		set_reason(reason, len, "cannot query GPU memory", rc);
+		gs_gpu_reason(reason, len, "cannot query GPU memory", rc);
 		return false;
 	}
 	if (!gs_reserve(g->dev, GS_ACCT_DEV, device_need(g, pairs), device_limit(total_mem)))
