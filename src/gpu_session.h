@@ -28,6 +28,7 @@
 #define GPUSORT_GPU_SESSION_H
 
 struct GskDeviceInfo;			/* kernels/gpusort_kernels.h */
+struct GsDeviceLoad;			/* gpu_select.h */
 
 /*
  * Starts CUDA in this backend, or finds it started.  False, with the
@@ -40,8 +41,21 @@ extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
 /* The device in use; NULL until a start has succeeded */
 extern const struct GskDeviceInfo *gs_gpu_session_device(void);
 
-/* The session slot this backend holds, or -1 */
+/* The session slot this backend holds on its device, or -1 */
 extern int	gs_gpu_session_slot(void);
+
+/*
+ * Every visible device (at most GS_MAX_DEVICES): its load as the device
+ * choice sees it in loads[], its description in infos[] (when not NULL).
+ * The count, or -1 with a reason when CUDA cannot tell.  Starts the CUDA
+ * driver (not a context), so not in the postmaster.
+ */
+extern int	gs_gpu_devices_load(struct GsDeviceLoad *loads,
+								struct GskDeviceInfo *infos,
+								char *reason, size_t reasonlen);
+
+/* Backends holding a gpusort.max_gpu_sessions slot of device */
+extern int	gs_gpu_device_sessions(int device);
 
 /*
  * A pinned host buffer of at least bytes from the backend's pool, or NULL
