@@ -40,12 +40,11 @@ PG_FUNCTION_INFO_V1(gpusort_gpu_devices);
 Datum
 gpusort_gpu_devices(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-
 	InitMaterializedSRF(fcinfo, 0);
 
 #ifndef GPUSORT_NO_CUDA
 	{
+		ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 		GsDeviceLoad loads[GS_MAX_DEVICES];
 		GskDeviceInfo infos[GS_MAX_DEVICES];
 		const GskDeviceInfo *mine = gs_gpu_session_device();
