@@ -272,29 +272,15 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 }
 
 /*
- * Chooses a device (gpu_select.c) and takes one of its slots; when another
- * backend took the last slot meanwhile, the next best device.  The
- * device's ordinal, -1 with a reason when every allowed device is full
- * (worth trying again later), or -2 with a reason when CUDA finds no
- * usable device (remembered).
+ * Chooses a device among loads[0..ndev) (gpu_select.c) and takes one of
+ * its slots; when another backend took the last slot meanwhile, the next
+ * best device.  The device's index in loads, or -1 with a reason.
  */
 static int
-choose_device(char *reason, size_t len)
+take_device(GsDeviceLoad *loads, int ndev, char *reason, size_t len)
 {
-	GsDeviceLoad loads[GS_MAX_DEVICES];
-	int			ndev;
 	int			pass;
 
-	if (gpusort_max_gpu_sessions <= 0)
-	{
-		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
-		return -1;
-	}
-	if (!make_slot_dir(reason, len))
-		return -1;
-	ndev = gs_gpu_devices_load(loads, NULL, reason, len);
-	if (ndev < 0)
-		return -2;
 	for (pass = 0; pass <= ndev; pass++)
 	{
 		const char *why = NULL;
@@ -303,11 +289,11 @@ choose_device(char *reason, size_t len)
 		if (i < 0)
 		{
 			strlcpy(reason, why, len);
-			return ndev == 0 ? -2 : -1;
+			return -1;
 		}
 		reason[0] = '\0';
 		if (take_slot(loads[i].ordinal, reason, len))
-			return loads[i].ordinal;
+			return i;
 		if (reason[0] != '\0')
 			return -1;			/* a slot file could not be opened */
 		loads[i].full = true;
@@ -331,7 +317,21 @@ init_with_signals_blocked(int device)
 	return rc;
 }
 
-/* remembers a failure to start CUDA: later work goes to the CPU at once */
+static bool
+any_allowed(const GsDeviceLoad *loads, int ndev)
+{
+	int			i;
+
+	for (i = 0; i < ndev; i++)
+		if (loads[i].allowed)
+			return true;
+	return false;
+}
+
+/*
+ * Remembers a failure to start CUDA: later work in this backend goes to
+ * the CPU at once.  why and reason may be the same buffer.
+ */
 static bool
 start_failed(const char *why, char *reason, size_t len)
 {
@@ -345,9 +345,11 @@ start_failed(const char *why, char *reason, size_t len)
 bool
 gs_gpu_session_start(char *reason, size_t len)
 {
+	GsDeviceLoad loads[GS_MAX_DEVICES];
+	char		init_failure[sizeof(gpu_failure)] = "";
 	instr_time	t0,
 				t1;
-	int			device;
+	int			ndev;
 
 	if (gpu_state == GPU_READY)
 		return true;
@@ -363,20 +365,40 @@ gs_gpu_session_start(char *reason, size_t len)
 		return false;
 	}
 
+	if (gpusort_max_gpu_sessions <= 0)
+	{
+		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
+		return false;
+	}
+	if (!make_slot_dir(reason, len))
+		return false;
+
 	/* first_use_ms covers the device choice too: the first use pays it */
 	INSTR_TIME_SET_CURRENT(t0);
-	device = choose_device(reason, len);
-	if (device == -2)
+	ndev = gs_gpu_devices_load(loads, NULL, reason, len);
+	if (ndev < 0)
 		return start_failed(reason, reason, len);
-	if (device < 0)
-		return false;			/* may succeed later: not remembered */
 
-	if (init_with_signals_blocked(device) != 0)
+	/*
+	 * A device that cannot start a context (taken in exclusive mode by
+	 * another process, broken) is passed over for the next best one; when
+	 * every allowed device has failed so, the failure is remembered.
+	 */
+	for (;;)
 	{
-		char		why[sizeof(gpu_failure)];
+		int			i = take_device(loads, ndev, reason, len);
 
-		gs_gpu_reason(why, sizeof(why), "no usable GPU", -1);
-		return start_failed(why, reason, len);
+		if (i < 0 && ndev == 0)
+			return start_failed(reason, reason, len);
+		if (i < 0 && init_failure[0] != '\0' && !any_allowed(loads, ndev))
+			return start_failed(init_failure, reason, len);
+		if (i < 0)
+			return false;		/* may succeed later: not remembered */
+		if (init_with_signals_blocked(loads[i].ordinal) == 0)
+			break;
+		gs_gpu_reason(init_failure, sizeof(init_failure), "no usable GPU", -1);
+		release_slot();
+		loads[i].allowed = false;
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);

@@ -24,7 +24,8 @@
  *	 - the session: the cap at 0, slot files held by others, the slot
  *	   kept for the backend's life; the device choice over a fake list of
  *	   devices (fewest sessions, then free memory, gpusort.devices, full
- *	   devices, a slot taken meanwhile, no device); a failed CUDA start remembered (in a
+ *	   devices, a slot taken meanwhile, a device that cannot start, no
+ *	   device); a failed CUDA start remembered (in a
  *	   child process: it is for the process's life) and its slot given
  *	   back; gpusort_gpu_info() before and after the start;
  *	 - the pinned pool: reuse of the smallest fitting free buffer, the
@@ -366,22 +367,26 @@ typedef struct DeviceCase
 	int			held[4];		/* slots 0.. of each device held by others */
 	bool		probing;		/* device 0's first free slot is being
 								 * probed (shared lock) by another backend */
+	int			failing;		/* the first failing gsk_init calls */
 	int			expect;			/* the device chosen, -1: the CPU */
 	const char *reason;			/* part of the fallback's reason */
 } DeviceCase;
 
 static const DeviceCase device_cases[] = {
-	{"fewest sessions win", NULL, 3, {80000, 80000, 40000}, 2, "", {1, 0, 0}, false, 1, NULL},
-	{"free memory breaks a tie", NULL, 3, {40000, 80000, 60000}, 2, "", {1, 1, 1}, false, 1, NULL},
-	{"fewer sessions beat more memory", NULL, 2, {80000, 1000}, 4, "", {1, 0}, false, 1, NULL},
-	{"a full device is passed over", NULL, 3, {80000, 80000, 40000}, 1, "", {1, 1, 0}, false, 2, NULL},
-	{"devices not listed are skipped", NULL, 3, {10000, 80000, 20000}, 2, " 2 , 0", {0, 0, 0}, false, 2, NULL},
-	{"the lowest ordinal on a full tie", NULL, 2, {5000, 5000}, 2, "", {0, 0}, false, 0, NULL},
-	{"a slot taken meanwhile: the next best device", NULL, 2, {80000, 40000}, 1, "", {0, 0}, true, 1, NULL},
-	{"GS_FAKE_GPUS", "1000,3000,2000", 0, {0}, 2, "", {0, 0, 0}, false, 1, NULL},
-	{"every device full", NULL, 2, {80000, 80000}, 1, "", {1, 1}, false, -1, "GPU sessions"},
-	{"no visible device listed", NULL, 2, {80000, 80000}, 2, "3", {0, 0}, false, -1, "gpusort.devices"},
-	{"no device", "", 0, {0}, 2, "", {0}, false, -1, "no usable GPU"},
+	{"fewest sessions win", NULL, 3, {80000, 80000, 40000}, 2, "", {1, 0, 0}, false, 0, 1, NULL},
+	{"free memory breaks a tie", NULL, 3, {40000, 80000, 60000}, 2, "", {1, 1, 1}, false, 0, 1, NULL},
+	{"fewer sessions beat more memory", NULL, 2, {80000, 1000}, 4, "", {1, 0}, false, 0, 1, NULL},
+	{"a full device is passed over", NULL, 3, {80000, 80000, 40000}, 1, "", {1, 1, 0}, false, 0, 2, NULL},
+	{"devices not listed are skipped", NULL, 3, {10000, 80000, 20000}, 2, " 2 , 0", {0, 0, 0}, false, 0, 2, NULL},
+	{"the lowest ordinal on a full tie", NULL, 2, {5000, 5000}, 2, "", {0, 0}, false, 0, 0, NULL},
+	{"a slot taken meanwhile: the next best device", NULL, 2, {80000, 40000}, 1, "", {0, 0}, true, 0, 1, NULL},
+	{"a device that cannot start: the next best", NULL, 3, {80000, 60000, 40000}, 2, "", {0, 0, 0}, false, 1, 1, NULL},
+	{"GS_FAKE_GPUS", "1000,3000,2000", 0, {0}, 2, "", {0, 0, 0}, false, 0, 1, NULL},
+	{"every device full", NULL, 2, {80000, 80000}, 1, "", {1, 1}, false, 0, -1, "GPU sessions"},
+	{"no visible device listed", NULL, 2, {80000, 80000}, 2, "3", {0, 0}, false, 0, -1, "gpusort.devices"},
+	{"one device fails, the other is full", NULL, 2, {80000, 40000}, 1, "", {0, 1}, false, 1, -1, "GPU sessions"},
+	{"no device starts", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 2, -1, "no usable GPU: gsk_init"},
+	{"no device", "", 0, {0}, 2, "", {0}, false, 0, -1, "no usable GPU"},
 };
 
 static const DeviceCase *device_case_now;
@@ -424,9 +429,17 @@ device_case(void)
 			fail(c->what, "cannot lock a slot file");
 	}
 
+	fake_ncalls = 0;
+	fake_fail_at = c->failing > 0 ? 1 : -1;	/* gsk_init is the first call */
+	fake_fail_len = c->failing;
 	o = sort_case(c->what, 1000, 1, 1000, false, 0);
+	fake_fail_at = -1;
+	if (fake_ninits != c->failing + (c->expect >= 0))
+		fail(c->what, "not one start per failing device");
 	if (c->expect < 0)
 	{
+		long		ninits = fake_ninits;
+
 		if (o.on_gpu || strstr(o.fallback, c->reason) == NULL)
 			fail(c->what, o.fallback);
 
@@ -438,8 +451,8 @@ device_case(void)
 		o = sort_case(c->what, 1000, 1, 1000, false, 0);
 		if (strstr(c->reason, "no usable GPU") != NULL)
 		{
-			if (o.on_gpu || fake_ninits != 0)
-				fail(c->what, "no device, and yet a start was tried again");
+			if (o.on_gpu || fake_ninits != ninits)
+				fail(c->what, "no usable device, and yet a start was tried again");
 		}
 		else if (!o.on_gpu || fake_init_device < 0)
 			fail(c->what, "the fallback was remembered");
