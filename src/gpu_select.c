@@ -66,7 +66,7 @@ gs_select_device(const GsDeviceLoad *devs, int n, const char **reason)
 		if (n == 0)
 			*reason = "no CUDA device is visible";
 		else if (!any_allowed)
-			*reason = "no visible device is listed in gpusort.devices";
+			*reason = "no device that gpusort.devices lists is visible and usable";
 		else
 			*reason = "all GPU sessions (gpusort.max_gpu_sessions per device) are in use";
 	}

@@ -103,8 +103,7 @@ static char gpu_failure[128];	/* why, when GPU_FAILED */
 static GskDeviceInfo gpu_device;
 static double gpu_start_ms;
 static int	slot_fd = -1;
-static int	slot_no = -1;		/* of device slot_device */
-static int	slot_device = -1;
+static int	slot_no = -1;		/* of the device in gpu_device */
 
 typedef struct PinnedBuf
 {
@@ -203,7 +202,6 @@ take_slot(int device, char *reason, size_t len)
 		{
 			slot_fd = fd;
 			slot_no = i;
-			slot_device = device;
 			return true;
 		}
 		close(fd);
@@ -218,7 +216,6 @@ release_slot(void)
 		close(slot_fd);
 	slot_fd = -1;
 	slot_no = -1;
-	slot_device = -1;
 }
 
 /* ---- device choice ---------------------------------------------------- */
@@ -248,14 +245,21 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 	}
 	gs_block_signals(&old);
 	rc = gsk_device_count(&ndev);
-	ndev = Min(ndev, GS_MAX_DEVICES);
-	for (i = 0; rc == 0 && i < ndev; i++)
+	ndev = rc == 0 ? Min(ndev, GS_MAX_DEVICES) : 0;
+	for (i = 0; i < ndev; i++)
 	{
 		GskDeviceInfo info;
 
-		rc = gsk_device_describe(i, &info);
 		loads[i].ordinal = i;
 		loads[i].allowed = allowed[i];
+		if (gsk_device_describe(i, &info) != 0)
+		{
+			/* a device the driver cannot describe is no candidate */
+			memset(&info, 0, sizeof(info));
+			info.device = i;
+			snprintf(info.name, sizeof(info.name), "unusable: %s", gsk_last_error());
+			loads[i].allowed = false;
+		}
 		loads[i].sessions = gs_gpu_device_sessions(i);
 		loads[i].full = loads[i].sessions >= gpusort_max_gpu_sessions;
 		loads[i].free_bytes = info.free_mem;

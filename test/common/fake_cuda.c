@@ -56,6 +56,7 @@ long		fake_unsafe_puts = 0;
 int			fake_ndevices = -1;
 size_t		fake_dev_free[FAKE_MAX_DEVICES];
 int			fake_init_device = -1;
+unsigned	fake_unusable = 0;
 
 static int	polls_left = 0;
 static char last_error[128] = "";
@@ -197,7 +198,7 @@ int
 gsk_device_describe(int device, GskDeviceInfo *info)
 {
 	load_devices();
-	if (device < 0 || device >= fake_ndevices)
+	if (device < 0 || device >= fake_ndevices || (fake_unusable & (1u << device)))
 		return fake_error(FAKE_NO_DEVICE, "gsk_device_describe: no device %d", device);
 	memset(info, 0, sizeof(*info));
 	info->device = device;

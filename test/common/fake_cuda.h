@@ -28,6 +28,7 @@
 extern int	fake_ndevices;		/* -1: GS_FAKE_GPUS or one device */
 extern size_t fake_dev_free[FAKE_MAX_DEVICES];	/* bytes free on each */
 extern int	fake_init_device;	/* what gsk_init last started, -1: none */
+extern unsigned fake_unusable;	/* bit d: device d cannot be described */
 
 /* device memory */
 extern size_t fake_dev_capacity;	/* what gsk_device_alloc may hand out */

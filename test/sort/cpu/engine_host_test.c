@@ -370,6 +370,7 @@ typedef struct DeviceCase
 	int			failing;		/* the first failing gsk_init calls */
 	int			expect;			/* the device chosen, -1: the CPU */
 	const char *reason;			/* part of the fallback's reason */
+	unsigned	unusable;		/* bit d: the driver cannot describe device d */
 } DeviceCase;
 
 static const DeviceCase device_cases[] = {
@@ -387,6 +388,8 @@ static const DeviceCase device_cases[] = {
 	{"one device fails, the other is full", NULL, 2, {80000, 40000}, 1, "", {0, 1}, false, 1, -1, "GPU sessions"},
 	{"no device starts", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 2, -1, "no usable GPU: gsk_init"},
 	{"no device", "", 0, {0}, 2, "", {0}, false, 0, -1, "no usable GPU"},
+	{"a device the driver cannot describe is passed over", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 0, 1, NULL, 1},
+	{"no device can be described", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 0, -1, "gpusort.devices", 3},
 };
 
 static const DeviceCase *device_case_now;
@@ -413,6 +416,7 @@ device_case(void)
 		for (d = 0; d < c->ndev; d++)
 			fake_dev_free[d] = (size_t) c->free_mb[d] * MB;
 	}
+	fake_unusable = c->unusable;
 	gpusort_max_gpu_sessions = c->max_sessions;
 	gpusort_devices = (char *) c->devices;
 	for (d = 0; d < 4; d++)
@@ -448,6 +452,7 @@ device_case(void)
 			for (i = 0; i < c->held[d]; i++)
 				close(fds[d][i]);
 		gpusort_devices = "";
+		fake_unusable = 0;
 		o = sort_case(c->what, 1000, 1, 1000, false, 0);
 		if (strstr(c->reason, "no usable GPU") != NULL)
 		{
