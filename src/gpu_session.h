@@ -4,9 +4,9 @@
  *	  The backend's CUDA session, shared by the GPU engines (src/gpu_session.c).
  *
  * Both GPU engines (the sort, engine_gpu.c, and tree_reduce, tree_gpu.c)
- * start CUDA through gs_gpu_session_start(), which also takes the backend's
- * gpusort.max_gpu_sessions slot, and borrow pinned host memory from one
- * per-backend pool:
+ * start CUDA through gs_gpu_session_start(), which also chooses the
+ * backend's device and takes one of its gpusort.max_gpu_sessions slots,
+ * and borrow pinned host memory from one per-backend pool:
  *
  *	   if (!gs_gpu_session_start(reason, sizeof(reason)))
  *		   fall back to the CPU, reason says why;
@@ -33,8 +33,9 @@ struct GsDeviceLoad;			/* gpu_select.h */
 /*
  * Starts CUDA in this backend, or finds it started.  False, with the
  * reason in reason[reasonlen], when this backend cannot use the GPU: in
- * the postmaster, every session slot taken (worth trying again later), or
- * no usable device (remembered: never retried in this backend).
+ * the postmaster, every session slot of every allowed device taken or no
+ * visible device allowed (worth trying again later), or no usable device
+ * (remembered: never retried in this backend).
  */
 extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
 
