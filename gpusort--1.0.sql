@@ -18,7 +18,8 @@ CREATE FUNCTION gpusort_gpu_info(start boolean DEFAULT false,
     OUT total_memory_mb bigint,
     OUT free_memory_mb bigint,
     OUT first_use_ms float8,
-    OUT status text)
+    OUT status text,
+    OUT device_ordinal integer)
 RETURNS record
 AS 'MODULE_PATHNAME', 'gpusort_gpu_info'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
@@ -33,6 +34,23 @@ CREATE FUNCTION gpusort_memory(
     OUT detail text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpusort_memory'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- Every GPU the server sees (CUDA ordinals, after CUDA_VISIBLE_DEVICES):
+-- whether gpusort.devices allows it, the backends holding one of its
+-- gpusort.max_gpu_sessions slots, and whether this backend is one.  No
+-- rows in a build without CUDA or where no driver answers.
+CREATE FUNCTION gpusort_gpu_devices(
+    OUT device_ordinal integer,
+    OUT device text,
+    OUT total_memory_mb bigint,
+    OUT free_memory_mb bigint,
+    OUT allowed boolean,
+    OUT sessions integer,
+    OUT max_sessions integer,
+    OUT this_session boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpusort_gpu_devices'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 -- ---- tree_reduce -----------------------------------------------------------

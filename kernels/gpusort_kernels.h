@@ -42,6 +42,7 @@ typedef struct GskDeviceInfo
 	size_t		total_mem;
 	size_t		free_mem;
 	size_t		shared_mem_per_block;
+	int			free_mem_known;	/* 0: free_mem is total_mem, not measured */
 	char		name[128];
 } GskDeviceInfo;
 
@@ -53,6 +54,19 @@ typedef struct GskDeviceInfo
 extern int	gsk_init(int device, GskDeviceInfo *info);
 extern const char *gsk_last_error(void);
 extern int	gsk_mem_info(size_t *free_mem, size_t *total_mem);
+
+/*
+ * The visible devices (after CUDA_VISIBLE_DEVICES), and one of them
+ * described without creating a context on it: a backend's device is
+ * chosen before its context exists, and a context on every device would
+ * cost each backend memory and start-up time on all of them.  Free memory
+ * comes from NVML when the driver's libnvidia-ml can be loaded
+ * (free_mem_known = 1); otherwise free_mem is total_mem.  Both start the
+ * driver, so the caller blocks signals around the first call, as for
+ * gsk_init.
+ */
+extern int	gsk_device_count(int *ndev);
+extern int	gsk_device_describe(int device, GskDeviceInfo *info);
 
 extern int	gsk_host_alloc(void **p, size_t bytes);	/* pinned */
 extern int	gsk_host_free(void *p);

@@ -15,6 +15,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,7 +70,7 @@ gsk_init(int device, GskDeviceInfo *info)
 {
 	cudaError_t err;
 	int			ndev = 0;
-	cudaDeviceProp prop;
+	int			rc;
 
 	err = cudaGetDeviceCount(&ndev);
 	if (err != cudaSuccess)
@@ -88,6 +89,94 @@ gsk_init(int device, GskDeviceInfo *info)
 	if (info == NULL)
 		return 0;
 
+	if ((rc = gsk_device_describe(device, info)) != 0)
+		return rc;
+	err = cudaMemGetInfo(&info->free_mem, &info->total_mem);
+	if (err != cudaSuccess)
+		return gsk_fail(err, "cudaMemGetInfo");
+	info->free_mem_known = 1;
+	return 0;
+}
+
+extern "C" GSK_EXPORT int
+gsk_device_count(int *ndev)
+{
+	*ndev = 0;
+	return gsk_fail(cudaGetDeviceCount(ndev), "cudaGetDeviceCount");
+}
+
+/*
+ * NVML, the driver's management library, reports a device's free memory
+ * without a context on it (cudaMemGetInfo needs one).  It is loaded with
+ * dlopen, declared here by hand, so that neither the build nor a machine
+ * without it needs its header or library: where it is missing, the free
+ * memory is simply not known.  Loaded and initialized once per process,
+ * and kept: nvmlShutdown would only undo what the next call redoes.
+ */
+typedef struct NvmlMemory
+{
+	unsigned long long total;
+	unsigned long long free;
+	unsigned long long used;
+} NvmlMemory;
+
+typedef int (*NvmlInitFn) (void);
+typedef int (*NvmlByBusIdFn) (const char *bus_id, void **device);
+typedef int (*NvmlMemoryFn) (void *device, NvmlMemory *memory);
+
+static NvmlByBusIdFn nvml_by_bus_id;
+static NvmlMemoryFn nvml_memory;
+
+static bool
+nvml_loaded(void)
+{
+	static int	state = 0;		/* 0: not tried, 1: usable, -1: not */
+	void	   *lib;
+	NvmlInitFn	init;
+
+	if (state != 0)
+		return state > 0;
+	state = -1;
+	lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL)
+		return false;
+	init = (NvmlInitFn) dlsym(lib, "nvmlInit_v2");
+	nvml_by_bus_id = (NvmlByBusIdFn) dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+	nvml_memory = (NvmlMemoryFn) dlsym(lib, "nvmlDeviceGetMemoryInfo");
+	if (init == NULL || nvml_by_bus_id == NULL || nvml_memory == NULL ||
+		init() != 0)
+		return false;
+	state = 1;
+	return true;
+}
+
+/* device's free memory through NVML; false when it cannot tell */
+static bool
+nvml_free_mem(int device, size_t *free_mem)
+{
+	char		bus_id[32];
+	void	   *handle;
+	NvmlMemory	mem;
+
+	if (!nvml_loaded())
+		return false;
+	if (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return false;
+	}
+	if (nvml_by_bus_id(bus_id, &handle) != 0 || nvml_memory(handle, &mem) != 0)
+		return false;
+	*free_mem = (size_t) mem.free;
+	return true;
+}
+
+extern "C" GSK_EXPORT int
+gsk_device_describe(int device, GskDeviceInfo *info)
+{
+	cudaDeviceProp prop;
+	cudaError_t err;
+
 	err = cudaGetDeviceProperties(&prop, device);
 	if (err != cudaSuccess)
 		return gsk_fail(err, "cudaGetDeviceProperties");
@@ -99,9 +188,9 @@ gsk_init(int device, GskDeviceInfo *info)
 	info->total_mem = prop.totalGlobalMem;
 	info->shared_mem_per_block = prop.sharedMemPerBlockOptin;
 	snprintf(info->name, sizeof(info->name), "%.127s", prop.name);
-	err = cudaMemGetInfo(&info->free_mem, &info->total_mem);
-	if (err != cudaSuccess)
-		return gsk_fail(err, "cudaMemGetInfo");
+	info->free_mem_known = nvml_free_mem(device, &info->free_mem);
+	if (!info->free_mem_known)
+		info->free_mem = info->total_mem;
 	return 0;
 }
 

@@ -15,6 +15,20 @@ SELECT built_with_cuda IS NOT NULL AS known,
        (first_use_ms IS NOT NULL) = context_held AS timed_if_started
   FROM gpusort_gpu_info();
 
+-- gpusort_gpu_devices(): one row per visible device, none without a GPU
+-- (the NOTICE saying why differs between machines); gpusort.devices
+-- decides which are allowed
+SET client_min_messages = warning;
+SELECT count(*) FILTER (WHERE allowed AND sessions >= 0 AND total_memory_mb > 0
+                          AND device IS NOT NULL) = count(*) AS consistent,
+       count(*) FILTER (WHERE this_session) = 0 AS none_held_yet
+  FROM gpusort_gpu_devices();
+SET gpusort.devices = '15';
+SELECT count(*) FILTER (WHERE allowed) = count(*) FILTER (WHERE device_ordinal = 15) AS only_listed
+  FROM gpusort_gpu_devices();
+RESET gpusort.devices;
+RESET client_min_messages;
+
 -- plan_says(q, what): whether EXPLAIN ANALYZE of q has a line containing what
 CREATE FUNCTION plan_says(q text, what text) RETURNS boolean LANGUAGE plpgsql AS $f$
 DECLARE
@@ -53,6 +67,12 @@ CREATE TEMP TABLE on_gpu AS SELECT row_number() OVER () AS n, * FROM (SELECT * F
 SELECT * FROM ef WHERE id < 0 ORDER BY k;
 RESET gpusort.device;
 RESET gpusort.max_gpu_sessions;
+-- nor with no visible device listed in gpusort.devices
+SET gpusort.devices = '15';
+SET gpusort.device = gpu;
+SELECT count(*) FROM (SELECT * FROM ef ORDER BY s DESC OFFSET 0) q;
+RESET gpusort.device;
+RESET gpusort.devices;
 SET gpusort.enabled = off;
 CREATE TEMP TABLE stock AS SELECT row_number() OVER () AS n, * FROM (SELECT * FROM ef ORDER BY s DESC) q;
 RESET gpusort.enabled;

@@ -52,6 +52,34 @@ SET gpusort.cpu_threads = 1;
 SHOW gpusort.cpu_threads;
 RESET gpusort.cpu_threads;
 
+-- gpusort.devices: '' (every device) or distinct CUDA ordinals from 0 to
+-- 15, set by superusers (test/sort/cpu/gpu_select.sh checks the syntax in
+-- full); a bad list is refused with invalid_parameter_value
+SHOW gpusort.devices;
+SET gpusort.devices = 'x';
+SET gpusort.devices = '-1';
+SET gpusort.devices = '1,1';
+SET gpusort.devices = '0,16';
+SET gpusort.devices = '1,';
+SET gpusort.devices = ' 2, 0 ';
+SHOW gpusort.devices;
+DO $$
+BEGIN
+	PERFORM set_config('gpusort.devices', 'gpu0', false);
+EXCEPTION WHEN invalid_parameter_value THEN
+	RAISE NOTICE 'invalid_parameter_value: %', SQLERRM;
+END
+$$;
+SHOW gpusort.devices;
+SELECT name, context FROM pg_settings
+ WHERE name IN ('gpusort.devices', 'gpusort.max_gpu_sessions') ORDER BY name;
+CREATE ROLE regress_gpusort_devices;
+SET ROLE regress_gpusort_devices;
+SET gpusort.devices = '0';
+RESET ROLE;
+DROP ROLE regress_gpusort_devices;
+RESET gpusort.devices;
+
 -- a new session has no hook until something loads the library
 \c
 SET gpusort.min_rows = 0;

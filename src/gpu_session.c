@@ -21,15 +21,21 @@
  * remembered, and later work in the backend goes to the CPU without trying
  * again.
  *
- * Session cap.  gpusort.max_gpu_sessions bounds the backends holding a
- * context, each of which costs device memory.  It must work without
- * shared_preload_libraries, so it uses no shared memory: slot i is the file
- * $PGDATA/pg_gpusort/slot.i, and a backend holds a slot by holding
- * flock(LOCK_EX) on it from its start of CUDA to its exit.  The kernel
- * drops the lock when the process exits, however it exits, so a crashed
- * backend never leaks a slot.  A backend that finds every slot taken
- * works on the CPU, and tries again next time (that is not remembered: a
- * slot may have been freed meanwhile).
+ * Device choice and session cap.  A backend uses one device, chosen when
+ * it starts CUDA among those gpusort.devices allows (gpu_select.c: the
+ * fewest gpusort sessions, then the most free memory), and keeps it.
+ * gpusort.max_gpu_sessions bounds the backends holding a context on each
+ * device, each of which costs device memory.  It must work without
+ * shared_preload_libraries, so it uses no shared memory: slot i of device
+ * d is the file $PGDATA/pg_gpusort/dev.d.slot.i, and a backend holds a
+ * slot by holding flock(LOCK_EX) on it from its start of CUDA to its exit.
+ * The kernel drops the lock when the process exits, however it exits, so a
+ * crashed backend never leaks a slot; and the same files tell how many
+ * sessions each device has (a held file refuses a shared lock).  A backend
+ * that finds every slot of every allowed device taken works on the CPU,
+ * and tries again next time (that is not remembered: a slot may have been
+ * freed meanwhile).  Device ordinals are CUDA's, after
+ * CUDA_VISIBLE_DEVICES, which the postmaster's environment sets for all.
  *
  * Pinned pool.  Host buffers that the device copies from or to are pinned
  * (page-locked), so that copies are asynchronous and run at full speed;
@@ -52,6 +58,7 @@
  */
 #include "postgres.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -66,6 +73,7 @@
 #include "utils/builtins.h"
 
 #include "gpusort.h"
+#include "gpu_select.h"
 #include "gpu_session.h"
 #include "threads.h"
 
@@ -95,7 +103,7 @@ static char gpu_failure[128];	/* why, when GPU_FAILED */
 static GskDeviceInfo gpu_device;
 static double gpu_start_ms;
 static int	slot_fd = -1;
-static int	slot_no = -1;
+static int	slot_no = -1;		/* of the device in gpu_device */
 
 typedef struct PinnedBuf
 {
@@ -108,24 +116,17 @@ static PinnedBuf pool[GS_POOL_SLOTS];
 
 /* ---- session slots ---------------------------------------------------- */
 
-/*
- * Takes a free slot, unless this backend holds one already.  Slot files
- * are created on demand, so raising gpusort.max_gpu_sessions needs nothing
- * else.
- */
+static void
+slot_path(char *path, int device, int i)
+{
+	snprintf(path, MAXPGPATH, "%s/pg_gpusort/dev.%d.slot.%d", DataDir, device, i);
+}
+
+/* $PGDATA/pg_gpusort, created on demand */
 static bool
-take_slot(char *reason, size_t len)
+make_slot_dir(char *reason, size_t len)
 {
 	char		dir[MAXPGPATH];
-	int			i;
-
-	if (slot_fd >= 0)
-		return true;
-	if (gpusort_max_gpu_sessions <= 0)
-	{
-		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
-		return false;
-	}
 
 	snprintf(dir, sizeof(dir), "%s/pg_gpusort", DataDir);
 	if (mkdir(dir, pg_dir_create_mode) != 0 && errno != EEXIST)
@@ -133,12 +134,64 @@ take_slot(char *reason, size_t len)
 		snprintf(reason, len, "cannot create \"%s\": %m", dir);
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Backends holding a slot of device, this one included: a slot file whose
+ * shared lock cannot be had is held.  Every slot file counts, not only
+ * those below the cap, as a backend keeps its slot when the cap is
+ * lowered.  The probe holds a free slot for an instant, so a backend
+ * taking a slot at that moment may pass over it: it takes the next one.
+ */
+int
+gs_gpu_device_sessions(int device)
+{
+	char		dir[MAXPGPATH];
+	DIR		   *d;
+	struct dirent *e;
+	int			held = 0;
+
+	snprintf(dir, sizeof(dir), "%s/pg_gpusort", DataDir);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+	{
+		char		path[MAXPGPATH];
+		int			dev,
+					i,
+					end = 0,
+					fd;
+
+		if (sscanf(e->d_name, "dev.%d.slot.%d%n", &dev, &i, &end) != 2 ||
+			e->d_name[end] != '\0' || dev != device)
+			continue;
+		slot_path(path, device, i);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | PG_BINARY)) < 0)
+			continue;
+		if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+			held++;
+		close(fd);
+	}
+	closedir(d);
+	return held;
+}
+
+/*
+ * Takes a free slot of device, if it has one.  Slot files are created on
+ * demand, so raising gpusort.max_gpu_sessions needs nothing else.
+ */
+static bool
+take_slot(int device, char *reason, size_t len)
+{
+	int			i;
+
 	for (i = 0; i < gpusort_max_gpu_sessions; i++)
 	{
 		char		path[MAXPGPATH];
 		int			fd;
 
-		snprintf(path, sizeof(path), "%s/slot.%d", dir, i);
+		slot_path(path, device, i);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | PG_BINARY, pg_file_create_mode);
 		if (fd < 0)
 		{
@@ -153,8 +206,6 @@ take_slot(char *reason, size_t len)
 		}
 		close(fd);
 	}
-	snprintf(reason, len, "all %d GPU sessions (gpusort.max_gpu_sessions) are in use",
-			 gpusort_max_gpu_sessions);
 	return false;
 }
 
@@ -167,30 +218,143 @@ release_slot(void)
 	slot_no = -1;
 }
 
+/* ---- device choice ---------------------------------------------------- */
+
+/*
+ * The visible devices' loads (at most GS_MAX_DEVICES of them) in
+ * loads[], and their descriptions in infos[] when not NULL; the count, or
+ * -1 with a reason when CUDA cannot tell (no driver, a broken one).  The
+ * driver starts here, so signals are blocked as for gsk_init.
+ */
+int
+gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
+					char *reason, size_t len)
+{
+	bool		allowed[GS_MAX_DEVICES];
+	char		err[128];
+	sigset_t	old;
+	int			ndev = 0;
+	int			rc;
+	int			i;
+
+	/* the check hook let only valid lists through */
+	if (gs_parse_device_list(gpusort_devices, allowed, err, sizeof(err)) < 0)
+	{
+		snprintf(reason, len, "gpusort.devices: %s", err);
+		return -1;
+	}
+	gs_block_signals(&old);
+	rc = gsk_device_count(&ndev);
+	ndev = rc == 0 ? Min(ndev, GS_MAX_DEVICES) : 0;
+	for (i = 0; i < ndev; i++)
+	{
+		GskDeviceInfo info;
+
+		loads[i].ordinal = i;
+		loads[i].allowed = allowed[i];
+		if (gsk_device_describe(i, &info) != 0)
+		{
+			/* a device the driver cannot describe is no candidate */
+			memset(&info, 0, sizeof(info));
+			info.device = i;
+			snprintf(info.name, sizeof(info.name), "unusable: %s", gsk_last_error());
+			loads[i].allowed = false;
+		}
+		loads[i].sessions = gs_gpu_device_sessions(i);
+		loads[i].full = loads[i].sessions >= gpusort_max_gpu_sessions;
+		loads[i].free_bytes = info.free_mem;
+		if (infos)
+			infos[i] = info;
+	}
+	gs_restore_signals(&old);
+	if (rc != 0)
+	{
+		gs_gpu_reason(reason, len, "no usable GPU", rc);
+		return -1;
+	}
+	return ndev;
+}
+
+/*
+ * Chooses a device among loads[0..ndev) (gpu_select.c) and takes one of
+ * its slots; when another backend took the last slot meanwhile, the next
+ * best device.  The device's index in loads, or -1 with a reason.
+ */
+static int
+take_device(GsDeviceLoad *loads, int ndev, char *reason, size_t len)
+{
+	int			pass;
+
+	for (pass = 0; pass <= ndev; pass++)
+	{
+		const char *why = NULL;
+		int			i = gs_select_device(loads, ndev, &why);
+
+		if (i < 0)
+		{
+			strlcpy(reason, why, len);
+			return -1;
+		}
+		reason[0] = '\0';
+		if (take_slot(loads[i].ordinal, reason, len))
+			return i;
+		if (reason[0] != '\0')
+			return -1;			/* a slot file could not be opened */
+		loads[i].full = true;
+	}
+	Assert(false);				/* every pass marks one more device full */
+	return -1;
+}
+
 /* ---- CUDA start ------------------------------------------------------- */
 
-/* gsk_init with every signal blocked, timed */
+/* gsk_init with every signal blocked */
 static int
-init_with_signals_blocked(void)
+init_with_signals_blocked(int device)
 {
 	sigset_t	old;
-	instr_time	t0,
-				t1;
 	int			rc;
 
-	INSTR_TIME_SET_CURRENT(t0);
 	gs_block_signals(&old);
-	rc = gsk_init(0, &gpu_device);
+	rc = gsk_init(device, &gpu_device);
 	gs_restore_signals(&old);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);
 	return rc;
+}
+
+static bool
+any_allowed(const GsDeviceLoad *loads, int ndev)
+{
+	int			i;
+
+	for (i = 0; i < ndev; i++)
+		if (loads[i].allowed)
+			return true;
+	return false;
+}
+
+/*
+ * Remembers a failure to start CUDA: later work in this backend goes to
+ * the CPU at once.  why and reason may be the same buffer.
+ */
+static bool
+start_failed(const char *why, char *reason, size_t len)
+{
+	strlcpy(gpu_failure, why, sizeof(gpu_failure));
+	gpu_state = GPU_FAILED;
+	release_slot();
+	strlcpy(reason, gpu_failure, len);
+	return false;
 }
 
 bool
 gs_gpu_session_start(char *reason, size_t len)
 {
+	GsDeviceLoad loads[GS_MAX_DEVICES];
+	char		init_failure[sizeof(gpu_failure)] = "";
+	instr_time	t0,
+				t1;
+	int			ndev;
+
 	if (gpu_state == GPU_READY)
 		return true;
 	if (gpu_state == GPU_FAILED)
@@ -204,18 +368,45 @@ gs_gpu_session_start(char *reason, size_t len)
 		strlcpy(reason, "CUDA is never started in the postmaster", len);
 		return false;
 	}
-	if (!take_slot(reason, len))
-		return false;			/* may succeed later: not remembered */
 
-	if (init_with_signals_blocked() != 0)
+	if (gpusort_max_gpu_sessions <= 0)
 	{
-		snprintf(gpu_failure, sizeof(gpu_failure), "no usable GPU: %s",
-				 gsk_last_error());
-		gpu_state = GPU_FAILED;
-		release_slot();
-		strlcpy(reason, gpu_failure, len);
+		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
 		return false;
 	}
+	if (!make_slot_dir(reason, len))
+		return false;
+
+	/* first_use_ms covers the device choice too: the first use pays it */
+	INSTR_TIME_SET_CURRENT(t0);
+	ndev = gs_gpu_devices_load(loads, NULL, reason, len);
+	if (ndev < 0)
+		return start_failed(reason, reason, len);
+
+	/*
+	 * A device that cannot start a context (taken in exclusive mode by
+	 * another process, broken) is passed over for the next best one; when
+	 * every allowed device has failed so, the failure is remembered.
+	 */
+	for (;;)
+	{
+		int			i = take_device(loads, ndev, reason, len);
+
+		if (i < 0 && ndev == 0)
+			return start_failed(reason, reason, len);
+		if (i < 0 && init_failure[0] != '\0' && !any_allowed(loads, ndev))
+			return start_failed(init_failure, reason, len);
+		if (i < 0)
+			return false;		/* may succeed later: not remembered */
+		if (init_with_signals_blocked(loads[i].ordinal) == 0)
+			break;
+		gs_gpu_reason(init_failure, sizeof(init_failure), "no usable GPU", -1);
+		release_slot();
+		loads[i].allowed = false;
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);
 	gpu_state = GPU_READY;
 	return true;
 }
@@ -368,17 +559,18 @@ gs_gpu_reason(char *reason, size_t len, const char *what, int rc)
 /*
  * gpusort_gpu_info(start boolean DEFAULT false) -> record
  *
- * What this backend knows about the GPU.  With start = true, CUDA is
- * started first (if it was not), so first_use_ms measures what the first
- * GPU work of a session pays.
+ * What this backend knows about the GPU it uses.  With start = true, CUDA
+ * is started first (if it was not), so first_use_ms measures what the first
+ * GPU work of a session pays.  Every device, and the sessions on each, is
+ * gpusort_gpu_devices() (gpu_devices.c).
  */
 Datum
 gpusort_gpu_info(PG_FUNCTION_ARGS)
 {
 	bool		start = PG_ARGISNULL(0) ? false : PG_GETARG_BOOL(0);
 	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10];
+	Datum		values[11];
+	bool		nulls[11];
 	const char *status;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -425,7 +617,9 @@ gpusort_gpu_info(PG_FUNCTION_ARGS)
 		values[6] = Int64GetDatum((int64) (total_mem / (1024 * 1024)));
 		values[7] = Int64GetDatum((int64) (free_mem / (1024 * 1024)));
 		values[8] = Float8GetDatum(gpu_start_ms);
+		values[10] = Int32GetDatum(gpu_device.device);
 		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[8] = false;
+		nulls[10] = false;
 		status = "ready";
 	}
 	else if (gpu_state == GPU_FAILED)

@@ -4,9 +4,9 @@
  *	  The backend's CUDA session, shared by the GPU engines (src/gpu_session.c).
  *
  * Both GPU engines (the sort, engine_gpu.c, and tree_reduce, tree_gpu.c)
- * start CUDA through gs_gpu_session_start(), which also takes the backend's
- * gpusort.max_gpu_sessions slot, and borrow pinned host memory from one
- * per-backend pool:
+ * start CUDA through gs_gpu_session_start(), which also chooses the
+ * backend's device and takes one of its gpusort.max_gpu_sessions slots,
+ * and borrow pinned host memory from one per-backend pool:
  *
  *	   if (!gs_gpu_session_start(reason, sizeof(reason)))
  *		   fall back to the CPU, reason says why;
@@ -28,20 +28,35 @@
 #define GPUSORT_GPU_SESSION_H
 
 struct GskDeviceInfo;			/* kernels/gpusort_kernels.h */
+struct GsDeviceLoad;			/* gpu_select.h */
 
 /*
  * Starts CUDA in this backend, or finds it started.  False, with the
  * reason in reason[reasonlen], when this backend cannot use the GPU: in
- * the postmaster, every session slot taken (worth trying again later), or
- * no usable device (remembered: never retried in this backend).
+ * the postmaster, every session slot of every allowed device taken or no
+ * visible device allowed (worth trying again later), or no usable device
+ * (remembered: never retried in this backend).
  */
 extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
 
 /* The device in use; NULL until a start has succeeded */
 extern const struct GskDeviceInfo *gs_gpu_session_device(void);
 
-/* The session slot this backend holds, or -1 */
+/* The session slot this backend holds on its device, or -1 */
 extern int	gs_gpu_session_slot(void);
+
+/*
+ * Every visible device (at most GS_MAX_DEVICES): its load as the device
+ * choice sees it in loads[], its description in infos[] (when not NULL).
+ * The count, or -1 with a reason when CUDA cannot tell.  Starts the CUDA
+ * driver (not a context), so not in the postmaster.
+ */
+extern int	gs_gpu_devices_load(struct GsDeviceLoad *loads,
+								struct GskDeviceInfo *infos,
+								char *reason, size_t reasonlen);
+
+/* Backends holding a gpusort.max_gpu_sessions slot of device */
+extern int	gs_gpu_device_sessions(int device);
 
 /*
  * A pinned host buffer of at least bytes from the backend's pool, or NULL

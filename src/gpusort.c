@@ -23,6 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "gpu_select.h"
 #include "gpusort.h"
 #include "libcoll.h"
 #include "memaccount.h"
@@ -39,6 +40,7 @@ int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
 int			gpusort_max_gpu_sessions = 8;
+char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
 
@@ -254,6 +256,19 @@ check_max_memory(int *newval, void **extra, GucSource source)
 	return false;
 }
 
+/* gpusort.devices: '' or a list of distinct ordinals (gpu_select.c) */
+static bool
+check_devices(char **newval, void **extra, GucSource source)
+{
+	char		err[128];
+
+	if (gs_parse_device_list(*newval, NULL, err, sizeof(err)) >= 0)
+		return true;
+	GUC_check_errdetail("%s", err);
+	GUC_check_errhint("gpusort.devices is empty (every visible device) or a comma-separated list of CUDA device ordinals, such as '0,2'.");
+	return false;
+}
+
 void
 _PG_init(void)
 {
@@ -319,12 +334,25 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.max_gpu_sessions",
-							"Largest number of backends that hold a CUDA context at once.",
-							"Backends past this number use the CPU engines.",
+							"Largest number of backends that hold a CUDA context on one GPU at once.",
+							"The cap is per device.  A backend whose devices are all at "
+							"the cap uses the CPU engines.",
 							&gpusort_max_gpu_sessions,
 							8, 0, 1024,
 							PGC_SUSET, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpusort.devices",
+							   "CUDA devices gpusort may use, as a comma-separated list of ordinals.",
+							   "Empty means every device visible to the server (after "
+							   "CUDA_VISIBLE_DEVICES).  A backend picks its device when it "
+							   "first starts CUDA, the allowed device with the fewest gpusort "
+							   "sessions and then the most free memory, and keeps it for its "
+							   "life.",
+							   &gpusort_devices,
+							   "",
+							   PGC_SUSET, 0,
+							   check_devices, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.cpu_threads",
 							"CPU threads one GpuSort may use to sort on the CPU.",

@@ -37,6 +37,7 @@ extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* kB */
 extern int	gpusort_max_total_memory;	/* kB */
 extern int	gpusort_max_gpu_sessions;
+extern char *gpusort_devices;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */

@@ -19,6 +19,15 @@
  *
  * Frees, destroys and the event timings do not fail, as in the CUDA
  * runtime (short of a broken context), and are not counted.
+ *
+ * The visible devices are a list of free memory sizes: fake_ndevices and
+ * fake_dev_free[], which a test sets, or else the environment variable
+ * GS_FAKE_GPUS, free MiB per device ("80000,80000,40000"; "" for no
+ * device), or else one device with fake_dev_capacity free.  Listing and
+ * describing devices is not counted either (the session calls them once,
+ * before gsk_init, and the tests count from gsk_init); no device at all is
+ * how a test makes the listing fail.  Whichever device gsk_init starts,
+ * the sorts' memory is fake_dev_capacity.
  */
 #include "postgres.h"
 
@@ -43,6 +52,11 @@ long		fake_npolls = 0;
 long		fake_cancel_at_poll = -1;
 bool		fake_stream_busy = false;
 long		fake_unsafe_puts = 0;
+
+int			fake_ndevices = -1;
+size_t		fake_dev_free[FAKE_MAX_DEVICES];
+int			fake_init_device = -1;
+unsigned	fake_unusable = 0;
 
 static int	polls_left = 0;
 static char last_error[128] = "";
@@ -143,6 +157,58 @@ fake_enqueue(const char *what)
 	return 0;
 }
 
+/* the device list, from GS_FAKE_GPUS unless the test set one */
+static void
+load_devices(void)
+{
+	const char *env = getenv("GS_FAKE_GPUS");
+	char	   *end;
+
+	if (fake_ndevices >= 0)
+		return;
+	fake_ndevices = 0;
+	if (env == NULL)
+	{
+		fake_dev_free[fake_ndevices++] = fake_dev_capacity;
+		return;
+	}
+	while (*env && fake_ndevices < FAKE_MAX_DEVICES)
+	{
+		fake_dev_free[fake_ndevices++] = (size_t) strtoull(env, &end, 10) << 20;
+		if (end == env || (*end != ',' && *end != '\0'))
+		{
+			fprintf(stderr, "GS_FAKE_GPUS: bad list at \"%s\"\n", env);
+			abort();
+		}
+		env = *end ? end + 1 : end;
+	}
+}
+
+int
+gsk_device_count(int *ndev)
+{
+	load_devices();
+	*ndev = fake_ndevices;
+	if (fake_ndevices == 0)
+		return fake_error(FAKE_NO_DEVICE, "cudaGetDeviceCount: no CUDA-capable device is detected");
+	return 0;
+}
+
+int
+gsk_device_describe(int device, GskDeviceInfo *info)
+{
+	load_devices();
+	if (device < 0 || device >= fake_ndevices || (fake_unusable & (1u << device)))
+		return fake_error(FAKE_NO_DEVICE, "gsk_device_describe: no device %d", device);
+	memset(info, 0, sizeof(*info));
+	info->device = device;
+	strcpy(info->name, "fake device");
+	info->total_mem = Max(fake_dev_capacity, fake_dev_free[device]);
+	info->free_mem = fake_dev_free[device];
+	info->free_mem_known = 1;
+	return 0;
+}
+
 int
 gsk_init(int device, GskDeviceInfo *info)
 {
@@ -150,8 +216,10 @@ gsk_init(int device, GskDeviceInfo *info)
 	if (fake_call("gsk_init"))
 		return FAKE_INJECTED;
 	memset(info, 0, sizeof(*info));
+	info->device = device;
 	strcpy(info->name, "fake device");
 	info->total_mem = fake_dev_capacity;
+	fake_init_device = device;
 	return 0;
 }
 

@@ -20,6 +20,16 @@
 /* the error code of an injected failure (cudaErrorMemoryAllocation) */
 #define FAKE_INJECTED	2
 
+/* cudaErrorNoDevice, when the device list is empty */
+#define FAKE_NO_DEVICE	100
+
+/* the visible devices (see fake_cuda.c) */
+#define FAKE_MAX_DEVICES	16
+extern int	fake_ndevices;		/* -1: GS_FAKE_GPUS or one device */
+extern size_t fake_dev_free[FAKE_MAX_DEVICES];	/* bytes free on each */
+extern int	fake_init_device;	/* what gsk_init last started, -1: none */
+extern unsigned fake_unusable;	/* bit d: device d cannot be described */
+
 /* device memory */
 extern size_t fake_dev_capacity;	/* what gsk_device_alloc may hand out */
 extern size_t fake_dev_in_use;

@@ -60,6 +60,7 @@ int			gpusort_device = GS_DEVICE_GPU;
 int			gpusort_min_rows = 0;
 int			gpusort_max_memory = 4 * 1024 * 1024;
 int			gpusort_max_gpu_sessions = 8;
+char	   *gpusort_devices = "";
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 1;
 int			gpusort_parallel = 1;

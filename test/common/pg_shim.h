@@ -23,7 +23,7 @@ extern void pg_shim_reset_context(void);
  * The row gpusort_gpu_info() formed last: the shim's heap_form_tuple keeps
  * its values here, and its text columns are plain C strings.
  */
-#define PG_SHIM_INFO_NATTS	10
+#define PG_SHIM_INFO_NATTS	11
 extern Datum pg_shim_info_values[PG_SHIM_INFO_NATTS];
 extern bool pg_shim_info_nulls[PG_SHIM_INFO_NATTS];
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The GPU engine's host code (src/sort/engine.c, src/sort/engine_gpu.c) and the
-# backend's GPU session (src/gpu_session.c) without a GPU: builds
+# backend's GPU session (src/gpu_session.c src/gpu_select.c) without a GPU: builds
 # test/sort/cpu/engine_host_test.c against the fake CUDA runtime
 # (test/common/fake_cuda.c, host memory as the device) and the backend shim
 # (test/common/pg_shim.c), and runs its cases (overlapped copies, growing
 # buffers, runs, every CUDA call failing in turn, cancels while waiting,
-# the session cap, a failed start, the pinned pool).  gs_pinned_put is
+# the session cap, a failed start, the device choice over a fake list of
+# devices, the pinned pool).  gs_pinned_put is
 # wrapped (-Wl,--wrap) so that the fake sees every pinned buffer that the
 # engine gives back, and can tell one that the device still uses.
 set -euo pipefail
@@ -14,7 +15,7 @@ tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_host_test"
 cc -O2 -Wall -I src -I src/sort -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
 	-o "$bin" test/sort/cpu/engine_host_test.c test/common/fake_cuda.c test/common/fake_account.c test/common/pg_shim.c \
-	src/sort/engine.c src/sort/engine_gpu.c src/sort/engine_cpu.c src/gpu_session.c \
+	src/sort/engine.c src/sort/engine_gpu.c src/sort/engine_cpu.c src/gpu_session.c src/gpu_select.c \
 	src/threads.c src/threads_backend.c \
 	-Wl,--wrap=gs_pinned_put -L "$(pg_config --pkglibdir)" -lpgport -lpthread
 "$bin"

@@ -22,7 +22,10 @@
  *	   sort, however it ended, no device memory allocated and no pinned
  *	   buffer given back to the pool while the device still used it;
  *	 - the session: the cap at 0, slot files held by others, the slot
- *	   kept for the backend's life; a failed CUDA start remembered (in a
+ *	   kept for the backend's life; the device choice over a fake list of
+ *	   devices (fewest sessions, then free memory, gpusort.devices, full
+ *	   devices, a slot taken meanwhile, a device that cannot start, no
+ *	   device); a failed CUDA start remembered (in a
  *	   child process: it is for the process's life) and its slot given
  *	   back; gpusort_gpu_info() before and after the start;
  *	 - the pinned pool: reuse of the smallest fitting free buffer, the
@@ -292,16 +295,26 @@ info_context_held(void)
 	return !pg_shim_info_nulls[1] && DatumGetBool(pg_shim_info_values[1]);
 }
 
-/* whether another open file description finds slot i locked */
-static bool
-slot_locked(int i)
+/* opens slot i of device as another backend would, -1 on failure */
+static int
+open_slot(int device, int i)
 {
 	char		p[MAXPGPATH];
+
+	snprintf(p, sizeof(p), "%s/pg_gpusort", DataDir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/pg_gpusort/dev.%d.slot.%d", DataDir, device, i);
+	return open(p, O_RDWR | O_CREAT, 0600);
+}
+
+/* whether another open file description finds slot i of device locked */
+static bool
+slot_locked(int device, int i)
+{
 	int			fd;
 	bool		locked;
 
-	snprintf(p, sizeof(p), "%s/pg_gpusort/slot.%d", DataDir, i);
-	fd = open(p, O_RDWR | O_CREAT, 0600);
+	fd = open_slot(device, i);
 	if (fd < 0)
 		return false;
 	locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
@@ -326,7 +339,7 @@ failed_start_case(void)
 	if (o.on_gpu || o.warnings != 1 ||
 		strcmp(o.fallback, "no usable GPU: gsk_init: injected failure") != 0)
 		fail("failed start", o.fallback);
-	if (gs_gpu_session_slot() != -1 || slot_locked(0))
+	if (gs_gpu_session_slot() != -1 || slot_locked(0, 0))
 		fail("failed start", "the session slot was kept");
 	if (gs_gpu_session_device() != NULL)
 		fail("failed start", "a device after a failed start");
@@ -339,6 +352,140 @@ failed_start_case(void)
 		strstr(info_text(9), "no usable GPU") == NULL)
 		fail("gpusort_gpu_info(true) after a failed start", info_text(9));
 	return failures;
+}
+
+/*
+ * The device choice, through the fake's device list: each case is one
+ * backend's first start (in a child: the choice is for the process's
+ * life), with slots of the devices held by other backends.
+ */
+typedef struct DeviceCase
+{
+	const char *what;
+	const char *env;			/* GS_FAKE_GPUS, or NULL: free_mb[0..ndev) */
+	int			ndev;
+	int			free_mb[4];
+	int			max_sessions;
+	const char *devices;		/* gpusort.devices */
+	int			held[4];		/* slots 0.. of each device held by others */
+	bool		probing;		/* device 0's first free slot is being
+								 * probed (shared lock) by another backend */
+	int			failing;		/* the first failing gsk_init calls */
+	int			expect;			/* the device chosen, -1: the CPU */
+	const char *reason;			/* part of the fallback's reason */
+	unsigned	unusable;		/* bit d: the driver cannot describe device d */
+} DeviceCase;
+
+static const DeviceCase device_cases[] = {
+	{"fewest sessions win", NULL, 3, {80000, 80000, 40000}, 2, "", {1, 0, 0}, false, 0, 1, NULL},
+	{"free memory breaks a tie", NULL, 3, {40000, 80000, 60000}, 2, "", {1, 1, 1}, false, 0, 1, NULL},
+	{"fewer sessions beat more memory", NULL, 2, {80000, 1000}, 4, "", {1, 0}, false, 0, 1, NULL},
+	{"a full device is passed over", NULL, 3, {80000, 80000, 40000}, 1, "", {1, 1, 0}, false, 0, 2, NULL},
+	{"devices not listed are skipped", NULL, 3, {10000, 80000, 20000}, 2, " 2 , 0", {0, 0, 0}, false, 0, 2, NULL},
+	{"the lowest ordinal on a full tie", NULL, 2, {5000, 5000}, 2, "", {0, 0}, false, 0, 0, NULL},
+	{"a slot taken meanwhile: the next best device", NULL, 2, {80000, 40000}, 1, "", {0, 0}, true, 0, 1, NULL},
+	{"a device that cannot start: the next best", NULL, 3, {80000, 60000, 40000}, 2, "", {0, 0, 0}, false, 1, 1, NULL},
+	{"GS_FAKE_GPUS", "1000,3000,2000", 0, {0}, 2, "", {0, 0, 0}, false, 0, 1, NULL},
+	{"every device full", NULL, 2, {80000, 80000}, 1, "", {1, 1}, false, 0, -1, "GPU sessions"},
+	{"no visible device listed", NULL, 2, {80000, 80000}, 2, "3", {0, 0}, false, 0, -1, "gpusort.devices"},
+	{"one device fails, the other is full", NULL, 2, {80000, 40000}, 1, "", {0, 1}, false, 1, -1, "GPU sessions"},
+	{"no device starts", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 2, -1, "no usable GPU: gsk_init"},
+	{"no device", "", 0, {0}, 2, "", {0}, false, 0, -1, "no usable GPU"},
+	{"a device the driver cannot describe is passed over", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 0, 1, NULL, 1},
+	{"no device can be described", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 0, -1, "gpusort.devices", 3},
+};
+
+static const DeviceCase *device_case_now;
+
+static int
+device_case(void)
+{
+	const DeviceCase *c = device_case_now;
+	int			failures_before = failures;
+	int			fds[4][4];
+	int			probe;
+	Outcome		o;
+	int			d,
+				i;
+
+	if (c->env)
+	{
+		setenv("GS_FAKE_GPUS", c->env, 1);
+		fake_ndevices = -1;
+	}
+	else
+	{
+		fake_ndevices = c->ndev;
+		for (d = 0; d < c->ndev; d++)
+			fake_dev_free[d] = (size_t) c->free_mb[d] * MB;
+	}
+	fake_unusable = c->unusable;
+	gpusort_max_gpu_sessions = c->max_sessions;
+	gpusort_devices = (char *) c->devices;
+	for (d = 0; d < 4; d++)
+		for (i = 0; i < c->held[d]; i++)
+		{
+			fds[d][i] = open_slot(d, i);
+			if (flock(fds[d][i], LOCK_EX | LOCK_NB) != 0)
+				fail(c->what, "cannot lock a slot file");
+		}
+	if (c->probing)
+	{
+		probe = open_slot(0, c->held[0]);
+		if (flock(probe, LOCK_SH | LOCK_NB) != 0)
+			fail(c->what, "cannot lock a slot file");
+	}
+
+	fake_ncalls = 0;
+	fake_fail_at = c->failing > 0 ? 1 : -1;	/* gsk_init is the first call */
+	fake_fail_len = c->failing;
+	o = sort_case(c->what, 1000, 1, 1000, false, 0);
+	fake_fail_at = -1;
+	if (fake_ninits != c->failing + (c->expect >= 0))
+		fail(c->what, "not one start per failing device");
+	if (c->expect < 0)
+	{
+		long		ninits = fake_ninits;
+
+		if (o.on_gpu || strstr(o.fallback, c->reason) == NULL)
+			fail(c->what, o.fallback);
+
+		/* a cause that may pass is not remembered; no device is */
+		for (d = 0; d < 4; d++)
+			for (i = 0; i < c->held[d]; i++)
+				close(fds[d][i]);
+		gpusort_devices = "";
+		fake_unusable = 0;
+		o = sort_case(c->what, 1000, 1, 1000, false, 0);
+		if (strstr(c->reason, "no usable GPU") != NULL)
+		{
+			if (o.on_gpu || fake_ninits != ninits)
+				fail(c->what, "no usable device, and yet a start was tried again");
+		}
+		else if (!o.on_gpu || fake_init_device < 0)
+			fail(c->what, "the fallback was remembered");
+		return failures - failures_before;
+	}
+
+	expect_gpu(c->what, o);
+	if (fake_init_device != c->expect || gs_gpu_session_device() == NULL ||
+		gs_gpu_session_device()->device != c->expect ||
+		gs_gpu_session_slot() != c->held[c->expect] ||
+		!slot_locked(c->expect, c->held[c->expect]))
+	{
+		char		d2[128];
+
+		snprintf(d2, sizeof(d2), "started device %d slot %d, expected device %d slot %d",
+				 fake_init_device, gs_gpu_session_slot(), c->expect, c->held[c->expect]);
+		fail(c->what, d2);
+	}
+	/* this backend now counts among its device's sessions */
+	if (gs_gpu_device_sessions(c->expect) != c->held[c->expect] + 1)
+		fail(c->what, "the session count of its device");
+	gpu_info(false);
+	if (pg_shim_info_nulls[10] || DatumGetInt32(pg_shim_info_values[10]) != c->expect)
+		fail(c->what, "gpusort_gpu_info().device_ordinal");
+	return failures - failures_before;
 }
 
 /* the pinned pool's rules, from an empty pool */
@@ -442,6 +589,14 @@ main(int argc, char **argv)
 	/* states a process keeps for its life, each in a fresh child */
 	in_child("a failed start is remembered", failed_start_case);
 	in_child("the pinned pool", pool_case);
+	for (si = 0; si < (int) lengthof(device_cases); si++)
+	{
+		device_case_now = &device_cases[si];
+		in_child(device_cases[si].what, device_case);
+	}
+	/* the rest: one device, whatever GS_FAKE_GPUS says */
+	fake_ndevices = 1;
+	fake_dev_free[0] = fake_dev_capacity;
 
 	gpu_info(false);
 	if (info_context_held() || !pg_shim_info_nulls[2] ||
@@ -455,15 +610,11 @@ main(int argc, char **argv)
 		fail("max_gpu_sessions = 0", o.fallback);
 	gpusort_max_gpu_sessions = 2;
 	{
-		char		p[MAXPGPATH];
 		int			i;
 
-		snprintf(p, sizeof(p), "%s/pg_gpusort", DataDir);
-		mkdir(p, 0700);
 		for (i = 0; i < 2; i++)
 		{
-			snprintf(p, sizeof(p), "%s/pg_gpusort/slot.%d", DataDir, i);
-			held[i] = open(p, O_RDWR | O_CREAT, 0600);
+			held[i] = open_slot(0, i);
 			if (flock(held[i], LOCK_EX | LOCK_NB) != 0)
 				fail("slots", "cannot lock a slot file");
 		}
@@ -476,12 +627,13 @@ main(int argc, char **argv)
 	expect_gpu("a slot freed", o);
 	close(held[0]);
 	/* the backend keeps its slot after the sort */
-	if (gs_gpu_session_slot() != 1 || !slot_locked(1) || slot_locked(0))
+	if (gs_gpu_session_slot() != 1 || !slot_locked(0, 1) || slot_locked(0, 0))
 		fail("a slot freed", "not holding slot 1 after the sort");
 	gpu_info(false);
 	if (!info_context_held() || pg_shim_info_nulls[2] || DatumGetInt32(pg_shim_info_values[2]) != 1 ||
 		strcmp(info_text(3), "fake device") != 0 || pg_shim_info_nulls[8] ||
-		strcmp(info_text(9), "ready") != 0)
+		strcmp(info_text(9), "ready") != 0 || pg_shim_info_nulls[10] ||
+		DatumGetInt32(pg_shim_info_values[10]) != 0)
 		fail("gpusort_gpu_info() after a start", info_text(9));
 
 	/* every width and size, right, low and high estimates, keys back or not */

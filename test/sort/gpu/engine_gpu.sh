@@ -9,7 +9,8 @@
 # GPU engine with no fallback.  Then: tiny inputs, inputs sorted in several
 # runs merged on the host, a cancel at several points of a GPU sort (the
 # session stays usable and sorts right afterwards), the session cap
-# (gpusort.max_gpu_sessions) and the WARNING of a GPU fallback.
+# (gpusort.max_gpu_sessions) and the WARNING of a GPU fallback, and
+# sessions spread over every visible device (gpusort_gpu_devices()).
 #
 # Prints one "ok:"/"FAILED:" line per check and "N passed, M failed".
 set -uo pipefail
@@ -110,8 +111,9 @@ else
 	bad "cancel: $ncancel cancelled; $(echo "$out" | tail -3 | tr '\n' ' ')"
 fi
 
-# -- session cap
-psql -X -q -c "LOAD 'gpusort'" -c "ALTER SYSTEM SET gpusort.max_gpu_sessions = 1" -c "SELECT pg_reload_conf()" >/dev/null
+# -- session cap (per device: on device 0 only, whatever the server has)
+psql -X -q -c "LOAD 'gpusort'" -c "ALTER SYSTEM SET gpusort.max_gpu_sessions = 1" \
+	-c "ALTER SYSTEM SET gpusort.devices = '0'" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1
 sql "${GPU[@]}" -- "SELECT count(*) FROM (SELECT a FROM gt ORDER BY a OFFSET 0) x; SELECT pg_sleep(8)" >/dev/null &
 holder=$!
@@ -125,8 +127,33 @@ if echo "$plan" | grep -q 'GPU sessions' && echo "$warn" | grep -q 'WARNING' &&
 else
 	bad "session cap"; echo "$plan"; echo "$warn"
 fi
-psql -X -q -c "LOAD 'gpusort'" -c "ALTER SYSTEM RESET gpusort.max_gpu_sessions" -c "SELECT pg_reload_conf()" >/dev/null
+psql -X -q -c "LOAD 'gpusort'" -c "ALTER SYSTEM RESET gpusort.max_gpu_sessions" \
+	-c "ALTER SYSTEM RESET gpusort.devices" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1
+
+# -- sessions spread over the devices: backends start one after another and
+# hold their sessions; each goes to a device with the fewest, so with as
+# many backends as visible devices, each device holds one
+ndev=$(sql -- "SELECT count(*) FROM gpusort_gpu_devices()")
+pids=()
+for ((i = 0; i < ndev; i++)); do
+	sql "${GPU[@]}" -- "SELECT gpusort_gpu_info(true) IS NOT NULL; SELECT pg_sleep($((2 * ndev + 4)))" >/dev/null &
+	pids+=($!)
+	sleep 2
+done
+spread=$(sql -- "SELECT string_agg(device_ordinal || ':' || sessions, ' ' ORDER BY device_ordinal) FROM gpusort_gpu_devices()")
+wait "${pids[@]}"
+want=$(for ((i = 0; i < ndev; i++)); do printf '%d:1 ' "$i"; done)
+if [ "$ndev" -ge 1 ] && [ "$spread " = "$want" ]; then
+	ok "$ndev backends on $ndev devices, one each ($spread)"
+else
+	bad "sessions over devices: $ndev devices, device:sessions $spread"
+fi
+held=$(sql "${GPU[@]}" -- "SELECT gpusort_gpu_info(true) IS NOT NULL;
+	SELECT d.device_ordinal = i.device_ordinal AND d.sessions >= 1
+	  FROM gpusort_gpu_devices() d, gpusort_gpu_info() i WHERE d.this_session")
+[ "$held" = t ] && ok "gpusort_gpu_devices() shows the device that gpusort_gpu_info() holds" ||
+	bad "this_session: '$held'"
 
 # -- after the holder left, its slot is free again
 info=$(sql "${GPU[@]}" -- "SELECT context_held FROM gpusort_gpu_info(true)")
