@@ -26,7 +26,7 @@ clients=${GS_CONC_CLIENTS:-32}
 seconds=${GS_CONC_SECONDS:-120}
 jobs=$(nproc); [ "$jobs" -gt "$clients" ] && jobs=$clients
 
-gs_install_packages || exit 1
+command -v pg_config >/dev/null || gs_install_packages || exit 1
 [ -n "${GS_NO_BUILD:-}" ] || gs_build_install || exit 1
 gs_cluster_start "shared_preload_libraries = 'gpusort'" "max_connections = $((clients + 20))" \
 	"gpusort.max_gpu_sessions = $clients" "work_mem = '64MB'" "log_min_messages = warning" || exit 1
