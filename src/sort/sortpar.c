@@ -64,7 +64,6 @@
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
-#include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -74,6 +73,7 @@
 #include "utils/dsa.h"
 #include "utils/memutils.h"
 
+#include "compat.h"
 #include "engine.h"
 #include "gpusort.h"
 #include "prefault.h"
