@@ -168,7 +168,7 @@ build_regress_lib() {
 # run_pass NAME OUTDIR [postgresql.conf lines...]: the whole schedule on a
 # fresh cluster
 run_pass() {
-	local name=$1 dir=$2 t0 rc
+	local name=$1 dir=$2 t0 rc nok nfailed
 	shift 2
 	mkdir -p "$dir"
 	[ "$(id -u)" = 0 ] && chown postgres "$dir"
@@ -180,10 +180,9 @@ run_pass() {
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
 		>"$dir/pg_regress.log" 2>&1
 	rc=$?
-	echo "pass $name: $(grep -cE '^(test| ) .* ok ' "$dir/pg_regress.log" || true) ok," \
-		"$(grep -cE '\.\.\. FAILED|FAILED \(test process exited' "$dir/pg_regress.log" || true) failed" \
-		"(pg_regress exit $rc, $(($(date +%s) - t0)) s)"
-	grep -E 'FAILED|failed \(ignored\)' "$dir/pg_regress.log" | sed 's/^/  /'
+	read -r nok nfailed < <(gs_regress_counts "$dir/pg_regress.log")
+	echo "pass $name: $nok ok, $nfailed failed (pg_regress exit $rc, $(($(date +%s) - t0)) s)"
+	grep -E 'FAILED|failed \(ignored\)|^not ok |# \(ignored\)' "$dir/pg_regress.log" | sed 's/^/  /'
 	# a crash shows up in the server log
 	if grep -E 'terminated by signal|was terminated by' "$GS_CLUSTER/server.log" >"$dir/crashes.log"; then
 		echo "pass $name: the server crashed:"
