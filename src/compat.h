@@ -119,11 +119,12 @@ gs_collation_provider(Oid collation)
 }
 
 /*
- * The locale_t of a collation whose provider is libc, for strxfrm_l and
- * strcoll_l.  Before 18 the server keeps none for the database's default
- * collation, whose order is the backend's LC_COLLATE: one is made from it
- * once per backend (LC_COLLATE never changes within a database).  Raises an
- * ERROR when the C library cannot make it.
+ * The locale_t of a collation whose provider is libc and that is not C
+ * (gs_collation_is_c), for strxfrm_l and strcoll_l.  Before 18 the server
+ * keeps none for the database's default collation, whose order is the
+ * backend's LC_COLLATE: one is made from it once per backend (and per
+ * file that calls this), as LC_COLLATE never changes within a database.
+ * Raises an ERROR when the C library cannot make it.
  */
 static inline locale_t
 gs_collation_libc_locale(Oid collation)
