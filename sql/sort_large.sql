@@ -26,7 +26,7 @@ DECLARE
 	engine text;
 BEGIN
 	PERFORM set_config('gpusort.enabled', 'on', true);
-	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
 	engine := plan -> 0 -> 'Plan' ->> 'GpuSort Engine';
 	EXECUTE format('SELECT md5(string_agg(r::text, %L)) FROM (%s) r', E'\n', q) INTO d_on;
 	PERFORM set_config('gpusort.enabled', 'off', true);

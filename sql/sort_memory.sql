@@ -43,7 +43,7 @@ ANALYZE mt;
 -- a sort reserves, EXPLAIN ANALYZE shows it, and it is given back
 SELECT mem('reserved_session') AS before;
 SELECT regexp_replace(line, '  Memory: .*  Reserved', '  Memory: ...  Reserved') AS line
-  FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line;
+  FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line;
 SELECT mem('reserved_session') AS after;
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 -- held while the sort's rows are returned (a cursor), counted server-wide
@@ -70,7 +70,7 @@ SELECT mem('reserved_session') AS after_rescans;
 
 -- no room in the account: tuplesort within work_mem, as stock
 SET gpusort.max_total_memory = '1MB';
-SELECT * FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id');
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id');
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 SELECT gs_check('SELECT * FROM mt ORDER BY s DESC, id');
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id LIMIT 100', true);
@@ -87,11 +87,11 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT line FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
+SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
  WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none';
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 SET gpusort.max_total_memory = '300MB';
-SELECT line FROM explain_masked('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
+SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
  WHERE line ~ 'Parallel Intake|GpuSort: tuplesort|Rows Stored: none';
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 SELECT mem('reserved_session') AS after_parallel, mem('shm_reserved') AS shm_after_parallel;

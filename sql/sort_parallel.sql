@@ -28,7 +28,7 @@ CREATE FUNCTION par_intake(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
 BEGIN
-	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF ln ~ 'Parallel Intake:' THEN
 			RETURN NEXT regexp_replace(trim(ln), 'by \d+ participants', 'by N participants');
 		ELSIF ln ~ 'GpuSort: tuplesort' OR ln ~ 'Rows Stored: none' THEN
@@ -170,7 +170,7 @@ SELECT gs_check('SELECT id, repeat(''x'', 16) || (id % 1000) AS s FROM p3 ORDER 
 CREATE TEMP TABLE p3t AS SELECT * FROM p3;
 ANALYZE p3t;
 EXPLAIN (COSTS OFF) SELECT * FROM p3t ORDER BY i8;
-EXPLAIN (COSTS OFF) SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i8;
+SELECT * FROM explain_masked('EXPLAIN (COSTS OFF) SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i8');
 SELECT gs_check('SELECT * FROM p3 WHERE i8 > (SELECT avg(i8) FROM p3) ORDER BY i8, id');
 RESET work_mem;
 DROP TABLE p3t;

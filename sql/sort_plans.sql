@@ -41,20 +41,16 @@ SELECT gs_check('SELECT m1.k, m2.k AS k2 FROM m1 JOIN m2 ON m1.k = m2.k');
 RESET enable_hashjoin;
 RESET enable_nestloop;
 
--- GroupAggregate, window functions, DISTINCT, UNION, INTERSECT, EXCEPT
+-- GroupAggregate, window functions, DISTINCT
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM m1 GROUP BY k;
 SELECT gs_check('SELECT k, count(*) AS n, sum(v) AS total FROM m1 GROUP BY k');
-EXPLAIN (COSTS OFF) SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) FROM m1;
+SELECT * FROM explain_masked('EXPLAIN (COSTS OFF) SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) FROM m1');
 SELECT gs_check('SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r, sum(v) OVER (ORDER BY k) AS running FROM m1 ORDER BY k, v');
 EXPLAIN (COSTS OFF) SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1;
 SELECT gs_check('SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1');
 SELECT gs_check('SELECT DISTINCT ON (k) k, v FROM m1 ORDER BY k, v DESC');
-EXPLAIN (COSTS OFF) SELECT k FROM m1 UNION SELECT k FROM m2;
-SELECT gs_check('SELECT k FROM m1 UNION SELECT k FROM m2');
-EXPLAIN (COSTS OFF) SELECT k FROM m1 INTERSECT SELECT k FROM m2;
-SELECT gs_check('SELECT k FROM m1 INTERSECT SELECT k FROM m2');
-SELECT gs_check('SELECT k, w FROM m2 EXCEPT ALL SELECT k, v FROM m1');
+-- (UNION, INTERSECT, EXCEPT: sort_setops, whose plans differ by version)
 -- grouping sets: the sorts in the Agg's chain stay the Agg's own
 EXPLAIN (COSTS OFF) SELECT k % 3 AS a, v % 4 AS b, count(*) FROM m1 GROUP BY GROUPING SETS ((k % 3), (v % 4));
 SELECT gs_check('SELECT k % 3 AS a, v % 4 AS b, count(*) AS n FROM m1 GROUP BY GROUPING SETS ((k % 3), (v % 4)) ORDER BY 1, 2, 3');

@@ -1,20 +1,50 @@
 # Shell helpers shared by test/run-all, the benchmarks and the demo.
 # Source it from bash:  . "$(dirname "$0")/../test/lib.sh"
 #
-#   gs_install_packages   apt packages needed to build and test (Debian 12)
+#   gs_pick_pgver         the PostgreSQL major version (sets GS_PGVER)
+#   gs_install_packages   apt packages needed to build and test (Debian 12, 13, 14)
 #   gs_ensure_locales     the libc locales of the collation tests
 #   gs_build_install      make && make install of this tree
 #   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
 #   gs_cluster_stop       stops and removes it (also run on exit)
 #   gs_as_pg CMD...       runs CMD as the cluster's owner
 #   gs_pg_copy PATH...    a copy of checkout files the cluster's owner can read
+#   gs_regress / gs_regress_counts   pg_regress on sql/, and its counts
 #   gs_bench_table ROWS   the sort benchmarks' table; gs_bench_order_by QUERY
 #
 # initdb and pg_ctl refuse root, so under root the cluster belongs to the
 # user postgres (created by the postgresql package).
 
 GS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GS_PGVER=${GS_PGVER:-15}
+
+# The PostgreSQL major version to build and test against (15, 16, 17, 18):
+# $GS_PGVER when set; else the newest server installed with its headers
+# (postgresql-N and postgresql-server-dev-N); else the one the distribution
+# provides, per apt's candidate of the "postgresql" metapackage (version
+# N+...) or, before apt knows any package, per the release: bookworm 15,
+# trixie 17, forky and sid 18.
+gs_pick_pgver() {
+	local d v="" codename=""
+	for d in /usr/lib/postgresql/*/bin/postgres; do
+		[ -x "$d" ] || continue
+		d=${d#/usr/lib/postgresql/}; d=${d%%/*}
+		[ -f "/usr/include/postgresql/$d/server/pg_config.h" ] || continue
+		[ -z "$v" ] || [ "$d" -gt "$v" ] && v=$d
+	done
+	[ -z "$v" ] && command -v apt-cache >/dev/null &&
+		v=$(apt-cache policy postgresql 2>/dev/null | sed -n 's/^ *Candidate: \([0-9][0-9]*\)+.*/\1/p')
+	if [ -z "$v" ] && [ -r /etc/os-release ]; then
+		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+		case "$codename" in
+			bookworm) v=15 ;;
+			trixie) v=17 ;;
+			forky | sid) v=18 ;;
+		esac
+	fi
+	echo "${v:-15}"
+}
+GS_PGVER=${GS_PGVER:-$(gs_pick_pgver)}
+export GS_PGVER
 export PATH=/usr/lib/postgresql/$GS_PGVER/bin:$PATH
 
 # GS_PRIVATE_PG=DIR: use (and install into) a private copy of the server in
@@ -36,26 +66,40 @@ gs_sudo() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# gs_install_packages: installs (apt-get) what building and testing need, and
+# $GS_EXTRA_PACKAGES.  A name may list alternatives, "a|b": the first one
+# apt knows is installed (a package renamed between Debian releases).
 gs_install_packages() {
-	local pkgs="postgresql-$GS_PGVER postgresql-server-dev-$GS_PGVER libxml2-dev libxml2-utils build-essential python3 locales ${GS_EXTRA_PACKAGES:-}"
-	local missing="" p
+	local pkgs="postgresql-$GS_PGVER postgresql-server-dev-$GS_PGVER libxml2-dev libicu-dev libxml2-utils build-essential python3 locales ${GS_EXTRA_PACKAGES:-}"
+	local missing="" p a have
 	for p in $pkgs; do
-		dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+		have=""
+		for a in ${p//|/ }; do
+			dpkg -s "$a" >/dev/null 2>&1 && have=$a && break
+		done
+		[ -n "$have" ] || missing="$missing $p"
 	done
-	if [ -n "$missing" ]; then
-		echo "installing (apt-get, this takes a few minutes):$missing"
-		# apt's and the packages' chatter (debconf, invoke-rc.d) goes to a
-		# log, shown only if apt fails
-		local log
-		log=$(mktemp /tmp/gpusort-apt.XXXXXX.log) || return 1
-		if ! { gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-			gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } >"$log" 2>&1; then
-			tail -40 "$log"
-			echo "gpusort: apt-get failed (log: $log)"
-			return 1
+	[ -n "$missing" ] || return 0
+	echo "installing (apt-get, this takes a few minutes):${missing//|/ or }"
+	# apt's and the packages' chatter (debconf, invoke-rc.d) goes to a
+	# log, shown only if apt fails
+	local log names=""
+	log=$(mktemp /tmp/gpusort-apt.XXXXXX.log) || return 1
+	if gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$log" 2>&1; then
+		for p in $missing; do
+			for a in ${p//|/ }; do
+				apt-cache show "$a" >/dev/null 2>&1 && break
+			done
+			names="$names $a"
+		done
+		if gs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $names >>"$log" 2>&1; then
+			rm -f "$log"
+			return 0
 		fi
-		rm -f "$log"
 	fi
+	tail -40 "$log"
+	echo "gpusort: apt-get failed (log: $log)"
+	return 1
 }
 
 # gs_ensure_locales -- generates the libc locales that the collation tests
@@ -176,6 +220,17 @@ gs_regress() {
 		--inputdir="$in" --outputdir="$out" \
 		--host="$PGHOST" --port="$PGPORT" --user=postgres \
 		--dbname=contrib_regression "${tests[@]}"
+}
+
+# gs_regress_counts LOG -- "PASSED FAILED": the tests pg_regress reported
+# in LOG, in either of its formats: "test name ... ok" and "     name ...
+# FAILED" up to PostgreSQL 15, TAP from 16 on ("ok 1 - name",
+# "not ok 2 - name"); a test whose failure is ignored counts as passed
+gs_regress_counts() {
+	local ok bad
+	ok=$(grep -cE '^(test +|     +)[^ ].* \.\.\. +ok|^ok [0-9]+ ' "$1")
+	bad=$(grep -cE '\.\.\. +FAILED|^not ok [0-9]+ ' "$1")
+	echo "$ok $bad"
 }
 
 # gs_bench_table ROWS [JOBS] -- the sort benchmarks' table (bench/sort/sort.sh,

@@ -20,7 +20,6 @@
  */
 #include "postgres.h"
 
-#include "commands/explain.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -28,6 +27,7 @@
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
+#include "compat.h"
 #include "sortkey.h"
 #include "sortstate.h"
 
@@ -82,7 +82,7 @@ sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
 	int			k;
 
 	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	useprefix = (list_length(es->rtable) > 1 || es->verbose);
+	useprefix = (gs_explain_rtable_size(es) > 1 || es->verbose);
 	for (k = 0; k < node->nkeys; k++)
 	{
 		TargetEntry *tle = get_tle_by_resno(plan->targetlist, node->attnos[k]);

@@ -101,22 +101,10 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
-
-/*
- * pg_locale.h includes ICU's headers when the server was built with ICU.  A
- * build machine without them (libicu-dev) still builds gpusort: ICU
- * collations then fall back to tuplesort.  Only the leading fields of
- * pg_locale_struct are read without ICU, whose layout does not depend on it.
- */
-#if defined(USE_ICU) && defined(__has_include)
-#if !__has_include(<unicode/ucol.h>)
-#undef USE_ICU
-#define GS_NO_ICU_HEADERS
-#endif
-#endif
-#include "utils/pg_locale.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
+
+#include "compat.h"
 
 #ifdef USE_ICU
 #include <unicode/uiter.h>
@@ -345,20 +333,18 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 {
 	Oid			opfamily;
 	Oid			opcintype;
-	int16		strategy;
 	Oid			cmpproc;
 
 	memset(col, 0, sizeof(GsKeyCol));
 	col->attno = attno;
 	col->nulls_first = nulls_first;
 
-	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy))
+	if (!gs_ordering_op_properties(sortop, &opfamily, &opcintype, &col->desc))
 	{
 		*reason = psprintf("operator %s is not a btree ordering operator",
 						   get_opname(sortop) ? get_opname(sortop) : "?");
 		return false;
 	}
-	col->desc = (strategy == BTGreaterStrategyNumber);
 	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
 
 	switch (cmpproc)
@@ -423,7 +409,7 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		*reason = pstrdup("no collation for a string sort key");
 		return false;
 	}
-	if (lc_collate_is_c(collation))
+	if (gs_collation_is_c(collation))
 	{
 		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
 		return true;
@@ -768,7 +754,7 @@ encode_string_body(const GsKeyCol *col, const char *data, Size len,
 		/* a part of the key is a prefix of any longer part */
 		memset(p, 0, width);
 		uiter_setUTF8(&iter, data, (int32_t) len);
-		(void) ucol_nextSortKeyPart(col->locale->info.icu.ucol, &iter, state,
+		(void) ucol_nextSortKeyPart(gs_locale_ucollator(col->locale), &iter, state,
 									p, width, &status);
 		if (U_FAILURE(status))
 			*failure = (int) status;

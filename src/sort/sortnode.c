@@ -908,12 +908,15 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 
 	strlcpy(node->info.fallback, why, sizeof(node->info.fallback));
 	node->info.used_tuplesort = true;
+	/* a bound may only be set on a tuplesort begun to allow one */
 	node->tuplesort = tuplesort_begin_heap(ExecGetResultType(outer),
 										   node->nkeys, node->attnos,
 										   node->sortops, node->collations,
 										   node->nulls_first, work_mem, NULL,
-										   node->random_access ?
-										   TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+										   (node->random_access ?
+											TUPLESORT_RANDOMACCESS : TUPLESORT_NONE) |
+										   (node->bounded ?
+											TUPLESORT_ALLOWBOUNDED : TUPLESORT_NONE));
 	if (node->bounded)
 		tuplesort_set_bound(node->tuplesort, node->bound);
 	for (i = 0; i < node->ntuples; i++)

@@ -72,7 +72,6 @@
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
-#include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -82,6 +81,7 @@
 #include "utils/dsa.h"
 #include "utils/memutils.h"
 
+#include "compat.h"
 #include "engine.h"
 #include "gpusort.h"
 #include "memaccount.h"

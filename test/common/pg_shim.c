@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "compat.h"
 #include "gpusort.h"
 #include "pg_shim.h"
 
@@ -259,8 +260,7 @@ errfinish(const char *filename, int lineno, const char *funcname)
 }
 
 void
-ExceptionalCondition(const char *conditionName, const char *errorType,
-					 const char *fileName, int lineNumber)
+ExceptionalCondition(GS_EXCEPTIONAL_CONDITION_PARAMS)
 {
 	fprintf(stderr, "assertion %s failed at %s:%d\n", conditionName, fileName, lineNumber);
 	abort();
@@ -288,7 +288,7 @@ get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId, TupleDesc *resu
 }
 
 HeapTuple
-heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
+heap_form_tuple(GS_HEAP_FORM_TUPLE_PARAMS)
 {
 	static HeapTupleData tuple;
 

@@ -47,7 +47,7 @@ CREATE FUNCTION verified(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
 BEGIN
-	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF ln ~ 'GpuSort:' OR ln ~ 'Verified:' THEN
 			ln := regexp_replace(ln, 'GpuSort: [a-z -]+, key \d+ bytes', 'GpuSort: ENGINE, key N bytes');
 			ln := regexp_replace(ln, '\d+-byte strxfrm', 'N-byte strxfrm');

@@ -80,12 +80,26 @@ END
 $f$;
 
 -- explain_masked(q): the lines of EXPLAIN statement q, with what varies
--- from run to run masked: times, memory and disk sizes.
+-- from run to run masked: times, memory and disk sizes; and what differs
+-- between PostgreSQL versions written one way: row counts without 18's two
+-- decimals, 18's "Disabled" properties and Window lines dropped, Gather's
+-- "Params Evaluated" (up to 16) dropped, initPlan outputs written as
+-- (InitPlan N).col1, as from 17, rather than $N (right for plans whose
+-- initPlans each return one value, $N of InitPlan N).  (Write EXPLAIN ANALYZE with
+-- BUFFERS OFF: 18 shows buffers by default.)
 CREATE OR REPLACE FUNCTION explain_masked(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
 BEGIN
 	FOR ln IN EXECUTE q LOOP
+		-- (a JSON or YAML plan is one multi-line value)
+		ln := regexp_replace(ln, '\n *"Disabled": (true|false),', '', 'g');
+		ln := regexp_replace(ln, ',\n *"Disabled": (true|false)(\n)', '\2', 'g');
+		ln := regexp_replace(ln, '\n *Disabled: (true|false)', '', 'g');
+		CONTINUE WHEN ln ~ '^ *(Disabled: |Window: |Params Evaluated: )';
+		ln := regexp_replace(ln, '(rows=|Actual Rows": |Actual Rows: )(\d+)\.\d\d', '\1\2', 'g');
+		ln := regexp_replace(ln, 'InitPlan (\d+) \(returns \$\d+\)', 'InitPlan \1', 'g');
+		ln := regexp_replace(ln, '\$(\d+)', '(InitPlan \1).col1', 'g');
 		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
 		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
 		ln := regexp_replace(ln, '\(\d+kB faulted in ahead\)', '(NkB faulted in ahead)', 'g');
