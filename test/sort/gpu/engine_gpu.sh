@@ -151,7 +151,7 @@ else
 fi
 held=$(sql "${GPU[@]}" -- "SELECT gpusort_gpu_info(true) IS NOT NULL;
 	SELECT d.device_ordinal = i.device_ordinal AND d.sessions >= 1
-	  FROM gpusort_gpu_devices() d, gpusort_gpu_info() i WHERE d.this_session")
+	  FROM gpusort_gpu_devices() d, gpusort_gpu_info() i WHERE d.this_session" | tail -n 1)
 [ "$held" = t ] && ok "gpusort_gpu_devices() shows the device that gpusort_gpu_info() holds" ||
 	bad "this_session: '$held'"
 
