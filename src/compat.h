@@ -27,6 +27,8 @@
  *	- The standalone tests define a few backend functions themselves
  *	  (test/common/pg_shim.c): ExceptionalCondition lost its errorType
  *	  argument in 16, heap_form_tuple's arrays became const in 17.
+ *	- MyBackendId (1-based) became MyProcNumber (0-based) in 17:
+ *	  gs_my_backend_slot.
  *	- EXPLAIN qualifies column names when the range table has more than
  *	  one entry; 18 adds an RTE_GROUP entry that does not count
  *	  (es->rtable_size): gs_explain_rtable_size.
@@ -51,6 +53,11 @@
 #include "commands/explain_state.h"
 #endif
 #include "nodes/pg_list.h"
+#if PG_VERSION_NUM >= 170000
+#include "storage/procnumber.h"
+#else
+#include "storage/backendid.h"
+#endif
 #include "utils/lsyscache.h"
 
 /*
@@ -174,6 +181,21 @@ gs_explain_rtable_size(ExplainState *es)
 	return es->rtable_size;
 #else
 	return list_length(es->rtable);
+#endif
+}
+
+/*
+ * This backend's slot among MaxBackends: storage/backendid.h's 1-based
+ * MyBackendId became storage/procnumber.h's 0-based MyProcNumber in 17;
+ * -1 (InvalidBackendId, INVALID_PROC_NUMBER) where there is none.
+ */
+static inline int
+gs_my_backend_slot(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProcNumber;
+#else
+	return MyBackendId;
 #endif
 }
 

@@ -22,9 +22,10 @@
  *
  * Where the slots live:
  *
- *	 - In shared memory, slot MyBackendId, when the library is in
- *	   shared_preload_libraries.  A backend that exits zeroes its slot; one
- *	   that dies makes the postmaster reinitialize shared memory anyway.
+ *	 - In shared memory, the slot of this backend's number (MyBackendId,
+ *	   MyProcNumber), when the library is in shared_preload_libraries.  A
+ *	   backend that exits zeroes its slot; one that dies makes the
+ *	   postmaster reinitialize shared memory anyway.
  *	 - Otherwise in a file, $PGDATA/pg_gpusort/account, mapped shared by
  *	   every backend that uses it.  A backend claims a free slot by an
  *	   open-file-description lock on the slot's byte of the file, held for
@@ -51,7 +52,6 @@
 #include "common/file_perm.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
-#include "storage/backendid.h"
 #include "storage/dsm_impl.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -59,6 +59,7 @@
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 
+#include "compat.h"
 #include "memaccount.h"
 
 /*
@@ -277,8 +278,10 @@ get_slot(void)
 		return my_slot;
 	if (acct_in_shmem)
 	{
-		if (MyBackendId != InvalidBackendId && MyBackendId < (int) gs_acct->nslots)
-			my_slot_no = MyBackendId;
+		int			slot = gs_my_backend_slot();
+
+		if (slot >= 0 && slot < (int) gs_acct->nslots)
+			my_slot_no = slot;
 	}
 	else if (gs_acct != NULL || map_file())
 	{
