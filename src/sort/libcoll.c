@@ -192,10 +192,16 @@ gs_libc_collation(Oid collid)
 	if (!libc_names(collid, &collate, &ctype))
 		return NULL;
 
-	errno = 0;
 	lt = newlocale(LC_COLLATE_MASK, collate, (locale_t) 0);
 	if (lt != (locale_t) 0)
-		lt = newlocale(LC_CTYPE_MASK, ctype, lt);
+	{
+		/* on failure newlocale leaves its base locale to the caller */
+		locale_t	both = newlocale(LC_CTYPE_MASK, ctype, lt);
+
+		if (both == (locale_t) 0)
+			freelocale(lt);
+		lt = both;
+	}
 	/*
 	 * A locale the system lacks: no encoding, so the stock plan, which
 	 * raises PostgreSQL's own error if it ever sorts with it.
