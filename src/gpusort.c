@@ -39,6 +39,7 @@ int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
+bool		gpusort_window = true;
 int			gpusort_max_gpu_sessions = 8;
 char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
@@ -363,6 +364,15 @@ _PG_init(void)
 							0, 0, 64,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.window",
+							 "Computes window functions over a GpuSort in a GpuWindow node.",
+							 "A WindowAgg directly over a GpuSort whose functions and frame "
+							 "GpuWindow supports is replaced by it; off keeps every WindowAgg.",
+							 &gpusort_window,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.copy_rows",
 							 "Copies rows from parallel workers into output order before returning them.",

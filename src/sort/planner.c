@@ -112,6 +112,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "windownode.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
 typedef struct GsLimit
@@ -671,6 +672,11 @@ walk_node(Plan *plan, const GsLimit *limit)
 			walk_list(((CustomScan *) plan)->custom_plans, NULL);
 			break;
 
+		case T_WindowAgg:
+			/* a WindowAgg over a GpuSort may become a GpuWindow (windownode.c) */
+			plan->lefttree = walk_plan(plan->lefttree, NULL);
+			return gs_window_plan((WindowAgg *) plan);
+
 		case T_BitmapAnd:
 			walk_list(((BitmapAnd *) plan)->bitmapplans, NULL);
 			break;
@@ -903,6 +909,19 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	return stmt;
 }
 
+/* the targetlists above, for windownode.c's plan nodes */
+List *
+gs_plan_passthrough_tlist(List *child_tlist)
+{
+	return passthrough_tlist(child_tlist);
+}
+
+List *
+gs_plan_scan_tuple_tlist(List *scan_tlist)
+{
+	return scan_tuple_tlist(scan_tlist);
+}
+
 /*
  * gpusort_load(): calling it loads the library, and with it the planner
  * hook, into the calling session.  CREATE EXTENSION calls it, so the
@@ -923,6 +942,7 @@ gpusort_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 	RegisterCustomScanMethods(&gpusort_store_plan_methods);
+	gs_window_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }

@@ -826,7 +826,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		else
 			sorted = gs_huge_alloc(node->runcxt,
 								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		if (node->shared_bytes > 0 && gpusort_copy_rows && !node->forward_only)
+		if (node->shared_bytes > 0 && gpusort_copy_rows &&
+			(!node->forward_only || node->as_array))
 			copy_in_order(node, node->tuples, order, sorted, node->nout);
 		else
 		{
@@ -1465,4 +1466,40 @@ gpusort_restrpos(CustomScanState *cnode)
 		node->current = node->markpos;
 		node->eof_reached = node->mark_eof;
 	}
+}
+
+/*
+ * The sorted rows of the GpuSort ps, as an array in output order, for a
+ * GpuWindow above it (windownode.c) that reads them all at once instead of
+ * one ExecProcNode at a time; false when the sort went to tuplesort, whose
+ * rows only come one at a time (ExecProcNode still returns them all).  The
+ * rows stay the node's until it is rescanned or ended.
+ */
+bool
+gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
+{
+	GpuSortState *node = (GpuSortState *) ps;
+	bool		ok;
+
+	Assert(IsA(ps, CustomScanState) &&
+		   ((CustomScanState *) ps)->methods == &gpusort_exec_methods);
+	/* what ExecProcNode would do first */
+	if (ps->chgParam != NULL)
+		ExecReScan(ps);
+	if (ps->instrument)
+		InstrStartNode(ps->instrument);
+	if (!node->sort_done)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
+
+		node->as_array = true;
+		gpusort_run(node);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	ok = node->tuplesort == NULL && node->stream == NULL;
+	*rows = ok ? node->tuples : NULL;
+	*n = ok ? node->nout : 0;
+	if (ps->instrument)
+		InstrStopNode(ps->instrument, (double) *n);
+	return ok;
 }

@@ -58,4 +58,9 @@ typedef struct GsSortColumns
 
 extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
 
+/* a GpuSort's sorted rows as one array (sortnode.c), for GpuWindow */
+struct PlanState;
+extern bool gs_sort_sorted_rows(struct PlanState *ps, MinimalTuple **rows,
+								uint64 *n);
+
 #endif							/* GPUSORT_SORTNODE_H */

@@ -1,0 +1,1180 @@
+/*-------------------------------------------------------------------------
+ *
+ * windowfuncs.c
+ *	  Window functions over sorted rows, as arrays: what GpuWindow computes
+ *	  instead of WindowAgg (windownode.c).
+ *
+ * WindowAgg walks the sorted rows one at a time through a tuplestore,
+ * calling each window function and each aggregate's transition function
+ * for every row.  Here the same values come from three passes over arrays:
+ *
+ *	 1. boundaries (threads, slices of rows): each row is compared with the
+ *		row before it on the partition columns, then the order columns, with
+ *		the semantics of the window's equality operators (NULLs equal, as
+ *		WindowAgg's grouping comparisons have it), giving flags[i]; the
+ *		aggregates' arguments are read into arrays on the way.  A pair that
+ *		plain C cannot compare (a compressed or toasted string, a type whose
+ *		equality is not byte-wise, such as numeric) is marked GSW_UNSURE and
+ *		compared afterwards in the backend with the operator's function;
+ *	 2. functions (threads, runs of whole partitions): ranks from the peer
+ *		boundaries, lag/lead and the value functions as row numbers,
+ *		aggregates as running states over the frame;
+ *	 3. results (the backend, row by row as the node returns them): row i's
+ *		value as the Datum WindowAgg returns, numeric results made then.
+ *
+ * Invariants that make the values WindowAgg's, value for value:
+ *	 - the frame always starts at the partition's first row, so every
+ *	   aggregate is a running state that only ever takes rows in, in row
+ *	   order: floats are added in the order WindowAgg adds them, and each
+ *	   state is copied to the rows whose frame ends where it stands (the
+ *	   row, its last peer, or the partition's last row);
+ *	 - a transition with a strict function and no initial value starts from
+ *	   the first non-NULL input, as nodeWindowAgg.c's advance does; the
+ *	   transition steps are float.c's, int8.c's and numeric.c's (the float
+ *	   comparisons with NaN greatest, overflow checks and all);
+ *	 - an error WindowAgg would raise while evaluating a row is raised when
+ *	   that row is returned (err_row), not before: a LIMIT that stops
+ *	   earlier sees no error, as with WindowAgg.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "threads_backend.h"
+#include "windowfuncs.h"
+
+/* rows from which the passes run on threads */
+#define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
+#define GSW_TASKS_PER_THREAD	4
+
+/* rows between interrupt checks in the backend's loops */
+#define GSW_INTERRUPT_EVERY		4096
+
+void
+gs_win_overflow_error(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("value out of range: overflow")));
+}
+
+/* ---- the plan's functions and columns ------------------------------------------ */
+
+static bool
+is_deterministic(Oid collation)
+{
+	return collation == C_COLLATION_OID ||
+		(OidIsValid(collation) && get_collation_isdeterministic(collation));
+}
+
+void
+gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop, Oid collation)
+{
+	Oid			fn = get_opcode(eqop);
+
+	col->attno = attno;
+	col->collation = collation;
+	fmgr_info(fn, &col->flinfo);
+	switch (fn)
+	{
+		case F_INT2EQ:
+		case F_INT4EQ:
+		case F_INT8EQ:
+		case F_OIDEQ:
+		case F_BOOLEQ:
+		case F_CHAREQ:
+		case F_DATE_EQ:
+		case F_TIME_EQ:
+		case F_TIMESTAMP_EQ:
+		case F_TIMESTAMPTZ_EQ:
+			col->eq = GSW_EQ_BYVAL;
+			break;
+		case F_FLOAT4EQ:
+			col->eq = GSW_EQ_FLOAT4;
+			break;
+		case F_FLOAT8EQ:
+			col->eq = GSW_EQ_FLOAT8;
+			break;
+		case F_TEXTEQ:
+			col->eq = is_deterministic(collation) ? GSW_EQ_BYTES : GSW_EQ_FMGR;
+			break;
+		case F_BPCHAREQ:
+			col->eq = is_deterministic(collation) ? GSW_EQ_BPCHAR : GSW_EQ_FMGR;
+			break;
+		default:
+			col->eq = GSW_EQ_FMGR;
+			break;
+	}
+}
+
+/* the input column a plain Var argument reads, or 0 */
+static AttrNumber
+arg_column(WindowFunc *wfunc, int i)
+{
+	Var		   *var = (Var *) list_nth(wfunc->args, i);
+
+	if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno <= 0 ||
+		var->varlevelsup != 0)
+		return 0;
+	return var->varattno;
+}
+
+/* argument i as an int4 Const: its value or NULL; false if not a Const */
+static bool
+int4_const(WindowFunc *wfunc, int i, int32 *value, bool *isnull)
+{
+	Const	   *c = (Const *) list_nth(wfunc->args, i);
+
+	if (!IsA(c, Const) || c->consttype != INT4OID)
+		return false;
+	*isnull = c->constisnull;
+	*value = c->constisnull ? 0 : DatumGetInt32(c->constvalue);
+	return true;
+}
+
+/* the aggregate's function and argument, from its pg_proc OID */
+static bool
+aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	switch (fnoid)
+	{
+		case F_COUNT_:
+			*fn = GSW_COUNT_STAR;
+			*arg = GSW_ARG_NONE;
+			return true;
+		case F_COUNT_ANY:
+			*fn = GSW_COUNT;
+			*arg = GSW_ARG_NULLS;
+			return true;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+#ifdef HAVE_INT128
+		case F_SUM_INT8:
+#endif
+			*fn = GSW_SUM;
+			*arg = GSW_ARG_INT;
+			return true;
+		case F_SUM_FLOAT4:
+		case F_SUM_FLOAT8:
+			*fn = GSW_SUM;
+			*arg = fnoid == F_SUM_FLOAT4 ? GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+			return true;
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+#ifdef HAVE_INT128
+		case F_AVG_INT8:
+#endif
+			*fn = GSW_AVG;
+			*arg = GSW_ARG_INT;
+			return true;
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+		case F_MIN_DATE:
+		case F_MIN_TIMESTAMP:
+		case F_MIN_TIMESTAMPTZ:
+			*fn = GSW_MIN;
+			*arg = GSW_ARG_INT;
+			return true;
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+		case F_MAX_DATE:
+		case F_MAX_TIMESTAMP:
+		case F_MAX_TIMESTAMPTZ:
+			*fn = GSW_MAX;
+			*arg = GSW_ARG_INT;
+			return true;
+		case F_MIN_FLOAT4:
+		case F_MIN_FLOAT8:
+		case F_MAX_FLOAT4:
+		case F_MAX_FLOAT8:
+			*fn = (fnoid == F_MIN_FLOAT4 || fnoid == F_MIN_FLOAT8) ? GSW_MIN : GSW_MAX;
+			*arg = (fnoid == F_MIN_FLOAT4 || fnoid == F_MAX_FLOAT4) ?
+				GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+			return true;
+		default:
+			return false;
+	}
+}
+
+bool
+gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+{
+	int			nargs = list_length(wfunc->args);
+
+	memset(f, 0, sizeof(GsWinFunc));
+	f->restype = wfunc->wintype;
+	f->err_row = PG_UINT64_MAX;
+	*why = "a window function GpuWindow does not compute";
+	if (wfunc->aggfilter != NULL)
+	{
+		*why = "an aggregate with FILTER";
+		return false;
+	}
+
+	switch (wfunc->winfnoid)
+	{
+		case F_ROW_NUMBER:
+			f->fn = GSW_ROW_NUMBER;
+			return true;
+		case F_RANK_:
+			f->fn = GSW_RANK;
+			return true;
+		case F_DENSE_RANK_:
+			f->fn = GSW_DENSE_RANK;
+			return true;
+		case F_PERCENT_RANK_:
+			f->fn = GSW_PERCENT_RANK;
+			return true;
+		case F_CUME_DIST_:
+			f->fn = GSW_CUME_DIST;
+			return true;
+		case F_NTILE:
+			f->fn = GSW_NTILE;
+			if (!int4_const(wfunc, 0, &f->param, &f->param_null))
+			{
+				*why = "ntile of a value that is not a constant";
+				return false;
+			}
+			return true;
+		case F_LAG_ANYELEMENT:
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+		case F_LEAD_ANYELEMENT:
+		case F_LEAD_ANYELEMENT_INT4:
+		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
+					 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
+					 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
+				GSW_LAG : GSW_LEAD;
+			f->param = 1;
+			if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
+			{
+				*why = "lag or lead by an offset that is not a constant";
+				return false;
+			}
+			if (nargs >= 3)
+			{
+				Const	   *c = (Const *) lthird(wfunc->args);
+
+				if (!IsA(c, Const))
+				{
+					*why = "lag or lead with a default that is not a constant";
+					return false;
+				}
+				f->has_default = true;
+				f->defval = c->constvalue;
+				f->defnull = c->constisnull;
+			}
+			break;
+		case F_FIRST_VALUE:
+			f->fn = GSW_FIRST_VALUE;
+			break;
+		case F_LAST_VALUE:
+			f->fn = GSW_LAST_VALUE;
+			break;
+		case F_NTH_VALUE:
+			f->fn = GSW_NTH_VALUE;
+			if (!int4_const(wfunc, 1, &f->param, &f->param_null))
+			{
+				*why = "nth_value of a position that is not a constant";
+				return false;
+			}
+			break;
+		default:
+			if (!wfunc->winagg || !aggregate_kind(wfunc->winfnoid, &f->fn, &f->arg))
+				return false;
+			if (f->fn == GSW_COUNT_STAR)
+				return true;
+			break;
+	}
+
+	/* the value read: a column of the input row */
+	f->argattno = arg_column(wfunc, 0);
+	if (f->argattno == 0)
+	{
+		*why = "a window function of an expression";
+		return false;
+	}
+	f->argtype = exprType(linitial(wfunc->args));
+	return true;
+}
+
+/* ---- 1. boundaries ----------------------------------------------------------------- */
+
+/* 1: equal, 0: not, -1: plain C cannot tell */
+static inline int
+values_equal(const GsWinCol *col, Datum a, bool anull, Datum b, bool bnull)
+{
+	if (anull || bnull)
+		return anull && bnull;
+	switch (col->eq)
+	{
+		case GSW_EQ_BYVAL:
+			return a == b;
+		case GSW_EQ_FLOAT4:
+			{
+				float4		x = DatumGetFloat4(a),
+							y = DatumGetFloat4(b);
+
+				return x == y || (isnan(x) && isnan(y));
+			}
+		case GSW_EQ_FLOAT8:
+			{
+				float8		x = DatumGetFloat8(a),
+							y = DatumGetFloat8(b);
+
+				return x == y || (isnan(x) && isnan(y));
+			}
+		case GSW_EQ_BYTES:
+		case GSW_EQ_BPCHAR:
+			{
+				const struct varlena *x = (const struct varlena *) DatumGetPointer(a);
+				const struct varlena *y = (const struct varlena *) DatumGetPointer(b);
+				const char *xs,
+						   *ys;
+				Size		xl,
+							yl;
+
+				if (VARATT_IS_EXTERNAL(x) || VARATT_IS_COMPRESSED(x) ||
+					VARATT_IS_EXTERNAL(y) || VARATT_IS_COMPRESSED(y))
+					return -1;
+				xs = VARDATA_ANY(x);
+				ys = VARDATA_ANY(y);
+				xl = VARSIZE_ANY_EXHDR(x);
+				yl = VARSIZE_ANY_EXHDR(y);
+				if (col->eq == GSW_EQ_BPCHAR)
+				{
+					while (xl > 0 && xs[xl - 1] == ' ')
+						xl--;
+					while (yl > 0 && ys[yl - 1] == ' ')
+						yl--;
+				}
+				return xl == yl && memcmp(xs, ys, xl) == 0;
+			}
+		case GSW_EQ_FMGR:
+			break;
+	}
+	return -1;
+}
+
+typedef struct BoundArg
+{
+	MinimalTuple *rows;
+	uint64		n;
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [2 * ntasks] */
+	GsWinCol   *cols;			/* partition columns, then order columns */
+	int			npart;
+	int			ncols;
+	GsWinFunc  *funcs;
+	int			nfuncs;
+	AttrNumber	maxatt;
+	uint8	   *flags;
+} BoundArg;
+
+/* flags of a row against the row before it, from their deformed columns */
+static inline uint8
+row_flags(const BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur)
+{
+	int			c;
+	bool		unsure = false;
+
+	for (c = 0; c < a->ncols; c++)
+	{
+		AttrNumber	att = a->cols[c].attno - 1;
+		int			eq = values_equal(&a->cols[c],
+									  prev->tts_values[att], prev->tts_isnull[att],
+									  cur->tts_values[att], cur->tts_isnull[att]);
+
+		if (eq < 0)
+			unsure = true;
+		else if (eq == 0 && !unsure)
+			return c < a->npart ? GSW_NEW_PARTITION | GSW_NEW_PEERS : GSW_NEW_PEERS;
+	}
+	return unsure ? GSW_UNSURE : 0;
+}
+
+static inline void
+read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
+{
+	int			k;
+
+	for (k = 0; k < a->nfuncs; k++)
+	{
+		GsWinFunc  *f = &a->funcs[k];
+		AttrNumber	att = f->argattno - 1;
+		Datum		d;
+
+		if (f->argnull == NULL)
+			continue;
+		f->argnull[i] = slot->tts_isnull[att];
+		if (f->argnull[i])
+			continue;
+		d = slot->tts_values[att];
+		switch (f->arg)
+		{
+			case GSW_ARG_INT:
+				switch (f->argtype)
+				{
+					case INT2OID:
+						f->argi[i] = DatumGetInt16(d);
+						break;
+					case INT4OID:
+					case DATEOID:
+						f->argi[i] = DatumGetInt32(d);
+						break;
+					default:
+						f->argi[i] = DatumGetInt64(d);
+						break;
+				}
+				break;
+			case GSW_ARG_FLOAT4:
+				f->argf[i] = DatumGetFloat4(d);
+				break;
+			case GSW_ARG_FLOAT8:
+				f->argf[i] = DatumGetFloat8(d);
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+static void
+bound_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	BoundArg   *a = (BoundArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		TupleTableSlot *prev = a->slots[2 * t];
+		TupleTableSlot *cur = a->slots[2 * t + 1];
+		uint64		lo = a->n * t / a->ntasks;
+		uint64		hi = a->n * (t + 1) / a->ntasks;
+		uint64		i;
+
+		if (lo >= hi)
+			continue;
+		if (lo > 0)
+		{
+			ExecStoreMinimalTuple(a->rows[lo - 1], prev, false);
+			slot_getsomeattrs(prev, a->maxatt);
+		}
+		for (i = lo; i < hi; i++)
+		{
+			TupleTableSlot *tmp;
+
+			ExecStoreMinimalTuple(a->rows[i], cur, false);
+			slot_getsomeattrs(cur, a->maxatt);
+			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
+				row_flags(a, prev, cur);
+			read_arguments(a, cur, i);
+			tmp = prev;
+			prev = cur;
+			cur = tmp;
+		}
+	}
+}
+
+/* the flags of row i > 0, with the operators' own functions */
+static uint8
+row_flags_fmgr(BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur, uint64 i)
+{
+	int			c;
+
+	ExecStoreMinimalTuple(a->rows[i - 1], prev, false);
+	ExecStoreMinimalTuple(a->rows[i], cur, false);
+	for (c = 0; c < a->ncols; c++)
+	{
+		GsWinCol   *col = &a->cols[c];
+		bool		pn,
+					cn;
+		Datum		pd = slot_getattr(prev, col->attno, &pn);
+		Datum		cd = slot_getattr(cur, col->attno, &cn);
+		bool		eq;
+
+		if (pn || cn)
+			eq = pn && cn;
+		else
+			eq = DatumGetBool(FunctionCall2Coll(&col->flinfo, col->collation, pd, cd));
+		if (!eq)
+			return c < a->npart ? GSW_NEW_PARTITION | GSW_NEW_PEERS : GSW_NEW_PEERS;
+	}
+	return 0;
+}
+
+void
+gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
+				  GsWinCol *part, int npart, GsWinCol *ord, int nord,
+				  GsWinFunc *funcs, int nfuncs, uint8 *flags, int nthreads)
+{
+	BoundArg	a;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	uint64		t,
+				i;
+	int			c,
+				k;
+
+	/* the aggregates' arguments, until gs_win_compute is done with them */
+	for (k = 0; k < nfuncs; k++)
+	{
+		GsWinFunc  *f = &funcs[k];
+		Size		rows = Max(n, 1);
+
+		if (f->arg == GSW_ARG_NONE)
+			continue;
+		f->argnull = palloc_extended(sizeof(bool) * rows, MCXT_ALLOC_HUGE);
+		if (f->arg == GSW_ARG_INT)
+			f->argi = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+		else if (f->arg != GSW_ARG_NULLS)
+			f->argf = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+	}
+	if (n == 0)
+		return;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuWindow boundaries",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	a.rows = rows;
+	a.n = n;
+	a.npart = npart;
+	a.ncols = npart + nord;
+	a.cols = palloc(sizeof(GsWinCol) * Max(a.ncols, 1));
+	memcpy(a.cols, part, sizeof(GsWinCol) * npart);
+	memcpy(a.cols + npart, ord, sizeof(GsWinCol) * nord);
+	a.funcs = funcs;
+	a.nfuncs = nfuncs;
+	a.flags = flags;
+	a.maxatt = 0;
+	for (c = 0; c < a.ncols; c++)
+		a.maxatt = Max(a.maxatt, a.cols[c].attno);
+	for (k = 0; k < nfuncs; k++)
+		if (funcs[k].argnull)
+			a.maxatt = Max(a.maxatt, funcs[k].argattno);
+
+	if (n < GSW_THREADED_MIN_ROWS)
+		nthreads = 1;
+	a.ntasks = (uint64) nthreads * GSW_TASKS_PER_THREAD;
+	a.slots = palloc(sizeof(TupleTableSlot *) * 2 * a.ntasks);
+	for (t = 0; t < 2 * a.ntasks; t++)
+		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* the descriptor's cached offsets are set here, not raced for on threads */
+	ExecStoreMinimalTuple(rows[0], a.slots[0], false);
+	slot_getallattrs(a.slots[0]);
+	ExecClearTuple(a.slots[0]);
+	gs_cpu_for_tasks(a.ntasks, nthreads, bound_tasks, &a);
+
+	/* what the threads could not compare, the operators' functions do */
+	for (i = 1; i < n; i++)
+	{
+		if (flags[i] & GSW_UNSURE)
+			flags[i] = row_flags_fmgr(&a, a.slots[0], a.slots[1], i);
+		if (i % GSW_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (t = 0; t < 2 * a.ntasks; t++)
+		ExecDropSingleTupleTableSlot(a.slots[t]);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+}
+
+/* ---- 2. functions ------------------------------------------------------------------ */
+
+/* the end of the peer group that starts at row s */
+static inline uint64
+peers_end(const uint8 *flags, uint64 s, uint64 pe)
+{
+	uint64		e = s + 1;
+
+	while (e < pe && !(flags[e] & GSW_NEW_PEERS))
+		e++;
+	return e;
+}
+
+/* PostgreSQL's float comparisons: NaN is greater than every other value */
+static inline bool
+float_lt(double a, double b)
+{
+	return !isnan(a) && (isnan(b) || a < b);
+}
+
+static inline bool
+float_gt(double a, double b)
+{
+	return !isnan(b) && (isnan(a) || a > b);
+}
+
+/* an aggregate's running state */
+typedef struct AggState
+{
+	int64		rows;			/* rows taken, NULLs included */
+	int64		count;			/* non-NULL inputs taken */
+	int64		isum;
+#ifdef HAVE_INT128
+	int128		wide;
+#endif
+	double		fval;			/* float sum, min or max */
+	int64		ival;			/* integer min or max */
+} AggState;
+
+/* takes row r into the state; false when the transition overflows */
+static inline bool
+agg_take(GsWinFunc *f, AggState *s, uint64 r)
+{
+	s->rows++;
+	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
+		return true;
+	switch (f->arg)
+	{
+		case GSW_ARG_INT:
+			{
+				int64		v = f->argi[r];
+
+				if (f->fn == GSW_MIN)
+					s->ival = (s->count == 0 || v < s->ival) ? v : s->ival;
+				else if (f->fn == GSW_MAX)
+					s->ival = (s->count == 0 || v > s->ival) ? v : s->ival;
+#ifdef HAVE_INT128
+				else if (f->argtype == INT8OID)
+					s->wide += v;
+#endif
+				else
+					s->isum += v;
+				break;
+			}
+		case GSW_ARG_FLOAT4:
+		case GSW_ARG_FLOAT8:
+			{
+				double		v = f->argf[r];
+
+				if (s->count == 0)
+					s->fval = v;
+				else if (f->fn == GSW_MIN)
+					s->fval = float_lt(s->fval, v) ? s->fval : v;
+				else if (f->fn == GSW_MAX)
+					s->fval = float_gt(s->fval, v) ? s->fval : v;
+				else if (f->arg == GSW_ARG_FLOAT4)
+				{
+					/* float4pl, in single precision */
+					float4		x = (float4) s->fval,
+								y = (float4) v,
+								sum = x + y;
+
+					if (isinf(sum) && !isinf(x) && !isinf(y))
+						return false;
+					s->fval = sum;
+				}
+				else
+				{
+					double		sum = s->fval + v;
+
+					if (isinf(sum) && !isinf(s->fval) && !isinf(v))
+						return false;
+					s->fval = sum;
+				}
+				break;
+			}
+		default:
+			break;
+	}
+	s->count++;
+	return true;
+}
+
+static inline void
+agg_put(GsWinFunc *f, const AggState *s, uint64 r)
+{
+	switch (f->fn)
+	{
+		case GSW_COUNT_STAR:
+			f->i64[r] = s->rows;
+			return;
+		case GSW_COUNT:
+			f->i64[r] = s->count;
+			return;
+		default:
+			break;
+	}
+	f->isnull[r] = s->count == 0;
+	f->i64[r] = (f->fn == GSW_MIN || f->fn == GSW_MAX) ? s->ival : s->isum;
+	f->f8[r] = s->fval;
+#ifdef HAVE_INT128
+	if (f->wide)
+		f->wide[r] = s->wide;
+#endif
+	if (f->cnt)
+		f->cnt[r] = s->count;
+}
+
+/*
+ * An aggregate over one partition: the state takes the rows of each frame
+ * end's unit (a row, a peer group or the partition) and is then copied to
+ * them.  Returns the row whose evaluation overflows, or PG_UINT64_MAX.
+ */
+static uint64
+aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+					GsWinFrame frame)
+{
+	AggState	s;
+	uint64		us = ps;
+
+	memset(&s, 0, sizeof(s));
+	while (us < pe)
+	{
+		uint64		ue = frame == GSW_FRAME_ROW ? us + 1 :
+			frame == GSW_FRAME_PARTITION ? pe : peers_end(flags, us, pe);
+		uint64		r;
+
+		for (r = us; r < ue; r++)
+			if (!agg_take(f, &s, r))
+				return us;
+		for (r = us; r < ue; r++)
+			agg_put(f, &s, r);
+		us = ue;
+	}
+	return PG_UINT64_MAX;
+}
+
+/* ntile over one partition of n rows, as windowfuncs.c's window_ntile */
+static void
+ntile_partition(GsWinFunc *f, uint64 ps, uint64 pe)
+{
+	int64		total = (int64) (pe - ps);
+	int32		ntile = 1;
+	int64		rows_per_bucket = 0;
+	int64		boundary = total / f->param;
+	int64		remainder = 0;
+	uint64		r;
+
+	if (boundary <= 0)
+		boundary = 1;
+	else
+	{
+		remainder = total % f->param;
+		if (remainder != 0)
+			boundary++;
+	}
+	for (r = ps; r < pe; r++)
+	{
+		rows_per_bucket++;
+		if (boundary < rows_per_bucket)
+		{
+			if (remainder != 0 && ntile == remainder)
+			{
+				remainder = 0;
+				boundary -= 1;
+			}
+			ntile += 1;
+			rows_per_bucket = 1;
+		}
+		f->i64[r] = ntile;
+	}
+}
+
+/* lag and lead: the row read, or -1 (NULL), or -2 (the default) */
+static void
+lag_lead_partition(GsWinFunc *f, uint64 ps, uint64 pe)
+{
+	/* WindowAgg negates the offset in int32, wrapping as PostgreSQL builds do */
+	int32		relpos = f->fn == GSW_LEAD ? f->param :
+		(int32) (0U - (uint32) f->param);
+	uint64		r;
+
+	for (r = ps; r < pe; r++)
+	{
+		int64		target = (int64) r + relpos;
+
+		f->i64[r] = (target >= (int64) ps && target < (int64) pe) ? target :
+			f->has_default ? -2 : -1;
+	}
+}
+
+/* the functions that read positions: ranks and the value functions */
+static void
+position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+				   GsWinFrame frame)
+{
+	uint64		total = pe - ps;
+	uint64		dense = 0;
+	uint64		gs = ps;
+
+	while (gs < pe)
+	{
+		uint64		ge = peers_end(flags, gs, pe);
+		uint64		rank = gs - ps + 1;
+		uint64		r;
+
+		dense++;
+		for (r = gs; r < ge; r++)
+		{
+			uint64		frame_end = frame == GSW_FRAME_ROW ? r + 1 :
+				frame == GSW_FRAME_PARTITION ? pe : ge;
+
+			switch (f->fn)
+			{
+				case GSW_ROW_NUMBER:
+					f->i64[r] = r - ps + 1;
+					break;
+				case GSW_RANK:
+					f->i64[r] = rank;
+					break;
+				case GSW_DENSE_RANK:
+					f->i64[r] = dense;
+					break;
+				case GSW_PERCENT_RANK:
+					f->f8[r] = total <= 1 ? 0.0 :
+						(float8) (rank - 1) / (float8) (total - 1);
+					break;
+				case GSW_CUME_DIST:
+					f->f8[r] = (float8) (ge - ps) / (float8) total;
+					break;
+				case GSW_FIRST_VALUE:
+					f->i64[r] = ps;
+					break;
+				case GSW_LAST_VALUE:
+					f->i64[r] = frame_end - 1;
+					break;
+				case GSW_NTH_VALUE:
+					f->i64[r] = ps + f->param - 1 < frame_end ?
+						(int64) (ps + f->param - 1) : -1;
+					break;
+				default:
+					break;
+			}
+		}
+		gs = ge;
+	}
+}
+
+static uint64
+compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+				  GsWinFrame frame)
+{
+	switch (f->fn)
+	{
+		case GSW_NTILE:
+			if (!f->param_null)
+				ntile_partition(f, ps, pe);
+			break;
+		case GSW_LAG:
+		case GSW_LEAD:
+			if (!f->param_null)
+				lag_lead_partition(f, ps, pe);
+			break;
+		case GSW_NTH_VALUE:
+			if (!f->param_null)
+				position_partition(f, flags, ps, pe, frame);
+			break;
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_MIN:
+		case GSW_MAX:
+			return aggregate_partition(f, flags, ps, pe, frame);
+		default:
+			position_partition(f, flags, ps, pe, frame);
+			break;
+	}
+	return PG_UINT64_MAX;
+}
+
+typedef struct ComputeArg
+{
+	const uint8 *flags;
+	const uint64 *starts;		/* [nparts + 1]: each partition's first row */
+	uint64		nparts;
+	uint64		ntasks;
+	uint64	   *task_first;		/* [ntasks + 1]: each task's first partition */
+	GsWinFrame	frame;
+	GsWinFunc  *funcs;
+	int			nfuncs;
+	uint64	   *err;			/* [ntasks * nfuncs] */
+} ComputeArg;
+
+static void
+compute_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	ComputeArg *a = (ComputeArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		int			k;
+
+		for (k = 0; k < a->nfuncs; k++)
+		{
+			uint64		q;
+			uint64		err = PG_UINT64_MAX;
+
+			for (q = a->task_first[t]; q < a->task_first[t + 1]; q++)
+			{
+				uint64		e = compute_partition(&a->funcs[k], a->flags,
+												  a->starts[q], a->starts[q + 1],
+												  a->frame);
+
+				if (e < err)
+				{
+					err = e;
+					break;		/* rows past it are never returned */
+				}
+			}
+			a->err[t * a->nfuncs + k] = err;
+		}
+	}
+}
+
+/* the result arrays f needs, for n rows */
+static void
+alloc_results(GsWinFunc *f, uint64 n)
+{
+	Size		rows = Max(n, 1);
+
+	f->isnull = palloc_extended(sizeof(bool) * rows,
+								 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	switch (f->fn)
+	{
+		case GSW_PERCENT_RANK:
+		case GSW_CUME_DIST:
+			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+			return;
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_MIN:
+		case GSW_MAX:
+			if (f->arg == GSW_ARG_INT)
+				f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+			else
+				f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+#ifdef HAVE_INT128
+			if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+#endif
+			if (f->fn == GSW_AVG)
+				f->cnt = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+			return;
+		default:
+			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+			return;
+	}
+}
+
+/* agg_put writes both of these; the one not read is scratch */
+static void
+alloc_scratch(GsWinFunc *f, uint64 n)
+{
+	Size		rows = Max(n, 1);
+
+	if (f->i64 == NULL)
+		f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+	if (f->f8 == NULL)
+		f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+}
+
+uint64
+gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
+			   GsWinFunc *funcs, int nfuncs, int nthreads)
+{
+	ComputeArg	a;
+	uint64	   *starts;
+	uint64		nparts = 0;
+	uint64		i,
+				t;
+	int			k;
+
+	for (k = 0; k < nfuncs; k++)
+	{
+		GsWinFunc  *f = &funcs[k];
+
+		alloc_results(f, n);
+		if (f->fn >= GSW_SUM)
+			alloc_scratch(f, n);
+		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
+		if (f->param_null)
+			memset(f->isnull, true, sizeof(bool) * n);
+		else if (n > 0 && f->fn == GSW_NTILE && f->param <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ARGUMENT_FOR_NTILE),
+					 errmsg("argument of ntile must be greater than zero")));
+		else if (n > 0 && f->fn == GSW_NTH_VALUE && f->param <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ARGUMENT_FOR_NTH_VALUE),
+					 errmsg("argument of nth_value must be greater than zero")));
+	}
+	if (n == 0)
+		return 0;
+
+	for (i = 0; i < n; i++)
+		nparts += (flags[i] & GSW_NEW_PARTITION) != 0;
+	starts = palloc_extended(sizeof(uint64) * (nparts + 1), MCXT_ALLOC_HUGE);
+	nparts = 0;
+	for (i = 0; i < n; i++)
+		if (flags[i] & GSW_NEW_PARTITION)
+			starts[nparts++] = i;
+	starts[nparts] = n;
+
+	/* tasks of whole partitions, about the same number of rows each */
+	if (n < GSW_THREADED_MIN_ROWS)
+		nthreads = 1;
+	a.ntasks = Min((uint64) nthreads * GSW_TASKS_PER_THREAD, nparts);
+	a.task_first = palloc(sizeof(uint64) * (a.ntasks + 1));
+	{
+		uint64		q = 0;
+
+		for (t = 0; t < a.ntasks; t++)
+		{
+			uint64		from = n * t / a.ntasks;
+
+			while (q < nparts && starts[q] < from)
+				q++;
+			a.task_first[t] = q;
+		}
+		a.task_first[a.ntasks] = nparts;
+	}
+	a.flags = flags;
+	a.starts = starts;
+	a.nparts = nparts;
+	a.frame = frame;
+	a.funcs = funcs;
+	a.nfuncs = nfuncs;
+	a.err = palloc(sizeof(uint64) * a.ntasks * Max(nfuncs, 1));
+	gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
+
+	for (k = 0; k < nfuncs; k++)
+	{
+		GsWinFunc  *f = &funcs[k];
+
+		for (t = 0; t < a.ntasks; t++)
+			f->err_row = Min(f->err_row, a.err[t * nfuncs + k]);
+		if (f->argnull)
+			pfree(f->argnull);
+		if (f->argi)
+			pfree(f->argi);
+		if (f->argf)
+			pfree(f->argf);
+		f->argnull = NULL;
+		f->argi = NULL;
+		f->argf = NULL;
+	}
+	pfree(a.err);
+	pfree(a.task_first);
+	pfree(starts);
+	return nparts;
+}
+
+/* ---- 3. results -------------------------------------------------------------------- */
+
+#ifdef HAVE_INT128
+/* an int128 as numeric, as numeric.c's int128_to_numericvar makes it */
+static Datum
+int128_numeric(int128 v)
+{
+	const int64 e18 = INT64CONST(1000000000000000000);
+	Datum		hi,
+				lo;
+
+	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
+		return NumericGetDatum(int64_to_numeric((int64) v));
+	/* |v| < 2^95 here (fewer than 2^32 rows): v / 10^18 fits an int64 */
+	hi = DirectFunctionCall2(numeric_mul,
+							 NumericGetDatum(int64_to_numeric((int64) (v / e18))),
+							 NumericGetDatum(int64_to_numeric(e18)));
+	lo = NumericGetDatum(int64_to_numeric((int64) (v % e18)));
+	return DirectFunctionCall2(numeric_add, hi, lo);
+}
+#endif
+
+static Datum
+aggregate_datum(GsWinFunc *f, uint64 i)
+{
+	Datum		sum;
+
+	if (f->arg != GSW_ARG_INT)
+		return f->restype == FLOAT4OID ? Float4GetDatum((float4) f->f8[i]) :
+			Float8GetDatum(f->f8[i]);
+	if (f->fn == GSW_MIN || f->fn == GSW_MAX)
+	{
+		switch (f->argtype)
+		{
+			case INT2OID:
+				return Int16GetDatum((int16) f->i64[i]);
+			case INT4OID:
+				return Int32GetDatum((int32) f->i64[i]);
+			case DATEOID:
+				return DateADTGetDatum((DateADT) f->i64[i]);
+			default:
+				return Int64GetDatum(f->i64[i]);
+		}
+	}
+#ifdef HAVE_INT128
+	if (f->wide)
+		sum = int128_numeric(f->wide[i]);
+	else
+#endif
+	if (f->fn == GSW_SUM)
+		return Int64GetDatum(f->i64[i]);	/* sum(int2), sum(int4): int8 */
+	else
+		sum = NumericGetDatum(int64_to_numeric(f->i64[i]));
+	if (f->fn == GSW_SUM)
+		return sum;
+	return DirectFunctionCall2(numeric_div, sum,
+							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
+}
+
+Datum
+gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
+			 TupleTableSlot *nav_slot, bool *isnull)
+{
+	*isnull = f->isnull[i];
+	if (*isnull)
+		return (Datum) 0;
+	switch (f->fn)
+	{
+		case GSW_PERCENT_RANK:
+		case GSW_CUME_DIST:
+			return Float8GetDatum(f->f8[i]);
+		case GSW_NTILE:
+			return Int32GetDatum((int32) f->i64[i]);
+		case GSW_LAG:
+		case GSW_LEAD:
+		case GSW_FIRST_VALUE:
+		case GSW_LAST_VALUE:
+		case GSW_NTH_VALUE:
+			if (f->i64[i] == -1)
+			{
+				*isnull = true;
+				return (Datum) 0;
+			}
+			if (f->i64[i] == -2)
+			{
+				*isnull = f->defnull;
+				return f->defval;
+			}
+			ExecStoreMinimalTuple(rows[f->i64[i]], nav_slot, false);
+			return slot_getattr(nav_slot, f->argattno, isnull);
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_MIN:
+		case GSW_MAX:
+			return aggregate_datum(f, i);
+		default:
+			return Int64GetDatum(f->i64[i]);
+	}
+}

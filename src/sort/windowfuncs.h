@@ -1,0 +1,156 @@
+/*-------------------------------------------------------------------------
+ *
+ * windowfuncs.h
+ *	  The window functions GpuWindow computes itself, over rows already
+ *	  sorted by their partition and order columns (src/sort/windowfuncs.c).
+ *
+ * The rows are the GpuSort's output, an array of MinimalTuples in order.
+ * gs_win_boundaries marks where each partition and each peer group starts;
+ * gs_win_compute then fills each function's result arrays, partitions
+ * shared out among threads; gs_win_datum turns row i's result into the
+ * Datum WindowAgg would have returned.  Everything the threads run is
+ * plain C over arrays: values that only PostgreSQL's functions can compare
+ * (a compressed string, a type without a byte-wise equality) are compared
+ * in the backend, before or after the threads.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_WINDOWFUNCS_H
+#define GPUSORT_WINDOWFUNCS_H
+
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "nodes/primnodes.h"
+
+/* what a function computes */
+typedef enum GsWinFn
+{
+	GSW_ROW_NUMBER,
+	GSW_RANK,
+	GSW_DENSE_RANK,
+	GSW_PERCENT_RANK,
+	GSW_CUME_DIST,
+	GSW_NTILE,
+	GSW_LAG,
+	GSW_LEAD,
+	GSW_FIRST_VALUE,
+	GSW_LAST_VALUE,
+	GSW_NTH_VALUE,
+	GSW_COUNT_STAR,
+	GSW_COUNT,
+	GSW_SUM,
+	GSW_AVG,
+	GSW_MIN,
+	GSW_MAX
+} GsWinFn;
+
+/* the frame's end (its start is always the partition's first row) */
+typedef enum GsWinFrame
+{
+	GSW_FRAME_PEERS,			/* the current row's last peer */
+	GSW_FRAME_ROW,				/* the current row */
+	GSW_FRAME_PARTITION			/* the partition's last row */
+} GsWinFrame;
+
+/* how an aggregate's argument is read */
+typedef enum GsWinArg
+{
+	GSW_ARG_NONE,
+	GSW_ARG_NULLS,				/* count(x): only whether it is NULL */
+	GSW_ARG_INT,				/* int2, int4, int8, date, timestamp(tz) */
+	GSW_ARG_FLOAT4,
+	GSW_ARG_FLOAT8
+} GsWinArg;
+
+typedef struct GsWinFunc
+{
+	/* from the plan (gs_win_func_from_plan) */
+	GsWinFn		fn;
+	GsWinArg	arg;
+	AttrNumber	argattno;		/* input column of the first argument, or 0 */
+	Oid			argtype;
+	Oid			restype;
+	int32		param;			/* ntile's buckets, lag/lead's offset, nth */
+	bool		param_null;
+	bool		has_default;	/* lag/lead's third argument */
+	Datum		defval;
+	bool		defnull;
+
+	/* results for rows [0, n), in the caller's memory */
+	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
+	double	   *f8;				/* fractions, float aggregates */
+#ifdef HAVE_INT128
+	int128	   *wide;			/* sum and avg of int8 */
+#endif
+	int64	   *cnt;			/* avg's divisor */
+	bool	   *isnull;
+	uint64		err_row;		/* evaluating this row overflows, or UINT64_MAX */
+
+	/* the argument's values, while computing */
+	int64	   *argi;
+	double	   *argf;
+	bool	   *argnull;
+} GsWinFunc;
+
+/* how two values of a partition or order column are compared */
+typedef enum GsWinEq
+{
+	GSW_EQ_BYVAL,				/* the Datums themselves */
+	GSW_EQ_FLOAT4,				/* float4eq: NaN = NaN, -0 = 0 */
+	GSW_EQ_FLOAT8,
+	GSW_EQ_BYTES,				/* texteq under a deterministic collation */
+	GSW_EQ_BPCHAR,				/* bpchareq: trailing blanks ignored */
+	GSW_EQ_FMGR					/* only the operator's function can tell */
+} GsWinEq;
+
+typedef struct GsWinCol
+{
+	AttrNumber	attno;
+	GsWinEq		eq;
+	Oid			collation;
+	FmgrInfo	flinfo;			/* the equality function */
+} GsWinCol;
+
+/* flags[i] */
+#define GSW_NEW_PARTITION	0x01
+#define GSW_NEW_PEERS		0x02
+#define GSW_UNSURE			0x04	/* a pair the threads could not compare */
+
+/* Looks up how col's equality operator eqop compares values */
+extern void gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop,
+							Oid collation);
+
+/*
+ * Whether a WindowFunc of a plan can be computed here, and if so fills f
+ * (no result arrays yet); why says why not.  frame is the window's.
+ */
+extern bool gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f,
+								  const char **why);
+
+/* Marks partitions and peers in flags[0 .. n) and reads the arguments */
+extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
+							  GsWinCol *part, int npart, GsWinCol *ord,
+							  int nord, GsWinFunc *funcs, int nfuncs,
+							  uint8 *flags, int nthreads);
+
+/*
+ * Fills every function's result arrays (allocated here, in the current
+ * memory context); returns the number of partitions.  Raises the errors
+ * WindowAgg raises before its first row (ntile's and nth_value's bad
+ * arguments); overflows are left in err_row for the row that meets them.
+ */
+extern uint64 gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
+							 GsWinFunc *funcs, int nfuncs, int nthreads);
+
+/*
+ * Row i's result of f, as WindowAgg returns it (in the current memory
+ * context); nav_slot deforms the row lag, lead and the value functions
+ * read from.
+ */
+extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
+						  TupleTableSlot *nav_slot, bool *isnull);
+
+/* the ereport of a float overflow, as float.c raises it */
+extern void gs_win_overflow_error(void) pg_attribute_noreturn();
+
+#endif							/* GPUSORT_WINDOWFUNCS_H */

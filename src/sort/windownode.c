@@ -1,0 +1,662 @@
+/*-------------------------------------------------------------------------
+ *
+ * windownode.c
+ *	  GpuWindow: a WindowAgg over a GpuSort, computed from the sorted rows.
+ *
+ * Where stock PostgreSQL sorts for a window and then walks the rows one at
+ * a time through a WindowAgg (a tuplestore per partition, a function call
+ * per row for every window function and aggregate transition), GpuWindow
+ * takes the GpuSort's output as the array it already is
+ * (gs_sort_sorted_rows), finds every partition and peer group and computes
+ * every window function over whole arrays on threads (windowfuncs.c), and
+ * then returns each row with its values, projected through the WindowAgg's
+ * targetlist.
+ *
+ * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, with no run
+ * condition and no qual, whose frame starts at the partition's first row
+ * and ends at the current row, its last peer or the partition's end, and
+ * whose window functions windowfuncs.c computes (gs_win_func_from_plan),
+ * becomes a GpuWindow.  Anything else keeps the WindowAgg, over the GpuSort
+ * as before.
+ *
+ * Fallback: the WindowAgg itself is kept in the plan node, over a
+ * GpuWindowFeed node that hands it the GpuSort's rows.  When the rows do
+ * not come as an array (the sort ran out of memory and went to tuplesort)
+ * or their window values cannot be given memory (gpusort.max_memory, or the
+ * server-wide account of gpusort.max_total_memory), that WindowAgg is
+ * started and runs exactly as stock runs it.  EXPLAIN ANALYZE says why.
+ *
+ * Like WindowAgg, the node supports neither backward scan nor mark and
+ * restore; a rescan without changed parameters returns the same values
+ * again, and one with changed parameters sorts and computes again.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "portability/instr_time.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "gpusort.h"
+#include "memaccount.h"
+#include "sortnode.h"
+#include "windowfuncs.h"
+#include "windownode.h"
+
+#define GSWP_FALLBACK	0
+#define GSWP_FRAME		1
+
+typedef struct GpuWindowState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	WindowAgg  *wa;				/* the fallback, over a GpuWindowFeed */
+	GsWinFrame	frame;
+	GsWinCol   *part;
+	int			npart;
+	GsWinCol   *ord;
+	int			nord;
+	GsWinFunc  *funcs;			/* specs; result arrays while computed */
+	int			nfuncs;
+	int			ninput;			/* input columns, before the functions' */
+	TupleTableSlot *row_slot;	/* deforms the input rows */
+	TupleTableSlot **nav_slots; /* [nfuncs] */
+
+	/* the current run */
+	bool		computed;
+	MemoryContext runcxt;		/* the result arrays and the reservation */
+	GsReservation *reservation;
+	MinimalTuple *rows;			/* the GpuSort's, in output order */
+	uint64		nrows;
+	uint64		current;		/* the next row to return */
+	uint64		err_row;		/* returning it raises an overflow */
+	PlanState  *fallback;		/* the WindowAgg, once it runs */
+
+	/* for EXPLAIN ANALYZE */
+	bool		ran;
+	char		why[160];		/* why the WindowAgg ran, or "" */
+	uint64		nparts;
+	int			nthreads;
+	Size		reserved;
+	double		ms_bounds;
+	double		ms_funcs;
+} GpuWindowState;
+
+typedef struct GpuWindowFeedState
+{
+	CustomScanState css;
+	PlanState  *source;			/* the GpuWindow's GpuSort */
+} GpuWindowFeedState;
+
+static Node *window_create_state(CustomScan *cscan);
+static void window_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_exec(CustomScanState *node);
+static void window_end(CustomScanState *node);
+static void window_rescan(CustomScanState *node);
+static void window_explain(CustomScanState *node, List *ancestors,
+						   ExplainState *es);
+
+static Node *feed_create_state(CustomScan *cscan);
+static void feed_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *feed_exec(CustomScanState *node);
+static void feed_end(CustomScanState *node);
+static void feed_rescan(CustomScanState *node);
+
+static const CustomScanMethods window_plan_methods = {
+	.CustomName = GPUWINDOW_NODE_NAME,
+	.CreateCustomScanState = window_create_state,
+};
+
+static const CustomExecMethods window_exec_methods = {
+	.CustomName = GPUWINDOW_NODE_NAME,
+	.BeginCustomScan = window_begin,
+	.ExecCustomScan = window_exec,
+	.EndCustomScan = window_end,
+	.ReScanCustomScan = window_rescan,
+	.ExplainCustomScan = window_explain,
+};
+
+static const CustomScanMethods feed_plan_methods = {
+	.CustomName = GPUWINDOW_FEED_NAME,
+	.CreateCustomScanState = feed_create_state,
+};
+
+static const CustomExecMethods feed_exec_methods = {
+	.CustomName = GPUWINDOW_FEED_NAME,
+	.BeginCustomScan = feed_begin,
+	.ExecCustomScan = feed_exec,
+	.EndCustomScan = feed_end,
+	.ReScanCustomScan = feed_rescan,
+};
+
+void
+gs_window_register(void)
+{
+	RegisterCustomScanMethods(&window_plan_methods);
+	RegisterCustomScanMethods(&feed_plan_methods);
+}
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+/* the frame, if it starts at the partition's first row and ends where we can */
+static bool
+supported_frame(int options, GsWinFrame *frame)
+{
+	if ((options & FRAMEOPTION_EXCLUSION) ||
+		!(options & FRAMEOPTION_START_UNBOUNDED_PRECEDING))
+		return false;
+	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
+		*frame = GSW_FRAME_PARTITION;
+	else if (!(options & FRAMEOPTION_END_CURRENT_ROW))
+		return false;
+	else if (options & FRAMEOPTION_ROWS)
+		*frame = GSW_FRAME_ROW;
+	else
+		*frame = GSW_FRAME_PEERS;	/* RANGE or GROUPS: to the last peer */
+	return true;
+}
+
+typedef struct CollectContext
+{
+	Index		winref;
+	List	   *wfuncs;			/* distinct WindowFuncs, in order */
+	bool		ok;
+} CollectContext;
+
+static bool
+collect_wfuncs(Node *node, CollectContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+		GsWinFunc	f;
+		const char *why;
+
+		if (wfunc->winref != cxt->winref ||
+			!gs_win_func_from_plan(wfunc, &f, &why))
+			cxt->ok = false;
+		else if (!list_member(cxt->wfuncs, wfunc))
+			cxt->wfuncs = lappend(cxt->wfuncs, wfunc);
+		return false;
+	}
+	return expression_tree_walker(node, collect_wfuncs, (void *) cxt);
+}
+
+typedef struct RetargetContext
+{
+	List	   *wfuncs;
+	int			ninput;
+} RetargetContext;
+
+/* the WindowAgg's expressions, over the GpuWindow's scan tuple */
+static Node *
+retarget(Node *node, RetargetContext *cxt)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+		int			k = 0;
+		ListCell   *lc;
+
+		foreach(lc, cxt->wfuncs)
+		{
+			if (equal(lfirst(lc), wfunc))
+				return (Node *) makeVar(INDEX_VAR, cxt->ninput + k + 1,
+										wfunc->wintype, -1, wfunc->wincollid, 0);
+			k++;
+		}
+		elog(ERROR, "window function not collected");
+	}
+	return expression_tree_mutator(node, retarget, (void *) cxt);
+}
+
+/* the fallback's input: a node that returns the GpuSort's rows */
+static Plan *
+make_feed(Plan *gpusort)
+{
+	CustomScan *feed = makeNode(CustomScan);
+	List	   *scan_tlist = gs_plan_passthrough_tlist(gpusort->targetlist);
+
+	memcpy(&feed->scan.plan, gpusort, sizeof(Plan));
+	feed->scan.plan.type = T_CustomScan;
+	feed->scan.plan.qual = NIL;
+	feed->scan.plan.initPlan = NIL;
+	feed->scan.plan.lefttree = NULL;
+	feed->scan.plan.righttree = NULL;
+	feed->scan.plan.targetlist = gs_plan_scan_tuple_tlist(scan_tlist);
+	feed->scan.scanrelid = 0;
+	feed->custom_scan_tlist = scan_tlist;
+	feed->methods = &feed_plan_methods;
+	return (Plan *) feed;
+}
+
+Plan *
+gs_window_plan(WindowAgg *wa)
+{
+	Plan	   *input = wa->plan.lefttree;
+	CollectContext collect;
+	RetargetContext rt;
+	CustomScan *cscan;
+	WindowAgg  *fallback;
+	GsWinFrame	frame;
+	List	   *scan_tlist;
+	ListCell   *lc;
+	int			resno;
+
+	if (!gpusort_window || input == NULL || !IsA(input, CustomScan) ||
+		((CustomScan *) input)->methods != &gpusort_plan_methods ||
+		wa->runCondition != NIL || wa->plan.qual != NIL ||
+		!supported_frame(wa->frameOptions, &frame))
+		return (Plan *) wa;
+	collect.winref = wa->winref;
+	collect.wfuncs = NIL;
+	collect.ok = true;
+	(void) collect_wfuncs((Node *) wa->plan.targetlist, &collect);
+	if (!collect.ok || collect.wfuncs == NIL)
+		return (Plan *) wa;
+
+	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
+	wa->plan.lefttree = NULL;
+	fallback = copyObject(wa);
+	wa->plan.lefttree = input;
+	fallback->plan.initPlan = NIL;
+	fallback->plan.lefttree = make_feed(input);
+
+	cscan = makeNode(CustomScan);
+	memcpy(&cscan->scan.plan, &wa->plan, sizeof(Plan));
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.lefttree = input;
+	cscan->scan.plan.righttree = NULL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* as WindowAgg: no backward scan, no mark */
+
+	scan_tlist = gs_plan_passthrough_tlist(input->targetlist);
+	resno = list_length(scan_tlist);
+	foreach(lc, collect.wfuncs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), ++resno,
+											 NULL, false));
+	cscan->custom_scan_tlist = scan_tlist;
+	rt.wfuncs = collect.wfuncs;
+	rt.ninput = list_length(input->targetlist);
+	cscan->scan.plan.targetlist = (List *) retarget((Node *) wa->plan.targetlist, &rt);
+	cscan->custom_private = list_make2(fallback, list_make1_int((int) frame));
+	cscan->custom_exprs = NIL;
+	cscan->methods = &window_plan_methods;
+	return (Plan *) cscan;
+}
+
+/* ---- executor ------------------------------------------------------------------------ */
+
+static Node *
+window_create_state(CustomScan *cscan)
+{
+	GpuWindowState *node = palloc0(sizeof(GpuWindowState));
+
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &window_exec_methods;
+	return (Node *) node;
+}
+
+static GsWinCol *
+window_columns(int n, AttrNumber *attnos, Oid *eqops, Oid *collations)
+{
+	GsWinCol   *cols = palloc0(sizeof(GsWinCol) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		gs_win_col_init(&cols[i], attnos[i], eqops[i], collations[i]);
+	return cols;
+}
+
+static void
+window_begin(CustomScanState *cnode, EState *estate, int eflags)
+{
+	GpuWindowState *node = (GpuWindowState *) cnode;
+	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
+	WindowAgg  *wa = (WindowAgg *) list_nth(cscan->custom_private, GSWP_FALLBACK);
+	TupleDesc	indesc;
+	ListCell   *lc;
+	int			k;
+
+	node->wa = wa;
+	node->frame = (GsWinFrame) linitial_int(list_nth(cscan->custom_private, GSWP_FRAME));
+	/* as WindowAgg initializes its input */
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	indesc = ExecGetResultType(outerPlanState(node));
+	node->ninput = indesc->natts;
+	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	node->part = window_columns(wa->partNumCols, wa->partColIdx,
+								wa->partOperators, wa->partCollations);
+	node->npart = wa->partNumCols;
+	node->ord = window_columns(wa->ordNumCols, wa->ordColIdx,
+							   wa->ordOperators, wa->ordCollations);
+	node->nord = wa->ordNumCols;
+
+	node->nfuncs = list_length(cscan->custom_scan_tlist) - node->ninput;
+	node->funcs = palloc0(sizeof(GsWinFunc) * Max(node->nfuncs, 1));
+	node->nav_slots = palloc0(sizeof(TupleTableSlot *) * Max(node->nfuncs, 1));
+	k = 0;
+	for_each_from(lc, cscan->custom_scan_tlist, node->ninput)
+	{
+		TargetEntry *tle = lfirst(lc);
+		const char *why;
+
+		if (!gs_win_func_from_plan((WindowFunc *) tle->expr, &node->funcs[k], &why))
+			elog(ERROR, "GpuWindow cannot compute its function: %s", why);
+		node->nav_slots[k] = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+												&TTSOpsMinimalTuple);
+		k++;
+	}
+}
+
+static inline double
+elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* Starts the WindowAgg over the GpuSort's rows, and says why */
+static void
+start_fallback(GpuWindowState *node, const char *why)
+{
+	EState	   *estate = node->css.ss.ps.state;
+	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
+	GpuWindowFeedState *feed;
+
+	strlcpy(node->why, why, sizeof(node->why));
+	node->fallback = ExecInitNode((Plan *) node->wa, estate, 0);
+	feed = (GpuWindowFeedState *) outerPlanState(node->fallback);
+	feed->source = outerPlanState(node);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* bytes of the arrays for n rows: flags, results and arguments */
+static Size
+window_bytes(GpuWindowState *node, uint64 n)
+{
+	Size		per_row = 1;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		per_row += 2 * sizeof(int64) + sizeof(bool) + sizeof(double) + sizeof(bool) +
+			2 * sizeof(int64);
+	return (Size) n * per_row;
+}
+
+/* Sorts (the GpuSort below) and computes every row's window values */
+static void
+window_run(GpuWindowState *node)
+{
+	PlanState  *input = outerPlanState(node);
+	TupleDesc	indesc = ExecGetResultType(input);
+	MinimalTuple *rows;
+	uint64		n;
+	Size		bytes;
+	uint8	   *flags;
+	instr_time	start;
+	MemoryContext oldcxt;
+	int			k;
+
+	node->ran = true;
+	node->why[0] = '\0';
+	if (!gs_sort_sorted_rows(input, &rows, &n))
+	{
+		start_fallback(node, "the sort went to tuplesort");
+		return;
+	}
+	bytes = window_bytes(node, n);
+	if (bytes > gpusort_memory_budget())
+	{
+		start_fallback(node, "window values need more than gpusort.max_memory");
+		return;
+	}
+	node->runcxt = AllocSetContextCreate(node->css.ss.ps.state->es_query_cxt,
+										 "GpuWindow", ALLOCSET_DEFAULT_SIZES);
+	node->reservation = gs_reservation_create(node->runcxt);
+	if (!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+	{
+		MemoryContextDelete(node->runcxt);
+		node->runcxt = NULL;
+		node->reservation = NULL;
+		start_fallback(node, "the server's sorts hold gpusort.max_total_memory");
+		return;
+	}
+	node->reserved = bytes;
+
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	node->nthreads = gpusort_threads();
+	node->rows = rows;
+	node->nrows = n;
+	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+	INSTR_TIME_SET_CURRENT(start);
+	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
+					  node->ord, node->nord, node->funcs, node->nfuncs,
+					  flags, node->nthreads);
+	node->ms_bounds = elapsed_ms(start);
+	INSTR_TIME_SET_CURRENT(start);
+	node->nparts = gs_win_compute(flags, n, node->frame, node->funcs,
+								  node->nfuncs, node->nthreads);
+	node->ms_funcs = elapsed_ms(start);
+	pfree(flags);
+	MemoryContextSwitchTo(oldcxt);
+
+	node->err_row = PG_UINT64_MAX;
+	for (k = 0; k < node->nfuncs; k++)
+		node->err_row = Min(node->err_row, node->funcs[k].err_row);
+	node->current = 0;
+	node->computed = true;
+}
+
+static TupleTableSlot *
+window_exec(CustomScanState *cnode)
+{
+	GpuWindowState *node = (GpuWindowState *) cnode;
+	ExprContext *econtext = cnode->ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
+	uint64		i;
+	int			k;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!node->computed && node->fallback == NULL)
+		window_run(node);
+	if (node->fallback)
+		return ExecProcNode(node->fallback);
+
+	if (node->current >= node->nrows)
+		return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+	i = node->current++;
+	if (i == node->err_row)
+		gs_win_overflow_error();
+
+	ResetExprContext(econtext);
+	ExecClearTuple(scan);
+	ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
+	slot_getallattrs(node->row_slot);
+	memcpy(scan->tts_values, node->row_slot->tts_values,
+		   sizeof(Datum) * node->ninput);
+	memcpy(scan->tts_isnull, node->row_slot->tts_isnull,
+		   sizeof(bool) * node->ninput);
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+		for (k = 0; k < node->nfuncs; k++)
+			scan->tts_values[node->ninput + k] =
+				gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
+							 &scan->tts_isnull[node->ninput + k]);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	ExecStoreVirtualTuple(scan);
+	econtext->ecxt_scantuple = scan;
+	if (cnode->ss.ps.ps_ProjInfo)
+		return ExecProject(cnode->ss.ps.ps_ProjInfo);
+	return scan;
+}
+
+/* frees the current run; the rows go with the GpuSort's rescan */
+static void
+window_reset(GpuWindowState *node)
+{
+	int			k;
+
+	ExecClearTuple(node->row_slot);
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		ExecClearTuple(node->nav_slots[k]);
+		node->funcs[k].i64 = NULL;
+		node->funcs[k].f8 = NULL;
+#ifdef HAVE_INT128
+		node->funcs[k].wide = NULL;
+#endif
+		node->funcs[k].cnt = NULL;
+		node->funcs[k].isnull = NULL;
+		node->funcs[k].err_row = PG_UINT64_MAX;
+	}
+	if (node->runcxt)
+		MemoryContextDelete(node->runcxt);	/* and the reservation */
+	node->runcxt = NULL;
+	node->reservation = NULL;
+	node->rows = NULL;
+	node->nrows = 0;
+	node->current = 0;
+	node->computed = false;
+	if (node->fallback)
+		ExecEndNode(node->fallback);
+	node->fallback = NULL;
+}
+
+static void
+window_end(CustomScanState *cnode)
+{
+	GpuWindowState *node = (GpuWindowState *) cnode;
+
+	window_reset(node);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+window_rescan(CustomScanState *cnode)
+{
+	GpuWindowState *node = (GpuWindowState *) cnode;
+	PlanState  *input = outerPlanState(node);
+
+	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+	/* the same rows: the same values */
+	if (node->computed && input->chgParam == NULL)
+	{
+		node->current = 0;
+		return;
+	}
+	window_reset(node);
+	if (input->chgParam == NULL)
+		ExecReScan(input);
+}
+
+/* the names of the window functions, for EXPLAIN */
+static List *
+function_names(CustomScan *cscan, int ninput)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	for_each_from(lc, cscan->custom_scan_tlist, ninput)
+	{
+		WindowFunc *wfunc = (WindowFunc *) ((TargetEntry *) lfirst(lc))->expr;
+
+		names = lappend(names, get_func_name(wfunc->winfnoid));
+	}
+	return names;
+}
+
+static void
+window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+{
+	GpuWindowState *node = (GpuWindowState *) cnode;
+	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
+	static const char *const frames[] = {
+		[GSW_FRAME_PEERS] = "to the current row's last peer",
+		[GSW_FRAME_ROW] = "to the current row",
+		[GSW_FRAME_PARTITION] = "the whole partition",
+	};
+
+	ExplainPropertyList("Window Functions", function_names(cscan, node->ninput), es);
+	ExplainPropertyText("Window Frame", frames[node->frame], es);
+	if (!es->analyze || !node->ran)
+		return;
+	if (node->why[0])
+	{
+		ExplainPropertyText("GpuWindow Fallback", node->why, es);
+		return;
+	}
+	ExplainPropertyUInteger("Window Partitions", NULL, node->nparts, es);
+	ExplainPropertyInteger("Window Threads", NULL, node->nthreads, es);
+	ExplainPropertyInteger("Window Memory", "kB", (node->reserved + 1023) / 1024, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Time Finding Partitions", "ms", node->ms_bounds, 3, es);
+		ExplainPropertyFloat("Time Computing Functions", "ms", node->ms_funcs, 3, es);
+	}
+}
+
+/* ---- the fallback's feed ------------------------------------------------------------- */
+
+static Node *
+feed_create_state(CustomScan *cscan)
+{
+	GpuWindowFeedState *node = palloc0(sizeof(GpuWindowFeedState));
+
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &feed_exec_methods;
+	return (Node *) node;
+}
+
+static void
+feed_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	/* source is set by start_fallback */
+}
+
+static TupleTableSlot *
+feed_exec(CustomScanState *cnode)
+{
+	GpuWindowFeedState *node = (GpuWindowFeedState *) cnode;
+
+	return ExecProcNode(node->source);
+}
+
+static void
+feed_end(CustomScanState *node)
+{
+	/* the source is the GpuWindow's input, which it ends */
+}
+
+static void
+feed_rescan(CustomScanState *node)
+{
+	/* the GpuWindow rescans the source, and starts a new WindowAgg */
+}

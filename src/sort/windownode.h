@@ -1,0 +1,47 @@
+/*-------------------------------------------------------------------------
+ *
+ * windownode.h
+ *	  The GpuWindow CustomScan: a WindowAgg over a GpuSort, computed from
+ *	  the sorted rows as arrays (windownode.c, windowfuncs.c).
+ *
+ * A GpuWindow plan node stands where the WindowAgg stood and keeps its
+ * Plan header; its input (plan.lefttree) is the GpuSort that sorted the
+ * WindowAgg's input.  Its scan tuple is the input row followed by one
+ * column per window function: custom_scan_tlist holds OUTER_VAR references
+ * to every input column, then the WindowFuncs themselves (so EXPLAIN
+ * VERBOSE names them), and the targetlist is the WindowAgg's with its
+ * input columns and WindowFuncs turned into INDEX_VAR references to those.
+ *
+ * custom_private is a List of
+ *	   0: the WindowAgg itself, whose input is a GpuWindowFeed node: the
+ *		  fallback, run when the rows cannot be had as an array (the sort
+ *		  went to tuplesort) or their values cannot be given memory, and the
+ *		  source of the window's columns, operators and frame
+ *	   1: IntList of one GsWinFrame
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_WINDOWNODE_H
+#define GPUSORT_WINDOWNODE_H
+
+#include "nodes/extensible.h"
+#include "nodes/plannodes.h"
+
+#define GPUWINDOW_NODE_NAME		"GpuWindow"
+#define GPUWINDOW_FEED_NAME		"GpuWindowFeed"
+
+/*
+ * The GpuWindow that stands for wa, whose input planner.c has already
+ * walked, or wa itself where WindowAgg must stay: its input is not a
+ * GpuSort, or a function, frame or run condition is not computed here.
+ */
+extern Plan *gs_window_plan(WindowAgg *wa);
+
+/* registers the plan methods (at load) */
+extern void gs_window_register(void);
+
+/* planner.c's targetlists: its input's columns, and the scan tuple's */
+extern List *gs_plan_passthrough_tlist(List *child_tlist);
+extern List *gs_plan_scan_tuple_tlist(List *scan_tlist);
+
+#endif							/* GPUSORT_WINDOWNODE_H */
