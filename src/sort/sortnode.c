@@ -702,6 +702,26 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 	pfree(a.offsets);
 }
 
+static bool reserve_stored(GpuSortState *node, Size need, char *why, size_t len);
+static Size stored_bytes(GpuSortState *node);
+
+/*
+ * May the rows be copied into output order for a GpuWindow?  The copy
+ * needs room for the rows a second time, until the stored ones go: only
+ * when the budget and the server-wide account give it.
+ */
+static bool
+copy_rows_for_array(GpuSortState *node)
+{
+	Size		need = stored_bytes(node) + gs_rows_bytes(&node->rows);
+	char		why[128];
+
+	if (!gpusort_copy_rows || node->nout < GS_THREADED_MIN_ROWS ||
+		need > gpusort_memory_budget())
+		return false;
+	return reserve_stored(node, need, why, sizeof(why));
+}
+
 /*
  * Sorts the stored rows: afterwards node->tuples holds the first nout rows
  * (all rows, or the first bound of them) in output order, and so does
@@ -829,6 +849,18 @@ sort_stored(GpuSortState *node, bool keep_raw)
 		if (node->shared_bytes > 0 && gpusort_copy_rows &&
 			(!node->forward_only || node->as_array))
 			copy_in_order(node, node->tuples, order, sorted, node->nout);
+		else if (node->as_array && !keep_raw && copy_rows_for_array(node))
+		{
+			/*
+			 * A GpuWindow reads every row twice, in output order: once the
+			 * rows lie in that order, both passes read memory in sequence
+			 * instead of missing the cache at every row.  The rows as
+			 * stored are freed once copied.
+			 */
+			copy_in_order(node, node->tuples, order, sorted, node->nout);
+			gs_rows_release(&node->rows);
+			gs_rows_init(&node->rows, node->runcxt, node->prefault);
+		}
 		else
 		{
 			GatherArg	a;
@@ -958,7 +990,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
  * Stored bytes as the budget counts them: the arrays only as far as they
  * are filled, since the kernel backs the rest of them only once touched.
  */
-static inline Size
+static Size
 stored_bytes(GpuSortState *node)
 {
 	return gs_rows_bytes(&node->rows) + node->shared_bytes +
