@@ -151,6 +151,6 @@ extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 						  TupleTableSlot *nav_slot, bool *isnull);
 
 /* the ereport of a float overflow, as float.c raises it */
-extern void gs_win_overflow_error(void) pg_attribute_noreturn();
+extern void gs_win_overflow_error(void);
 
 #endif							/* GPUSORT_WINDOWFUNCS_H */
