@@ -42,6 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "compat.h"
 #include "gpusort.h"
 #include "memaccount.h"
 #include "sortnode.h"
