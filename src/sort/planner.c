@@ -49,9 +49,11 @@
  * so an unbounded GpuSort directly over a serial Seq Scan of a table that
  * stock would scan in parallel (the workers compute_parallel_worker gives,
  * from the table's size or its parallel_workers option) gets the parallel
- * shape too, when the whole query is parallel safe (as standard_planner
- * checks it before choosing any parallel plan) and the scan uses no
- * parameters or subplans.
+ * shape too, when the query may run in parallel mode at all (as
+ * standard_planner checks it before choosing any parallel plan: nothing in
+ * it is parallel unsafe) and the scan's own expressions are parallel safe,
+ * with no parameters or subplans: a parallel restricted part, such as the
+ * window functions of a WindowAgg above, stays in the leader.
  *
  * Gather Merge over a per-worker Sort becomes one GpuSort in the leader.  A
  * GPU wants one large sort rather than one small sort per worker (each of
@@ -327,6 +329,33 @@ parallel_ok(Plan *gather_plan, const GsLimit *limit)
 					   gather->plan.lefttree->targetlist);
 }
 
+static bool
+func_not_parallel_safe(Oid func_id, void *context)
+{
+	return func_parallel(func_id) != PROPARALLEL_SAFE;
+}
+
+/*
+ * Could an expression of a scan not run in a worker?  The query as a whole
+ * may hold parallel restricted parts (a window function, say), which stay
+ * in the leader above the Gather; what moves below it must be safe: no
+ * function that is not parallel safe, no subplan, no parameter but the
+ * query's own.
+ */
+static bool
+not_parallel_safe(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, func_not_parallel_safe, context))
+		return true;
+	if (IsA(node, SubPlan) || IsA(node, SubLink) || IsA(node, AlternativeSubPlan) ||
+		IsA(node, NextValueExpr) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+		(IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN))
+		return true;
+	return expression_tree_walker(node, not_parallel_safe, context);
+}
+
 /*
  * A Gather over a store node over scan, now a Parallel Seq Scan, when stock
  * would have scanned scan's table in parallel (see the header comment);
@@ -346,8 +375,8 @@ parallelize_scan(Plan *scan, Sort *sort)
 		!IsA(scan, SeqScan) || scan->parallel_aware ||
 		scan->initPlan != NIL || !bms_is_empty(scan->extParam) ||
 		!bms_is_empty(scan->allParam) ||
-		contain_subplans((Node *) scan->qual) ||
-		contain_subplans((Node *) scan->targetlist))
+		not_parallel_safe((Node *) scan->qual, NULL) ||
+		not_parallel_safe((Node *) scan->targetlist, NULL))
 		return NULL;
 	rte = rt_fetch(((SeqScan *) scan)->scan.scanrelid, current_rtable);
 	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
@@ -879,7 +908,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
 		IsUnderPostmaster && parse->commandType == CMD_SELECT &&
 		!parse->hasModifyingCTE && max_parallel_workers_per_gather > 0 &&
-		!IsParallelWorker() && max_parallel_hazard(parse) == PROPARALLEL_SAFE;
+		!IsParallelWorker() && max_parallel_hazard(parse) != PROPARALLEL_UNSAFE;
 
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
