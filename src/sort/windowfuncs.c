@@ -33,8 +33,9 @@
  *	   transition steps are float.c's, int8.c's and numeric.c's (the float
  *	   comparisons with NaN greatest, overflow checks and all);
  *	 - an error WindowAgg would raise while evaluating a row is raised when
- *	   that row is returned (err_row), not before: a LIMIT that stops
- *	   earlier sees no error, as with WindowAgg.
+ *	   that row is returned (GSW_ERROR), not before: a LIMIT that stops
+ *	   earlier, or a run condition that skips the row, sees no error, as
+ *	   with WindowAgg.
  *
  *-------------------------------------------------------------------------
  */
@@ -219,7 +220,6 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 
 	memset(f, 0, sizeof(GsWinFunc));
 	f->restype = wfunc->wintype;
-	f->err_row = PG_UINT64_MAX;
 	*why = "a window function GpuWindow does not compute";
 	if (wfunc->aggfilter != NULL)
 	{
@@ -898,7 +898,7 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 
 typedef struct ComputeArg
 {
-	const uint8 *flags;
+	uint8	   *flags;
 	const uint64 *starts;		/* [nparts + 1]: each partition's first row */
 	uint64		nparts;
 	uint64		ntasks;
@@ -906,7 +906,6 @@ typedef struct ComputeArg
 	GsWinFrame	frame;
 	GsWinFunc  *funcs;
 	int			nfuncs;
-	uint64	   *err;			/* [ntasks * nfuncs] */
 } ComputeArg;
 
 static void
@@ -922,7 +921,6 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 		for (k = 0; k < a->nfuncs; k++)
 		{
 			uint64		q;
-			uint64		err = PG_UINT64_MAX;
 
 			for (q = a->task_first[t]; q < a->task_first[t + 1]; q++)
 			{
@@ -930,13 +928,14 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 												  a->starts[q], a->starts[q + 1],
 												  a->frame);
 
-				if (e < err)
-				{
-					err = e;
-					break;		/* rows past it are never returned */
-				}
+				/*
+				 * The partition's rows from e on are left as they are: the
+				 * error is raised before any of them is returned.  Only this
+				 * task writes its partitions' flags.
+				 */
+				if (e != PG_UINT64_MAX)
+					a->flags[e] |= GSW_ERROR;
 			}
-			a->err[t * a->nfuncs + k] = err;
 		}
 	}
 }
@@ -989,7 +988,7 @@ alloc_scratch(GsWinFunc *f, uint64 n)
 }
 
 uint64
-gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
+gs_win_compute(uint8 *flags, uint64 n, GsWinFrame frame,
 			   GsWinFunc *funcs, int nfuncs, int nthreads)
 {
 	ComputeArg	a;
@@ -1054,15 +1053,12 @@ gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
 	a.frame = frame;
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
-	a.err = palloc(sizeof(uint64) * a.ntasks * Max(nfuncs, 1));
 	gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
 
 	for (k = 0; k < nfuncs; k++)
 	{
 		GsWinFunc  *f = &funcs[k];
 
-		for (t = 0; t < a.ntasks; t++)
-			f->err_row = Min(f->err_row, a.err[t * nfuncs + k]);
 		if (f->argnull)
 			pfree(f->argnull);
 		if (f->argi)
@@ -1073,7 +1069,6 @@ gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
 		f->argi = NULL;
 		f->argf = NULL;
 	}
-	pfree(a.err);
 	pfree(a.task_first);
 	pfree(starts);
 	return nparts;

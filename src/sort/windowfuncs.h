@@ -84,7 +84,6 @@ typedef struct GsWinFunc
 #endif
 	int64	   *cnt;			/* avg's divisor */
 	bool	   *isnull;
-	uint64		err_row;		/* evaluating this row overflows, or UINT64_MAX */
 
 	/* the argument's values, while computing */
 	int64	   *argi;
@@ -115,6 +114,7 @@ typedef struct GsWinCol
 #define GSW_NEW_PARTITION	0x01
 #define GSW_NEW_PEERS		0x02
 #define GSW_UNSURE			0x04	/* a pair the threads could not compare */
+#define GSW_ERROR			0x08	/* evaluating the row overflows */
 
 /* Looks up how col's equality operator eqop compares values */
 extern void gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop,
@@ -137,9 +137,10 @@ extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
  * Fills every function's result arrays (allocated here, in the current
  * memory context); returns the number of partitions.  Raises the errors
  * WindowAgg raises before its first row (ntile's and nth_value's bad
- * arguments); overflows are left in err_row for the row that meets them.
+ * arguments); an overflow is marked GSW_ERROR in the flags of the row that
+ * meets it, for the caller to raise when it returns that row.
  */
-extern uint64 gs_win_compute(const uint8 *flags, uint64 n, GsWinFrame frame,
+extern uint64 gs_win_compute(uint8 *flags, uint64 n, GsWinFrame frame,
 							 GsWinFunc *funcs, int nfuncs, int nthreads);
 
 /*

@@ -12,12 +12,15 @@
  * then returns each row with its values, projected through the WindowAgg's
  * targetlist.
  *
- * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, with no run
- * condition and no qual, whose frame starts at the partition's first row
- * and ends at the current row, its last peer or the partition's end, and
- * whose window functions windowfuncs.c computes (gs_win_func_from_plan),
- * becomes a GpuWindow.  Anything else keeps the WindowAgg, over the GpuSort
- * as before.
+ * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, whose frame
+ * starts at the partition's first row and ends at the current row, its
+ * last peer or the partition's end, whose window functions windowfuncs.c
+ * computes (gs_win_func_from_plan), and whose run condition, if any, is the
+ * top window's, becomes a GpuWindow.  Anything else keeps the WindowAgg,
+ * over the GpuSort as before.  The WindowAgg's qual becomes the node's, on
+ * the scan tuple; the run condition (custom_exprs) reads the projected row,
+ * as in WindowAgg, and ends the partition's rows at the first row that
+ * fails it: WindowAgg's strict pass-through of the top window.
  *
  * Fallback: the WindowAgg itself is kept in the plan node, over a
  * GpuWindowFeed node that hands it the GpuSort's rows.  When the rows do
@@ -41,6 +44,7 @@
 #include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 
 #include "compat.h"
 #include "gpusort.h"
@@ -51,6 +55,7 @@
 
 #define GSWP_FALLBACK	0
 #define GSWP_FRAME		1
+#define GSWP_RUNCOND	2		/* the run condition as written, for EXPLAIN */
 
 typedef struct GpuWindowState
 {
@@ -76,7 +81,8 @@ typedef struct GpuWindowState
 	MinimalTuple *rows;			/* the GpuSort's, in output order */
 	uint64		nrows;
 	uint64		current;		/* the next row to return */
-	uint64		err_row;		/* returning it raises an overflow */
+	uint8	   *flags;			/* [nrows]: windowfuncs.h's GSW_* */
+	ExprState  *runcond;		/* the top window's run condition, or NULL */
 	PlanState  *fallback;		/* the WindowAgg, once it runs */
 
 	/* for EXPLAIN ANALYZE */
@@ -263,13 +269,14 @@ gs_window_plan(WindowAgg *wa)
 
 	if (!gpusort_window || input == NULL || !IsA(input, CustomScan) ||
 		((CustomScan *) input)->methods != &gpusort_plan_methods ||
-		wa->runCondition != NIL || wa->plan.qual != NIL ||
+		(wa->runCondition != NIL && !wa->topWindow) ||
 		!supported_frame(wa->frameOptions, &frame))
 		return (Plan *) wa;
 	collect.winref = wa->winref;
 	collect.wfuncs = NIL;
 	collect.ok = true;
 	(void) collect_wfuncs((Node *) wa->plan.targetlist, &collect);
+	(void) collect_wfuncs((Node *) wa->plan.qual, &collect);
 	if (!collect.ok || collect.wfuncs == NIL)
 		return (Plan *) wa;
 
@@ -298,8 +305,11 @@ gs_window_plan(WindowAgg *wa)
 	rt.wfuncs = collect.wfuncs;
 	rt.ninput = list_length(input->targetlist);
 	cscan->scan.plan.targetlist = (List *) retarget((Node *) wa->plan.targetlist, &rt);
-	cscan->custom_private = list_make2(fallback, list_make1_int((int) frame));
-	cscan->custom_exprs = NIL;
+	cscan->scan.plan.qual = (List *) retarget((Node *) wa->plan.qual, &rt);
+	cscan->custom_private = list_make3(fallback, list_make1_int((int) frame),
+									   copyObject(wa->runConditionOrig));
+	/* its Vars are already the targetlist's columns, as the scan tuple */
+	cscan->custom_exprs = copyObject(wa->runCondition);
 	cscan->methods = &window_plan_methods;
 	return (Plan *) cscan;
 }
@@ -353,6 +363,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 							   wa->ordOperators, wa->ordCollations);
 	node->nord = wa->ordNumCols;
 
+	node->runcond = ExecInitQual(cscan->custom_exprs, &cnode->ss.ps);
 	node->nfuncs = list_length(cscan->custom_scan_tlist) - node->ninput;
 	node->funcs = palloc0(sizeof(GsWinFunc) * Max(node->nfuncs, 1));
 	node->nav_slots = palloc0(sizeof(TupleTableSlot *) * Max(node->nfuncs, 1));
@@ -420,7 +431,6 @@ window_run(GpuWindowState *node)
 	uint8	   *flags;
 	instr_time	start;
 	MemoryContext oldcxt;
-	int			k;
 
 	node->ran = true;
 	node->why[0] = '\0';
@@ -463,14 +473,35 @@ window_run(GpuWindowState *node)
 	node->nparts = gs_win_compute(flags, n, node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
 	node->ms_funcs = elapsed_ms(start);
-	pfree(flags);
 	MemoryContextSwitchTo(oldcxt);
 
-	node->err_row = PG_UINT64_MAX;
-	for (k = 0; k < node->nfuncs; k++)
-		node->err_row = Min(node->err_row, node->funcs[k].err_row);
+	node->flags = flags;
 	node->current = 0;
 	node->computed = true;
+}
+
+/* the scan tuple of row i: its columns, then its window values */
+static void
+fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	MemoryContext oldcxt;
+	int			k;
+
+	ExecClearTuple(scan);
+	ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
+	slot_getallattrs(node->row_slot);
+	memcpy(scan->tts_values, node->row_slot->tts_values,
+		   sizeof(Datum) * node->ninput);
+	memcpy(scan->tts_isnull, node->row_slot->tts_isnull,
+		   sizeof(bool) * node->ninput);
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (k = 0; k < node->nfuncs; k++)
+		scan->tts_values[node->ninput + k] =
+			gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
+						 &scan->tts_isnull[node->ninput + k]);
+	MemoryContextSwitchTo(oldcxt);
+	ExecStoreVirtualTuple(scan);
 }
 
 static TupleTableSlot *
@@ -479,43 +510,56 @@ window_exec(CustomScanState *cnode)
 	GpuWindowState *node = (GpuWindowState *) cnode;
 	ExprContext *econtext = cnode->ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
-	uint64		i;
-	int			k;
 
-	CHECK_FOR_INTERRUPTS();
 	if (!node->computed && node->fallback == NULL)
 		window_run(node);
 	if (node->fallback)
 		return ExecProcNode(node->fallback);
 
-	if (node->current >= node->nrows)
-		return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
-	i = node->current++;
-	if (i == node->err_row)
-		gs_win_overflow_error();
-
-	ResetExprContext(econtext);
-	ExecClearTuple(scan);
-	ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
-	slot_getallattrs(node->row_slot);
-	memcpy(scan->tts_values, node->row_slot->tts_values,
-		   sizeof(Datum) * node->ninput);
-	memcpy(scan->tts_isnull, node->row_slot->tts_isnull,
-		   sizeof(bool) * node->ninput);
+	for (;;)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		TupleTableSlot *slot;
+		uint64		i;
 
-		for (k = 0; k < node->nfuncs; k++)
-			scan->tts_values[node->ninput + k] =
-				gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
-							 &scan->tts_isnull[node->ninput + k]);
-		MemoryContextSwitchTo(oldcxt);
+		CHECK_FOR_INTERRUPTS();
+		if (node->current >= node->nrows)
+			return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+		i = node->current++;
+		if (node->flags[i] & GSW_ERROR)
+			gs_win_overflow_error();
+
+		ResetExprContext(econtext);
+		fill_scan_tuple(node, i, scan);
+		econtext->ecxt_scantuple = scan;
+		slot = cnode->ss.ps.ps_ProjInfo ? ExecProject(cnode->ss.ps.ps_ProjInfo) : scan;
+
+		/*
+		 * The top window's run condition, on the projected row as WindowAgg
+		 * evaluates it: once it fails, no later row of the partition can
+		 * pass, and WindowAgg returns none of them (nor of any partition,
+		 * with no PARTITION BY).
+		 */
+		if (node->runcond)
+		{
+			econtext->ecxt_scantuple = slot;
+			if (!ExecQual(node->runcond, econtext))
+			{
+				if (node->npart == 0)
+					node->current = node->nrows;
+				while (node->current < node->nrows &&
+					   !(node->flags[node->current] & GSW_NEW_PARTITION))
+					node->current++;
+				continue;
+			}
+			econtext->ecxt_scantuple = scan;
+		}
+		if (cnode->ss.ps.qual && !ExecQual(cnode->ss.ps.qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		return slot;
 	}
-	ExecStoreVirtualTuple(scan);
-	econtext->ecxt_scantuple = scan;
-	if (cnode->ss.ps.ps_ProjInfo)
-		return ExecProject(cnode->ss.ps.ps_ProjInfo);
-	return scan;
 }
 
 /* frees the current run; the rows go with the GpuSort's rescan */
@@ -535,13 +579,13 @@ window_reset(GpuWindowState *node)
 #endif
 		node->funcs[k].cnt = NULL;
 		node->funcs[k].isnull = NULL;
-		node->funcs[k].err_row = PG_UINT64_MAX;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
 	node->runcxt = NULL;
 	node->reservation = NULL;
 	node->rows = NULL;
+	node->flags = NULL;
 	node->nrows = 0;
 	node->current = 0;
 	node->computed = false;
@@ -604,8 +648,19 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		[GSW_FRAME_PARTITION] = "the whole partition",
 	};
 
+	List	   *runcond = list_nth(cscan->custom_private, GSWP_RUNCOND);
+
 	ExplainPropertyList("Window Functions", function_names(cscan, node->ninput), es);
 	ExplainPropertyText("Window Frame", frames[node->frame], es);
+	if (runcond != NIL)
+	{
+		List	   *context = set_deparse_context_plan(es->deparse_cxt,
+													   (Plan *) cscan, ancestors);
+
+		ExplainPropertyText("Run Condition",
+							deparse_expression((Node *) make_ands_explicit(runcond),
+											   context, false, false), es);
+	}
 	if (!es->analyze || !node->ran)
 		return;
 	if (node->why[0])

@@ -18,6 +18,10 @@
  *		  went to tuplesort) or their values cannot be given memory, and the
  *		  source of the window's columns, operators and frame
  *	   1: IntList of one GsWinFrame
+ *	   2: the WindowAgg's runConditionOrig, for EXPLAIN
+ * custom_exprs is the top window's run condition (the WindowAgg's
+ * runCondition: Vars of the projected row), or NIL; plan.qual is the
+ * WindowAgg's qual over the scan tuple.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,7 +37,8 @@
 /*
  * The GpuWindow that stands for wa, whose input planner.c has already
  * walked, or wa itself where WindowAgg must stay: its input is not a
- * GpuSort, or a function, frame or run condition is not computed here.
+ * GpuSort, or a function, frame or run condition (one of a window below
+ * another) is not computed here.
  */
 extern Plan *gs_window_plan(WindowAgg *wa);
 
