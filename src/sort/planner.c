@@ -112,6 +112,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortplan.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
 typedef struct GsLimit
@@ -209,27 +210,6 @@ scan_tuple_tlist(List *scan_tlist)
 	return tlist;
 }
 
-/* custom_private's sort columns (sortnode.h, fields 0 to 3) */
-static List *
-sort_columns_private(int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
-					 Oid *collations, bool *nullsFirst)
-{
-	List	   *cols = NIL;
-	List	   *ops = NIL;
-	List	   *colls = NIL;
-	List	   *nfs = NIL;
-	int			i;
-
-	for (i = 0; i < numCols; i++)
-	{
-		cols = lappend_int(cols, sortColIdx[i]);
-		ops = lappend_oid(ops, sortOperators[i]);
-		colls = lappend_oid(colls, collations[i]);
-		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
-	}
-	return list_make4(cols, ops, colls, nfs);
-}
-
 /*
  * Builds a GpuSort over child.  header supplies the Plan fields (the Sort's
  * or Gather Merge's); scan_tlist is the pass-through of child's columns.
@@ -241,6 +221,8 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *plan = &cscan->scan.plan;
+	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
+						  nullsFirst};
 
 	memcpy(plan, header, sizeof(Plan));
 	plan->type = T_CustomScan;
@@ -254,13 +236,9 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->custom_plans = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = lappend(sort_columns_private(numCols, sortColIdx,
-																 sortOperators,
-																 collations,
-																 nullsFirst),
-									list_make1_int(parallel ? 1 : 0));
+	cscan->custom_private = gs_plan_sort_private(&cols, parallel);
 	cscan->custom_exprs = limit ?
-		list_make2(copyObject(limit->offset), copyObject(limit->count)) : NIL;
+		gs_plan_sort_exprs(limit->offset, limit->count) : NIL;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpusort_plan_methods;
 	return (Plan *) cscan;
@@ -278,6 +256,8 @@ make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *plan = &cscan->scan.plan;
 	List	   *scan_tlist = passthrough_tlist(input->targetlist);
+	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
+						  nullsFirst};
 
 	memcpy(plan, input, sizeof(Plan));
 	plan->type = T_CustomScan;
@@ -297,9 +277,7 @@ make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
 	cscan->flags = 0;
 	cscan->custom_plans = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = sort_columns_private(numCols, sortColIdx,
-												 sortOperators, collations,
-												 nullsFirst);
+	cscan->custom_private = gs_plan_store_private(&cols);
 	cscan->custom_exprs = NIL;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpusort_store_plan_methods;
@@ -731,16 +709,6 @@ relabels_column(Expr *expr, List *tlist, int before, AttrNumber *col)
 	return false;
 }
 
-static void
-retarget_sort_columns(CustomScan *cscan, AttrNumber from, AttrNumber to)
-{
-	ListCell   *lc;
-
-	foreach(lc, (List *) linitial(cscan->custom_private))
-		if (lfirst_int(lc) == from)
-			lfirst_int(lc) = to;
-}
-
 static List *
 without_last(List *tlist)
 {
@@ -813,7 +781,7 @@ drop_collate_copies(PlannedStmt *stmt)
 				CustomScan *cscan = (CustomScan *) p;
 
 				cscan->custom_scan_tlist = without_last(cscan->custom_scan_tlist);
-				retarget_sort_columns(cscan, n, col);
+				gs_plan_retarget_column(cscan->custom_private, n, col);
 			}
 		}
 		bottom->targetlist = without_last(bottom->targetlist);

@@ -94,6 +94,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortplan.h"
 #include "sortstate.h"
 
 /*
@@ -180,29 +181,6 @@ gpusort_create_state(CustomScan *cscan)
 	return (Node *) node;
 }
 
-void
-gs_sort_columns(List *custom_private, GsSortColumns *cols)
-{
-	List	   *attnos = list_nth(custom_private, GSP_SORT_COLS);
-	List	   *ops = list_nth(custom_private, GSP_SORT_OPS);
-	List	   *colls = list_nth(custom_private, GSP_COLLATIONS);
-	List	   *nfs = list_nth(custom_private, GSP_NULLS_FIRST);
-	int			i;
-
-	cols->n = list_length(attnos);
-	cols->attnos = palloc(sizeof(AttrNumber) * cols->n);
-	cols->sortops = palloc(sizeof(Oid) * cols->n);
-	cols->collations = palloc(sizeof(Oid) * cols->n);
-	cols->nulls_first = palloc(sizeof(bool) * cols->n);
-	for (i = 0; i < cols->n; i++)
-	{
-		cols->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
-		cols->sortops[i] = list_nth_oid(ops, i);
-		cols->collations[i] = list_nth_oid(colls, i);
-		cols->nulls_first[i] = list_nth_int(nfs, i) != 0;
-	}
-}
-
 static void
 gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
@@ -211,8 +189,6 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	GsSortColumns cols;
 	TupleDesc	indesc;
 	int			i;
-
-	Assert(list_length(cscan->custom_private) == GSP_NFIELDS);
 
 	/* like a Sort, we store the input, so the input never rewinds */
 	node->random_access = (eflags & (EXEC_FLAG_REWIND |
@@ -224,7 +200,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
 	indesc = ExecGetResultType(outerPlanState(node));
-	if (linitial_int(list_nth(cscan->custom_private, GSP_PARALLEL)))
+	if (gs_plan_sort_parallel(cscan->custom_private))
 		node->par = gs_par_input(outerPlanState(node));
 
 	/*
