@@ -215,6 +215,34 @@ scan_tuple_tlist(List *scan_tlist)
 }
 
 /*
+ * A CustomScan of methods over child that returns its scan tuple (child's
+ * row, scan_tlist's columns) unchanged; header supplies the Plan fields.
+ */
+static CustomScan *
+make_passthrough_scan(Plan *header, Plan *child, List *scan_tlist,
+					  const CustomScanMethods *methods, List *custom_private)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+
+	memcpy(plan, header, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->qual = NIL;
+	plan->lefttree = child;
+	plan->righttree = NULL;
+	plan->targetlist = scan_tuple_tlist(scan_tlist);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_plans = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = custom_private;
+	cscan->custom_exprs = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = methods;
+	return cscan;
+}
+
+/*
  * Builds a GpuSort over child.  header supplies the Plan fields (the Sort's
  * or Gather Merge's); scan_tlist is the pass-through of child's columns.
  */
@@ -223,28 +251,15 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
 			 bool *nullsFirst, const GsLimit *limit, bool parallel)
 {
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *plan = &cscan->scan.plan;
 	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
 						  nullsFirst};
+	List	   *priv = gs_plan_sort_private(&cols, parallel);
+	CustomScan *cscan = make_passthrough_scan(header, child, scan_tlist,
+											  &gpusort_plan_methods, priv);
 
-	memcpy(plan, header, sizeof(Plan));
-	plan->type = T_CustomScan;
-	plan->qual = NIL;
-	plan->lefttree = child;
-	plan->righttree = NULL;
-
-	/* return the scan tuple (the input row) unchanged */
-	plan->targetlist = scan_tuple_tlist(scan_tlist);
-	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_plans = NIL;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = gs_plan_sort_private(&cols, parallel);
-	cscan->custom_exprs = limit ?
-		gs_plan_sort_exprs(limit->offset, limit->count) : NIL;
-	cscan->custom_relids = NULL;
-	cscan->methods = &gpusort_plan_methods;
+	if (limit)
+		cscan->custom_exprs = gs_plan_sort_exprs(limit->offset, limit->count);
 	return (Plan *) cscan;
 }
 
@@ -257,34 +272,20 @@ static Plan *
 make_store(GsPlanWalk *w, Plan *input, int numCols, AttrNumber *sortColIdx,
 		   Oid *sortOperators, Oid *collations, bool *nullsFirst)
 {
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *plan = &cscan->scan.plan;
-	List	   *scan_tlist = passthrough_tlist(input->targetlist);
 	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
 						  nullsFirst};
+	List	   *scan_tlist = passthrough_tlist(input->targetlist);
+	List	   *priv = gs_plan_store_private(&cols);
+	CustomScan *cscan = make_passthrough_scan(input, input, scan_tlist,
+											  &gpusort_store_plan_methods, priv);
+	Plan	   *plan = &cscan->scan.plan;
 
-	memcpy(plan, input, sizeof(Plan));
-	plan->type = T_CustomScan;
-	plan->qual = NIL;
 	plan->initPlan = NIL;
-	plan->lefttree = input;
-	plan->righttree = NULL;
 	plan->parallel_aware = true;
 	plan->parallel_safe = true;
 	plan->plan_node_id = w->next_plan_node_id++;
 	/* it returns nothing until its input is done */
 	plan->startup_cost = input->total_cost;
-
-	plan->targetlist = scan_tuple_tlist(scan_tlist);
-
-	cscan->scan.scanrelid = 0;
-	cscan->flags = 0;
-	cscan->custom_plans = NIL;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = gs_plan_store_private(&cols);
-	cscan->custom_exprs = NIL;
-	cscan->custom_relids = NULL;
-	cscan->methods = &gpusort_store_plan_methods;
 	return (Plan *) cscan;
 }
 
