@@ -114,6 +114,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortplan.h"
 #include "windownode.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
@@ -125,18 +126,22 @@ typedef struct GsLimit
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/* the plan node id the next new store node gets */
-static int	next_plan_node_id = 0;
+/* the walk of one statement's plan */
+typedef struct GsPlanWalk
+{
+	/* the plan node id the next new store node gets */
+	int			next_plan_node_id;
+	/* of the statement: gpusort.parallel, and may its scans run in workers */
+	bool		use_parallel;
+	bool		parallel_query_ok;
+	List	   *rtable;
+	/* has the walk put in a Gather (the statement then needs parallel mode) */
+	bool		added_gather;
+	/* Gathers above the node being walked: none may be nested in another */
+	int			gather_depth;
+} GsPlanWalk;
 
-/* of the statement being planned: gpusort.parallel, and may its scans run in workers */
-static bool use_parallel = false;
-static bool parallel_query_ok = false;
-static List *current_rtable = NIL;
-static bool added_gather = false;
-/* Gathers above the node being walked: none may be nested in another */
-static int	gather_depth = 0;
-
-static Plan *walk_plan(Plan *plan, const GsLimit *limit);
+static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 
 /*
  * Bytes a stored row costs beyond its width: the MinimalTuple header and
@@ -212,25 +217,32 @@ scan_tuple_tlist(List *scan_tlist)
 	return tlist;
 }
 
-/* custom_private's sort columns (sortnode.h, fields 0 to 3) */
-static List *
-sort_columns_private(int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
-					 Oid *collations, bool *nullsFirst)
+/*
+ * A CustomScan of methods over child that returns its scan tuple (child's
+ * row, scan_tlist's columns) unchanged; header supplies the Plan fields.
+ */
+static CustomScan *
+make_passthrough_scan(Plan *header, Plan *child, List *scan_tlist,
+					  const CustomScanMethods *methods, List *custom_private)
 {
-	List	   *cols = NIL;
-	List	   *ops = NIL;
-	List	   *colls = NIL;
-	List	   *nfs = NIL;
-	int			i;
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
 
-	for (i = 0; i < numCols; i++)
-	{
-		cols = lappend_int(cols, sortColIdx[i]);
-		ops = lappend_oid(ops, sortOperators[i]);
-		colls = lappend_oid(colls, collations[i]);
-		nfs = lappend_int(nfs, nullsFirst[i] ? 1 : 0);
-	}
-	return list_make4(cols, ops, colls, nfs);
+	memcpy(plan, header, sizeof(Plan));
+	plan->type = T_CustomScan;
+	plan->qual = NIL;
+	plan->lefttree = child;
+	plan->righttree = NULL;
+	plan->targetlist = scan_tuple_tlist(scan_tlist);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_plans = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = custom_private;
+	cscan->custom_exprs = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = methods;
+	return cscan;
 }
 
 /*
@@ -242,30 +254,15 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
 			 bool *nullsFirst, const GsLimit *limit, bool parallel)
 {
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *plan = &cscan->scan.plan;
+	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
+						  nullsFirst};
+	List	   *priv = gs_plan_sort_private(&cols, parallel);
+	CustomScan *cscan = make_passthrough_scan(header, child, scan_tlist,
+											  &gpusort_plan_methods, priv);
 
-	memcpy(plan, header, sizeof(Plan));
-	plan->type = T_CustomScan;
-	plan->qual = NIL;
-	plan->lefttree = child;
-	plan->righttree = NULL;
-
-	/* return the scan tuple (the input row) unchanged */
-	plan->targetlist = scan_tuple_tlist(scan_tlist);
-	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_plans = NIL;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = lappend(sort_columns_private(numCols, sortColIdx,
-																 sortOperators,
-																 collations,
-																 nullsFirst),
-									list_make1_int(parallel ? 1 : 0));
-	cscan->custom_exprs = limit ?
-		list_make2(copyObject(limit->offset), copyObject(limit->count)) : NIL;
-	cscan->custom_relids = NULL;
-	cscan->methods = &gpusort_plan_methods;
+	if (limit)
+		cscan->custom_exprs = gs_plan_sort_exprs(limit->offset, limit->count);
 	return (Plan *) cscan;
 }
 
@@ -275,37 +272,23 @@ make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
  * rows, when it passes them on, are input's, unchanged.
  */
 static Plan *
-make_store(Plan *input, int numCols, AttrNumber *sortColIdx, Oid *sortOperators,
-		   Oid *collations, bool *nullsFirst)
+make_store(GsPlanWalk *w, Plan *input, int numCols, AttrNumber *sortColIdx,
+		   Oid *sortOperators, Oid *collations, bool *nullsFirst)
 {
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *plan = &cscan->scan.plan;
+	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
+						  nullsFirst};
 	List	   *scan_tlist = passthrough_tlist(input->targetlist);
+	List	   *priv = gs_plan_store_private(&cols);
+	CustomScan *cscan = make_passthrough_scan(input, input, scan_tlist,
+											  &gpusort_store_plan_methods, priv);
+	Plan	   *plan = &cscan->scan.plan;
 
-	memcpy(plan, input, sizeof(Plan));
-	plan->type = T_CustomScan;
-	plan->qual = NIL;
 	plan->initPlan = NIL;
-	plan->lefttree = input;
-	plan->righttree = NULL;
 	plan->parallel_aware = true;
 	plan->parallel_safe = true;
-	plan->plan_node_id = next_plan_node_id++;
+	plan->plan_node_id = w->next_plan_node_id++;
 	/* it returns nothing until its input is done */
 	plan->startup_cost = input->total_cost;
-
-	plan->targetlist = scan_tuple_tlist(scan_tlist);
-
-	cscan->scan.scanrelid = 0;
-	cscan->flags = 0;
-	cscan->custom_plans = NIL;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = sort_columns_private(numCols, sortColIdx,
-												 sortOperators, collations,
-												 nullsFirst);
-	cscan->custom_exprs = NIL;
-	cscan->custom_relids = NULL;
-	cscan->methods = &gpusort_store_plan_methods;
 	return (Plan *) cscan;
 }
 
@@ -318,11 +301,11 @@ static bool is_passthrough(List *tlist, List *child_tlist);
  * node stores those), and run real workers over a parallel plan.
  */
 static bool
-parallel_ok(Plan *gather_plan, const GsLimit *limit)
+parallel_ok(GsPlanWalk *w, Plan *gather_plan, const GsLimit *limit)
 {
 	Gather	   *gather = (Gather *) gather_plan;
 
-	return use_parallel && limit == NULL && IsA(gather_plan, Gather) &&
+	return w->use_parallel && limit == NULL && IsA(gather_plan, Gather) &&
 		!gather->single_copy && gather->num_workers > 0 &&
 		gather->plan.qual == NIL && gather->plan.lefttree != NULL &&
 		is_passthrough(gather->plan.targetlist,
@@ -362,7 +345,7 @@ not_parallel_safe(Node *node, void *context)
  * else NULL and scan as it was.
  */
 static Plan *
-parallelize_scan(Plan *scan, Sort *sort)
+parallelize_scan(GsPlanWalk *w, Plan *scan, Sort *sort)
 {
 	RangeTblEntry *rte;
 	Relation	rel;
@@ -371,14 +354,14 @@ parallelize_scan(Plan *scan, Sort *sort)
 	int			workers;
 	Gather	   *gather;
 
-	if (!parallel_query_ok || gather_depth > 0 ||
+	if (!w->parallel_query_ok || w->gather_depth > 0 ||
 		!IsA(scan, SeqScan) || scan->parallel_aware ||
 		scan->initPlan != NIL || !bms_is_empty(scan->extParam) ||
 		!bms_is_empty(scan->allParam) ||
 		not_parallel_safe((Node *) scan->qual, NULL) ||
 		not_parallel_safe((Node *) scan->targetlist, NULL))
 		return NULL;
-	rte = rt_fetch(((SeqScan *) scan)->scan.scanrelid, current_rtable);
+	rte = rt_fetch(((SeqScan *) scan)->scan.scanrelid, w->rtable);
 	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
 		get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
@@ -404,29 +387,29 @@ parallelize_scan(Plan *scan, Sort *sort)
 	gather->plan.targetlist = passthrough_tlist(scan->targetlist);
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
-	gather->plan.plan_node_id = next_plan_node_id++;
+	gather->plan.plan_node_id = w->next_plan_node_id++;
 	gather->num_workers = workers;
 	gather->rescan_param = -1;
 	gather->single_copy = false;
 	gather->invisible = false;
 	gather->initParam = NULL;
 	gather->plan.lefttree = scan;
-	if (!parallel_ok((Plan *) gather, NULL))
+	if (!parallel_ok(w, (Plan *) gather, NULL))
 		return NULL;
 
 	scan->parallel_aware = true;
 	scan->parallel_safe = true;
-	gather->plan.lefttree = make_store(scan, sort->numCols, sort->sortColIdx,
+	gather->plan.lefttree = make_store(w, scan, sort->numCols, sort->sortColIdx,
 									   sort->sortOperators, sort->collations,
 									   sort->nullsFirst);
-	added_gather = true;
+	w->added_gather = true;
 	return (Plan *) gather;
 }
 
 static Plan *
-replace_sort(Sort *sort, const GsLimit *limit)
+replace_sort(GsPlanWalk *w, Sort *sort, const GsLimit *limit)
 {
-	Plan	   *child = walk_plan(sort->plan.lefttree, NULL);
+	Plan	   *child = walk_plan(w, sort->plan.lefttree, NULL);
 	bool		parallel;
 
 	sort->plan.lefttree = child;
@@ -434,15 +417,15 @@ replace_sort(Sort *sort, const GsLimit *limit)
 		return (Plan *) sort;
 
 	/* a Sort over a Gather: the participants store the rows */
-	parallel = parallel_ok(child, limit);
+	parallel = parallel_ok(w, child, limit);
 	if (parallel)
-		child->lefttree = make_store(child->lefttree, sort->numCols,
+		child->lefttree = make_store(w, child->lefttree, sort->numCols,
 									 sort->sortColIdx, sort->sortOperators,
 									 sort->collations, sort->nullsFirst);
-	else if (limit == NULL && use_parallel)
+	else if (limit == NULL && w->use_parallel)
 	{
 		/* a Sort over a serial scan that workers could share */
-		Plan	   *gather = parallelize_scan(child, sort);
+		Plan	   *gather = parallelize_scan(w, child, sort);
 
 		if (gather)
 		{
@@ -521,7 +504,7 @@ make_projection(Plan *header, Plan *child)
 
 /* Gather Merge over Sort -> GpuSort over Gather or Seq Scan (see above) */
 static Plan *
-replace_gather_merge(GatherMerge *gm)
+replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	Plan	   *scan = sort->plan.lefttree;
@@ -530,11 +513,11 @@ replace_gather_merge(GatherMerge *gm)
 
 	if (!eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]))
 	{
-		gm->plan.lefttree = walk_plan(gm->plan.lefttree, NULL);
+		gm->plan.lefttree = walk_plan(w, gm->plan.lefttree, NULL);
 		return (Plan *) gm;
 	}
 
-	if (IsA(scan, SeqScan) && scan->parallel_aware && !use_parallel &&
+	if (IsA(scan, SeqScan) && scan->parallel_aware && !w->use_parallel &&
 		is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
 	{
 		Plan	   *gpusort;
@@ -564,7 +547,7 @@ replace_gather_merge(GatherMerge *gm)
 	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
 	gather->plan.type = T_Gather;
 	gather->plan.targetlist = copyObject(sort->plan.targetlist);
-	gather->plan.lefttree = walk_plan(sort->plan.lefttree, NULL);
+	gather->plan.lefttree = walk_plan(w, sort->plan.lefttree, NULL);
 	gather->num_workers = gm->num_workers;
 	gather->rescan_param = gm->rescan_param;
 	gather->single_copy = false;
@@ -576,11 +559,12 @@ replace_gather_merge(GatherMerge *gm)
 	 * store node passes on, the Sort input's columns, which the Gather
 	 * Merge's pass-through targetlist reads unchanged.
 	 */
-	parallel = parallel_ok((Plan *) gather, NULL);
+	parallel = parallel_ok(w, (Plan *) gather, NULL);
 	if (parallel)
-		gather->plan.lefttree = make_store(gather->plan.lefttree, gm->numCols,
-										   gm->sortColIdx, gm->sortOperators,
-										   gm->collations, gm->nullsFirst);
+		gather->plan.lefttree = make_store(w, gather->plan.lefttree,
+										   gm->numCols, gm->sortColIdx,
+										   gm->sortOperators, gm->collations,
+										   gm->nullsFirst);
 
 	{
 		Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
@@ -601,22 +585,22 @@ replace_gather_merge(GatherMerge *gm)
 }
 
 static void
-walk_list(List *plans, const GsLimit *limit)
+walk_list(GsPlanWalk *w, List *plans, const GsLimit *limit)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = walk_plan((Plan *) lfirst(lc), limit);
+		lfirst(lc) = walk_plan(w, (Plan *) lfirst(lc), limit);
 }
 
-static Plan *walk_node(Plan *plan, const GsLimit *limit);
+static Plan *walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 
 /*
  * Replaces the Sorts in the tree under plan; returns what should stand
  * where plan stood.  limit is the Limit whose bound reaches plan.
  */
 static Plan *
-walk_plan(Plan *plan, const GsLimit *limit)
+walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 {
 	bool		gather;
 	Plan	   *result;
@@ -624,35 +608,35 @@ walk_plan(Plan *plan, const GsLimit *limit)
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
-	/* an ERROR here ends planning; the next statement starts at depth 0 */
 	gather = IsA(plan, Gather) || IsA(plan, GatherMerge);
 	if (gather)
-		gather_depth++;
-	result = walk_node(plan, limit);
+		w->gather_depth++;
+	result = walk_node(w, plan, limit);
 	if (gather)
-		gather_depth--;
+		w->gather_depth--;
 	return result;
 }
 
 static Plan *
-walk_node(Plan *plan, const GsLimit *limit)
+walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 {
 
 	switch (nodeTag(plan))
 	{
 		case T_Sort:
-			return replace_sort((Sort *) plan, limit);
+			return replace_sort(w, (Sort *) plan, limit);
 
 		case T_GatherMerge:
 			if (plan->lefttree && IsA(plan->lefttree, Sort))
 			{
 				if (limit == NULL)
-					return replace_gather_merge((GatherMerge *) plan);
+					return replace_gather_merge(w, (GatherMerge *) plan);
 				/* bounded: the workers' Sorts stay (see the header comment) */
-				plan->lefttree->lefttree = walk_plan(plan->lefttree->lefttree, NULL);
+				plan->lefttree->lefttree = walk_plan(w, plan->lefttree->lefttree,
+													 NULL);
 				return plan;
 			}
-			plan->lefttree = walk_plan(plan->lefttree, NULL);
+			plan->lefttree = walk_plan(w, plan->lefttree, NULL);
 			return plan;
 
 		case T_Limit:
@@ -671,20 +655,20 @@ walk_node(Plan *plan, const GsLimit *limit)
 										   Int64GetDatum(0), false, FLOAT8PASSBYVAL);
 					pass = &newlimit;
 				}
-				plan->lefttree = walk_plan(plan->lefttree, pass);
+				plan->lefttree = walk_plan(w, plan->lefttree, pass);
 				return plan;
 			}
 
 		case T_Append:
-			walk_list(((Append *) plan)->appendplans, limit);
+			walk_list(w, ((Append *) plan)->appendplans, limit);
 			return plan;
 
 		case T_MergeAppend:
-			walk_list(((MergeAppend *) plan)->mergeplans, limit);
+			walk_list(w, ((MergeAppend *) plan)->mergeplans, limit);
 			return plan;
 
 		case T_Result:
-			plan->lefttree = walk_plan(plan->lefttree,
+			plan->lefttree = walk_plan(w, plan->lefttree,
 									   plan->qual == NIL ? limit : NULL);
 			return plan;
 
@@ -692,26 +676,26 @@ walk_node(Plan *plan, const GsLimit *limit)
 			{
 				SubqueryScan *sq = (SubqueryScan *) plan;
 
-				sq->subplan = walk_plan(sq->subplan,
+				sq->subplan = walk_plan(w, sq->subplan,
 										plan->qual == NIL ? limit : NULL);
 				return plan;
 			}
 
 		case T_CustomScan:
-			walk_list(((CustomScan *) plan)->custom_plans, NULL);
+			walk_list(w, ((CustomScan *) plan)->custom_plans, NULL);
 			break;
 
 		case T_WindowAgg:
 			/* a WindowAgg over a GpuSort may become a GpuWindow (windownode.c) */
-			plan->lefttree = walk_plan(plan->lefttree, NULL);
+			plan->lefttree = walk_plan(w, plan->lefttree, NULL);
 			return gs_window_plan((WindowAgg *) plan);
 
 		case T_BitmapAnd:
-			walk_list(((BitmapAnd *) plan)->bitmapplans, NULL);
+			walk_list(w, ((BitmapAnd *) plan)->bitmapplans, NULL);
 			break;
 
 		case T_BitmapOr:
-			walk_list(((BitmapOr *) plan)->bitmapplans, NULL);
+			walk_list(w, ((BitmapOr *) plan)->bitmapplans, NULL);
 			break;
 
 		default:
@@ -721,8 +705,8 @@ walk_node(Plan *plan, const GsLimit *limit)
 			 */
 			break;
 	}
-	plan->lefttree = walk_plan(plan->lefttree, NULL);
-	plan->righttree = walk_plan(plan->righttree, NULL);
+	plan->lefttree = walk_plan(w, plan->lefttree, NULL);
+	plan->righttree = walk_plan(w, plan->righttree, NULL);
 	return plan;
 }
 
@@ -764,16 +748,6 @@ relabels_column(Expr *expr, List *tlist, int before, AttrNumber *col)
 		}
 	}
 	return false;
-}
-
-static void
-retarget_sort_columns(CustomScan *cscan, AttrNumber from, AttrNumber to)
-{
-	ListCell   *lc;
-
-	foreach(lc, (List *) linitial(cscan->custom_private))
-		if (lfirst_int(lc) == from)
-			lfirst_int(lc) = to;
 }
 
 static List *
@@ -848,7 +822,7 @@ drop_collate_copies(PlannedStmt *stmt)
 				CustomScan *cscan = (CustomScan *) p;
 
 				cscan->custom_scan_tlist = without_last(cscan->custom_scan_tlist);
-				retarget_sort_columns(cscan, n, col);
+				gs_plan_retarget_column(cscan->custom_private, n, col);
 			}
 		}
 		bottom->targetlist = without_last(bottom->targetlist);
@@ -901,6 +875,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
+	GsPlanWalk	w;
 	ListCell   *lc;
 
 	/* standard_planner's tests for parallelModeOK, on the query as given */
@@ -918,22 +893,22 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!gpusort_enabled)
 		return stmt;
 
-	next_plan_node_id = max_plan_node_id(stmt->planTree) + 1;
+	w.next_plan_node_id = max_plan_node_id(stmt->planTree) + 1;
 	foreach(lc, stmt->subplans)
-		next_plan_node_id = Max(next_plan_node_id,
-								max_plan_node_id((Plan *) lfirst(lc)) + 1);
-	use_parallel = gpusort_parallel_enabled();
-	parallel_query_ok = query_ok;
-	current_rtable = stmt->rtable;
-	added_gather = false;
-	gather_depth = 0;
-	stmt->planTree = walk_plan(stmt->planTree, NULL);
+		w.next_plan_node_id = Max(w.next_plan_node_id,
+								  max_plan_node_id((Plan *) lfirst(lc)) + 1);
+	w.use_parallel = gpusort_parallel_enabled();
+	w.parallel_query_ok = query_ok;
+	w.rtable = stmt->rtable;
+	w.added_gather = false;
+	w.gather_depth = 0;
+	stmt->planTree = walk_plan(&w, stmt->planTree, NULL);
 	drop_collate_copies(stmt);
 	/* a subplan may run inside a worker's plan: no Gather of ours there */
-	parallel_query_ok = false;
+	w.parallel_query_ok = false;
 	foreach(lc, stmt->subplans)
-		lfirst(lc) = walk_plan((Plan *) lfirst(lc), NULL);
-	if (added_gather)
+		lfirst(lc) = walk_plan(&w, (Plan *) lfirst(lc), NULL);
+	if (w.added_gather)
 		stmt->parallelModeNeeded = true;
 	return stmt;
 }

@@ -58,10 +58,10 @@
  * Widths come from the data: gs_keys_observe records per column whether
  * NULLs and values occur, integer ranges and the longest encoding, and
  * gs_keys_layout packs the columns into the fewest of 8, 16 or 32 bytes
- * (or fewer, when the caller asks for a shorter, inexact key: the key
- * budgeted at W bytes is the W-byte prefix of the full key, since columns
- * keep their places and a truncated column keeps the first bytes of its
- * encoding).
+ * (or fewer, when gs_keys_choose_layout finds in a sample of the rows that
+ * a shorter, inexact key separates them about as well: the key budgeted at
+ * W bytes is the W-byte prefix of the full key, since columns keep their
+ * places and a truncated column keeps the first bytes of its encoding).
  *
  * Since the layout is known only once every row has been seen, while the
  * rows are cheapest to read as they stream in (deformed, in cache), a key
@@ -1129,6 +1129,154 @@ gs_keys_layout(GsKeySpec *spec, int max_bytes)
 	spec->one_word = spec->nwords == 1 && spec->cols[0].in_key &&
 		(spec->nraw == 1 || !spec->cols[1].in_key) &&
 		(kind_is_fixed_number(spec->cols[0].kind));
+}
+
+/* ---- key width ----------------------------------------------------------------- */
+
+/*
+ * Key width from a sample: rows sampled to see whether a shorter, inexact
+ * key separates the rows about as well as the full one, and how many more
+ * of the sample's rows (per thousand) may share a short key than share a
+ * full one for the short key to be taken.
+ */
+#define GS_SAMPLE_ROWS		1024
+#define GS_SAMPLE_MIN_ROWS	16384
+#define GS_SAMPLE_SLACK		10
+
+/*
+ * A shorter key is taken only if the birthday bound on the rows its prefix
+ * leaves tied over all n rows (estimated from the bits the sample shows in
+ * each prefix byte) stays within GS_TIED_PER_ROW of them.  A sample of a
+ * thousand rows cannot see the collisions of 10^7 md5 strings in 8 bytes
+ * (32 bits: 10^4 tie groups, far more comparator work than a 16-byte key
+ * costs the engines); the bound can.
+ */
+#define GS_SAMPLE_BYTE_BITS_MAX	8.0
+#define GS_TIED_PER_ROW			1e-4
+
+static int
+key_compare(const void *a, const void *b, void *arg)
+{
+	return memcmp(a, b, *(int *) arg);
+}
+
+/* distinct prefixes of len bytes among n sorted keys of stride bytes */
+static int
+count_distinct(const uint8 *keys, int n, int stride, int len)
+{
+	int			d = n > 0 ? 1 : 0;
+	int			i;
+
+	for (i = 1; i < n; i++)
+		if (memcmp(keys + (i - 1) * stride, keys + i * stride, len) != 0)
+			d++;
+	return d;
+}
+
+/*
+ * Bits of information in the first len bytes of the sample's keys, taken
+ * byte by byte: log2 of the distinct values each byte position holds.  An
+ * overestimate where bytes are correlated, which the distinct prefixes
+ * count of the caller guards.
+ */
+static double
+prefix_bits(const uint8 *keys, int n, int stride, int len)
+{
+	double		bits = 0;
+	int			b;
+
+	for (b = 0; b < len; b++)
+	{
+		bool		seen[256] = {false};
+		int			distinct = 0;
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			uint8		v = keys[i * stride + b];
+
+			if (!seen[v])
+			{
+				seen[v] = true;
+				distinct++;
+			}
+		}
+		bits += Min(log2((double) distinct), GS_SAMPLE_BYTE_BITS_MAX);
+	}
+	return bits;
+}
+
+/*
+ * The full keys of m rows spread evenly over n, sorted as the engines
+ * order them: big-endian bytes, stride apart, so that memcmp compares them.
+ */
+static uint8 *
+sorted_sample(const GsKeySpec *spec, uint64 n, int m, int stride,
+			  GsRawKeyFn raw_key, void *arg)
+{
+	uint8	   *sample = palloc(m * stride);
+	uint8	   *rawbuf = palloc(spec->raw_bytes);
+	uint64		words[GS_MAX_KEY_WORDS];
+	int			i,
+				w;
+
+	for (i = 0; i < m; i++)
+	{
+		gs_keys_encode(spec, raw_key(arg, (uint64) i * n / m, rawbuf), words);
+		for (w = 0; w < stride / 8; w++)
+		{
+			uint64		be = pg_hton64(words[w]);
+
+			memcpy(sample + i * stride + 8 * w, &be, sizeof(be));
+		}
+	}
+	pfree(rawbuf);
+	qsort_arg(sample, m, stride, key_compare, &stride);
+	return sample;
+}
+
+/*
+ * The full layout makes every column it can exact, up to 32 bytes, but the
+ * engines' cost grows with the width (the CPU radix sort moves every byte of
+ * every pair on each pass; so do the GPU's copies), while a shorter prefix
+ * costs only comparator calls for the rows whose prefixes collide.  So a
+ * sample of the rows is encoded with the full key, sorted, and the shortest
+ * of 8 and 16 bytes whose prefixes leave hardly more rows tied than the full
+ * key does is taken: md5-like strings or a small integer before a wide one
+ * get 8 bytes; strings that share long prefixes (URLs, codes) keep their
+ * width.  The key of W bytes is the W-byte prefix of the full key (see the
+ * header comment), so the sample's full keys show every shorter one.
+ */
+void
+gs_keys_choose_layout(GsKeySpec *spec, uint64 n, GsRawKeyFn raw_key, void *arg)
+{
+	int			full_bytes;
+	int			stride;
+	int			m = GS_SAMPLE_ROWS;
+	uint8	   *sample;
+	int			distinct_full;
+	int			width;
+
+	gs_keys_layout(spec, GS_KEY_MAX_BYTES);
+	full_bytes = spec->key_bytes;
+	if (full_bytes <= 8 || n < GS_SAMPLE_MIN_ROWS)
+		return;
+
+	stride = spec->nwords * (int) sizeof(uint64);
+	sample = sorted_sample(spec, n, m, stride, raw_key, arg);
+	distinct_full = count_distinct(sample, m, stride, stride);
+	for (width = 8; width < full_bytes; width *= 2)
+	{
+		if (m - count_distinct(sample, m, stride, width) <=
+			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
+			prefix_bits(sample, m, stride, width) >=
+			log2((double) n / GS_TIED_PER_ROW))
+		{
+			gs_keys_layout(spec, width);
+			break;
+		}
+	}
+	pfree(sample);
 }
 
 int

@@ -14,7 +14,8 @@
  *	   gs_keys_observe(spec, slot, raw);	for every row as it comes: ranges,
  *											lengths, and (raw not NULL) the
  *											row's raw key, gs_keys_raw_bytes
- *	   gs_keys_layout(spec, max_bytes);	choose widths from what was seen
+ *	   gs_keys_choose_layout(spec, ...);	choose widths from what was seen
+ *											and from a sample of the rows
  *	   gs_keys_capture(spec, slot, raw);	the raw key, if not kept above
  *	   gs_keys_encode(spec, raw, words);	for every row, from its raw key
  *
@@ -79,6 +80,20 @@ extern void gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot,
 extern bool gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot,
 									uint8 *raw);
 extern void gs_keys_layout(GsKeySpec *spec, int max_bytes);
+
+/*
+ * The raw key of row row (< n) of a sort: a pointer into the caller's array
+ * of raw keys, or buf (gs_keys_raw_bytes) filled from the stored row.
+ */
+typedef const uint8 *(*GsRawKeyFn) (void *arg, uint64 row, uint8 *buf);
+
+/*
+ * Lays out the key of a sort of n rows (gs_keys_layout): at its full width,
+ * or narrower and inexact where a sample of the rows, read with raw_key,
+ * says that a shorter key separates them about as well.
+ */
+extern void gs_keys_choose_layout(GsKeySpec *spec, uint64 n,
+								  GsRawKeyFn raw_key, void *arg);
 extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
 						   uint64 *words);
 

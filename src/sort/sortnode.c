@@ -13,10 +13,11 @@
  *		raw key (sortkey.h) into an array in row order, while the row is
  *		still deformed and in cache;
  *	 2. keys: choose the key layout from what was seen (and the width from
- *		a sample), and build each row's key from its raw key straight into
- *		the engine's buffer, in row order: a sequential pass over the raw
- *		keys, or over the stored rows for wider raw keys (strings), whose
- *		array would cost more to fault in than a second deform does;
+ *		a sample, sortkey.c), and build each row's key from its raw key
+ *		straight into the engine's buffer, in row order: a sequential pass
+ *		over the raw keys, or over the stored rows for wider raw keys
+ *		(strings), whose array would cost more to fault in than a second
+ *		deform does;
  *	 3. sort: the engine (engine.h) sorts the (key, row number) pairs; it is
  *		stable, so equal keys keep row order;
  *	 4. ties: where the key does not decide the order by itself (a truncated
@@ -70,14 +71,12 @@
  */
 #include "postgres.h"
 
-#include <math.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
 #include "access/htup_details.h"
 #include "common/int.h"
-#include "port/pg_bswap.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -95,6 +94,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortplan.h"
 #include "sortstate.h"
 
 /*
@@ -133,27 +133,6 @@
 /* how far ahead of the pointer being gathered into output order */
 #define GS_GATHER_AHEAD		32
 
-
-/*
- * Key width from a sample: rows sampled to see whether a shorter, inexact
- * key separates the rows about as well as the full one, and how many more
- * of the sample's rows (per thousand) may share a short key than share a
- * full one for the short key to be taken.
- */
-#define GS_SAMPLE_ROWS		1024
-#define GS_SAMPLE_MIN_ROWS	16384
-#define GS_SAMPLE_SLACK		10
-
-/*
- * A shorter key is taken only if the birthday bound on the rows its prefix
- * leaves tied over all n rows (estimated from the bits the sample shows in
- * each prefix byte) stays within GS_TIED_PER_ROW of them.  A sample of a
- * thousand rows cannot see the collisions of 10^7 md5 strings in 8 bytes
- * (32 bits: 10^4 tie groups, 0.2 s of comparator work, against
- * milliseconds more for a 16-byte sort); the bound can.
- */
-#define GS_SAMPLE_BYTE_BITS_MAX	8.0
-#define GS_TIED_PER_ROW			1e-4
 
 static Node *gpusort_create_state(CustomScan *cscan);
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
@@ -202,29 +181,6 @@ gpusort_create_state(CustomScan *cscan)
 	return (Node *) node;
 }
 
-void
-gs_sort_columns(List *custom_private, GsSortColumns *cols)
-{
-	List	   *attnos = list_nth(custom_private, GSP_SORT_COLS);
-	List	   *ops = list_nth(custom_private, GSP_SORT_OPS);
-	List	   *colls = list_nth(custom_private, GSP_COLLATIONS);
-	List	   *nfs = list_nth(custom_private, GSP_NULLS_FIRST);
-	int			i;
-
-	cols->n = list_length(attnos);
-	cols->attnos = palloc(sizeof(AttrNumber) * cols->n);
-	cols->sortops = palloc(sizeof(Oid) * cols->n);
-	cols->collations = palloc(sizeof(Oid) * cols->n);
-	cols->nulls_first = palloc(sizeof(bool) * cols->n);
-	for (i = 0; i < cols->n; i++)
-	{
-		cols->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
-		cols->sortops[i] = list_nth_oid(ops, i);
-		cols->collations[i] = list_nth_oid(colls, i);
-		cols->nulls_first[i] = list_nth_int(nfs, i) != 0;
-	}
-}
-
 static void
 gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
@@ -233,8 +189,6 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	GsSortColumns cols;
 	TupleDesc	indesc;
 	int			i;
-
-	Assert(list_length(cscan->custom_private) == GSP_NFIELDS);
 
 	/* like a Sort, we store the input, so the input never rewinds */
 	node->random_access = (eflags & (EXEC_FLAG_REWIND |
@@ -246,7 +200,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
 	indesc = ExecGetResultType(outerPlanState(node));
-	if (linitial_int(list_nth(cscan->custom_private, GSP_PARALLEL)))
+	if (gs_plan_sort_parallel(cscan->custom_private))
 		node->par = gs_par_input(outerPlanState(node));
 
 	/*
@@ -325,131 +279,16 @@ gpusort_eval_bound(GpuSortState *node, int64 *bound)
  * The raw key of stored row i: kept since the row was stored, or taken
  * from the row now into buf (raw_bytes).
  */
-static inline const uint8 *
-row_raw(GpuSortState *node, uint64 i, uint8 *buf)
+static const uint8 *
+row_raw(void *arg, uint64 i, uint8 *buf)
 {
+	GpuSortState *node = (GpuSortState *) arg;
+
 	if (node->raw)
 		return node->raw + i * node->raw_bytes;
 	ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
 	gs_keys_capture(node->keys, node->row_slot, buf);
 	return buf;
-}
-
-/* ---- choosing the key width ----------------------------------------------------- */
-
-static int
-key_compare(const void *a, const void *b, void *arg)
-{
-	return memcmp(a, b, *(int *) arg);
-}
-
-/* distinct prefixes of len bytes among n sorted keys of stride bytes */
-static int
-count_distinct(const uint8 *keys, int n, int stride, int len)
-{
-	int			d = n > 0 ? 1 : 0;
-	int			i;
-
-	for (i = 1; i < n; i++)
-		if (memcmp(keys + (i - 1) * stride, keys + i * stride, len) != 0)
-			d++;
-	return d;
-}
-
-/*
- * Bits of information in the first len bytes of the sample's keys, taken
- * byte by byte: log2 of the distinct values each byte position holds.  An
- * overestimate where bytes are correlated, which the distinct prefixes
- * count of the caller guards.
- */
-static double
-prefix_bits(const uint8 *keys, int n, int stride, int len)
-{
-	double		bits = 0;
-	int			b;
-
-	for (b = 0; b < len; b++)
-	{
-		bool		seen[256] = {false};
-		int			distinct = 0;
-		int			i;
-
-		for (i = 0; i < n; i++)
-		{
-			uint8		v = keys[i * stride + b];
-
-			if (!seen[v])
-			{
-				seen[v] = true;
-				distinct++;
-			}
-		}
-		bits += Min(log2((double) distinct), GS_SAMPLE_BYTE_BITS_MAX);
-	}
-	return bits;
-}
-
-/*
- * Chooses the key width.  The full layout makes every column it can exact,
- * up to 32 bytes, but the engines' cost grows with the width (the CPU radix
- * sort moves every byte of every pair on each pass; so do the GPU's
- * copies), while a shorter prefix costs only comparator calls for the rows
- * whose prefixes collide.  So a sample of the rows is encoded with the full
- * key, sorted, and the shortest of 8 and 16 bytes whose prefixes leave
- * hardly more rows tied than the full key does is taken: md5-like strings
- * or a small integer before a wide one get 8 bytes; strings that share long
- * prefixes (URLs, codes) keep their width.
- */
-static void
-choose_key_width(GpuSortState *node)
-{
-	GsKeySpec  *keys = node->keys;
-	uint64		n = node->ntuples;
-	int			full_bytes = gs_keys_key_bytes(keys);
-	int			stride = gs_keys_nwords(keys) * (int) sizeof(uint64);
-	int			m = GS_SAMPLE_ROWS;
-	uint8	   *sample;
-	uint64		words[GS_MAX_KEY_WORDS];
-	uint8	   *rawbuf = palloc(node->raw_bytes);
-	int			distinct_full;
-	int			width;
-	int			i,
-				w;
-
-	if (full_bytes <= 8 || n < GS_SAMPLE_MIN_ROWS)
-		return;
-
-	sample = palloc(m * stride);
-	for (i = 0; i < m; i++)
-	{
-		uint64		row = (uint64) i * n / m;
-
-		gs_keys_encode(keys, row_raw(node, row, rawbuf), words);
-		/* big-endian bytes, so that memcmp orders them as the engines do */
-		for (w = 0; w < stride / 8; w++)
-		{
-			uint64		be = pg_hton64(words[w]);
-
-			memcpy(sample + i * stride + 8 * w, &be, sizeof(be));
-		}
-	}
-	ExecClearTuple(node->row_slot);
-	pfree(rawbuf);
-	qsort_arg(sample, m, stride, key_compare, &stride);
-	distinct_full = count_distinct(sample, m, stride, stride);
-
-	for (width = 8; width < full_bytes; width *= 2)
-	{
-		if (m - count_distinct(sample, m, stride, width) <=
-			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
-			prefix_bits(sample, m, stride, width) >=
-			log2((double) n / GS_TIED_PER_ROW))
-		{
-			gs_keys_layout(keys, width);
-			break;
-		}
-	}
-	pfree(sample);
 }
 
 /* building keys from raw keys, on threads */
@@ -722,66 +561,87 @@ copy_rows_for_array(GpuSortState *node)
 	return reserve_stored(node, need, why, sizeof(why));
 }
 
-/*
- * Sorts the stored rows: afterwards node->tuples holds the first nout rows
- * (all rows, or the first bound of them) in output order, and so does
- * node->raw when keep_raw (a prune goes on storing rows after them);
- * otherwise the raw keys are freed.
- */
+/* step 2 with every raw key at hand: the keys are built on threads */
 static void
-sort_stored(GpuSortState *node, bool keep_raw)
+encode_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
+{
+	EncodeArg	a;
+
+	a.keys = node->keys;
+	a.raw = node->raw;
+	a.raw_bytes = node->raw_bytes;
+	a.nwords = nwords;
+	a.out = gs_sorter_push_n(sorter, node->ntuples);
+	gs_cpu_for_slices(node->ntuples, gpusort_threads(), encode_slice, &a);
+}
+
+/* step 2 on the backend's thread alone: few rows, or one thread */
+static void
+encode_serial(GpuSortState *node, GsSorter *sorter)
+{
+	uint8	   *rawbuf = palloc(node->raw_bytes);
+	uint64		i;
+
+	for (i = 0; i < node->ntuples; i++)
+	{
+		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(rawbuf);
+}
+
+/*
+ * Step 2: lays out the key and builds every stored row's key, in row
+ * order, into a new sorter: from the kept raw keys, or from the stored rows
+ * (on threads where the raw key is small enough to capture there).
+ */
+static GsSorter *
+build_keys(GpuSortState *node)
 {
 	GsKeySpec  *keys = node->keys;
 	uint64		n = node->ntuples;
 	int			nwords;
-	int			first_inexact;
-	int			verify_col;
 	GsSorter   *sorter;
-	const uint32 *order;
-	uint32	   *settled = NULL;
-	uint8	   *rawbuf;
 	instr_time	start;
-	uint64		i;
-	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 
-	/* keys */
 	INSTR_TIME_SET_CURRENT(start);
-	gs_keys_layout(keys, GS_KEY_MAX_BYTES);
-	choose_key_width(node);
+	gs_keys_choose_layout(keys, n, row_raw, node);
 	nwords = gs_keys_nwords(keys);
-	first_inexact = gs_keys_first_inexact(keys);
 	sorter = gs_sorter_begin(nwords, n,
-							 first_inexact < node->nkeys ? GS_SORTER_NEED_KEYS : 0);
+							 gs_keys_first_inexact(keys) < node->nkeys ?
+							 GS_SORTER_NEED_KEYS : 0);
 	if (node->raw && n >= GS_THREADED_MIN_ROWS)
-	{
-		/* every raw key at hand: the keys are built on threads */
-		EncodeArg	a;
-
-		a.keys = keys;
-		a.raw = node->raw;
-		a.raw_bytes = node->raw_bytes;
-		a.nwords = nwords;
-		a.out = gs_sorter_push_n(sorter, n);
-		gs_cpu_for_slices(n, gpusort_threads(), encode_slice, &a);
-	}
+		encode_threaded(node, sorter, nwords);
 	else if (!node->raw && n >= GS_THREADED_MIN_ROWS && gpusort_threads() > 1 &&
 			 node->raw_bytes <= GS_CAPTURE_RAW_MAX)
 		capture_threaded(node, sorter, nwords);
 	else
-	{
-		rawbuf = palloc(node->raw_bytes);
-		for (i = 0; i < n; i++)
-		{
-			gs_keys_encode(keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-		ExecClearTuple(node->row_slot);
-		pfree(rawbuf);
-	}
+		encode_serial(node, sorter);
+	/* row_raw may have left a stored row in the slot */
+	ExecClearTuple(node->row_slot);
 	node->info.ms_keys += elapsed_ms(start);
+	return sorter;
+}
 
-	/* sort */
+/*
+ * Steps 3 and 4: sorts the keys and settles the order where they do not
+ * decide it, and sets nout.  Returns the row numbers in output order;
+ * *settled_out is the array of runcxt that holds them (to be freed after
+ * the output is gathered), or NULL when that is the sorter's own.
+ */
+static const uint32 *
+order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
+{
+	GsKeySpec  *keys = node->keys;
+	uint64		n = node->ntuples;
+	int			nwords = gs_keys_nwords(keys);
+	int			first_inexact = gs_keys_first_inexact(keys);
+	int			verify_col;
+	const uint32 *order;
+	uint32	   *settled = NULL;
+	instr_time	start;
+
 	INSTR_TIME_SET_CURRENT(start);
 	gs_sorter_sort(sorter);
 	node->info.ms_sort += elapsed_ms(start);
@@ -811,83 +671,122 @@ sort_stored(GpuSortState *node, bool keep_raw)
 			order = settled;
 		node->info.ms_verify += elapsed_ms(start);
 	}
+	*settled_out = settled;
+	return order;
+}
 
+/*
+ * The array that is to hold the output's row pointers (room for nout), and
+ * what becomes of the raw keys, whose last use this is.  A prune (keep_raw)
+ * goes on storing rows after the kept ones, so their raw keys move into
+ * output order, in a new array of the same capacity.  Otherwise the raw
+ * keys are dead once the keys are built, and their array, when it is large
+ * enough, becomes the pointer array: fresh memory is costly to fault in,
+ * and this spares 8 bytes a row.  node->raw is NULL afterwards then.
+ */
+static MinimalTuple *
+output_array(GpuSortState *node, const uint32 *order, bool keep_raw)
+{
+	Size		rb = node->raw_bytes;
+	Size		bytes = sizeof(MinimalTuple) * Max(node->nout, 1);
+	MinimalTuple *sorted;
+	uint64		i;
+
+	if (keep_raw)
+	{
+		if (node->raw)
+		{
+			uint8	   *raw = gs_huge_alloc(node->runcxt, rb * node->maxtuples);
+
+			for (i = 0; i < node->nout; i++)
+				memcpy(raw + i * rb, node->raw + (Size) order[i] * rb, rb);
+			pfree(node->raw);
+			node->raw = raw;
+		}
+		return gs_huge_alloc(node->runcxt, bytes);
+	}
+	if (node->raw && rb * node->maxtuples >= sizeof(MinimalTuple) * node->nout)
+		sorted = (MinimalTuple *) node->raw;
+	else
+	{
+		if (node->raw)
+			pfree(node->raw);
+		sorted = gs_huge_alloc(node->runcxt, bytes);
+	}
+	node->raw = NULL;
+	return sorted;
+}
+
+/*
+ * Step 5's pass: node->tuples becomes the first nout rows in output order.
+ * Rows beyond nout stay in the row store, unreferenced, until it goes.
+ */
+static void
+gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
+{
+	MinimalTuple *sorted;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	sorted = output_array(node, order, keep_raw);
+	if (node->shared_bytes > 0 && gpusort_copy_rows &&
+		(!node->forward_only || node->as_array))
+		copy_in_order(node, node->tuples, order, sorted, node->nout);
+	else if (node->as_array && !keep_raw && copy_rows_for_array(node))
+	{
+		/*
+		 * A GpuWindow reads every row twice, in output order: once the rows
+		 * lie in that order, both passes read memory in sequence instead of
+		 * missing the cache at every row.  The rows as stored are freed
+		 * once copied.
+		 */
+		copy_in_order(node, node->tuples, order, sorted, node->nout);
+		gs_rows_release(&node->rows);
+		gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	}
+	else
+	{
+		GatherArg	a;
+
+		a.from = node->tuples;
+		a.order = order;
+		a.to = sorted;
+		a.n = node->nout;
+		gs_cpu_for_slices(node->nout, gpusort_threads(), gather_slice, &a);
+		/* the executor's thread returns rows, the others copy them */
+		if (node->shared_bytes > 0 && gpusort_copy_rows)
+			node->stream = gs_rowstream_create(node->runcxt, sorted, node->nout,
+											   Max(gpusort_threads() - 1, 1));
+	}
+	pfree(node->tuples);
+	node->tuples = sorted;
+	if (!keep_raw)
+		node->maxtuples = Max(node->nout, 1);
+	node->ntuples = node->nout;
+	node->info.ms_emit += elapsed_ms(start);
+}
+
+/*
+ * Sorts the stored rows: afterwards node->tuples holds the first nout rows
+ * (all rows, or the first bound of them) in output order, and so does
+ * node->raw when keep_raw (a prune goes on storing rows after them);
+ * otherwise the raw keys are freed.
+ */
+static void
+sort_stored(GpuSortState *node, bool keep_raw)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	GsSorter   *sorter;
+	const uint32 *order;
+	uint32	   *settled;
+
+	sorter = build_keys(node);
+	order = order_rows(node, sorter, &settled);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
-
-	/*
-	 * Rows beyond nout stay in the row store, unreferenced, until it goes.  The
-	 * raw keys are dead once the keys are built, so unless a prune needs
-	 * them, their array takes the output order when it is large enough:
-	 * fresh memory is costly to fault in, and this spares 8 bytes a row.
-	 */
-	INSTR_TIME_SET_CURRENT(start);
-	if (keep_raw && node->raw)
-	{
-		int			rb = node->raw_bytes;
-		uint8	   *raw = gs_huge_alloc(node->runcxt, (Size) rb * node->maxtuples);
-
-		for (i = 0; i < node->nout; i++)
-			memcpy(raw + i * rb, node->raw + (Size) order[i] * rb, rb);
-		pfree(node->raw);
-		node->raw = raw;
-	}
-	{
-		MinimalTuple *sorted;
-
-		if (!keep_raw && node->raw &&
-			(Size) node->raw_bytes * node->maxtuples >= sizeof(MinimalTuple) * node->nout)
-		{
-			sorted = (MinimalTuple *) node->raw;
-			node->raw = NULL;
-		}
-		else
-			sorted = gs_huge_alloc(node->runcxt,
-								 sizeof(MinimalTuple) * Max(node->nout, 1));
-		if (node->shared_bytes > 0 && gpusort_copy_rows &&
-			(!node->forward_only || node->as_array))
-			copy_in_order(node, node->tuples, order, sorted, node->nout);
-		else if (node->as_array && !keep_raw && copy_rows_for_array(node))
-		{
-			/*
-			 * A GpuWindow reads every row twice, in output order: once the
-			 * rows lie in that order, both passes read memory in sequence
-			 * instead of missing the cache at every row.  The rows as
-			 * stored are freed once copied.
-			 */
-			copy_in_order(node, node->tuples, order, sorted, node->nout);
-			gs_rows_release(&node->rows);
-			gs_rows_init(&node->rows, node->runcxt, node->prefault);
-		}
-		else
-		{
-			GatherArg	a;
-
-			a.from = node->tuples;
-			a.order = order;
-			a.to = sorted;
-			a.n = node->nout;
-			gs_cpu_for_slices(node->nout, gpusort_threads(), gather_slice, &a);
-			/* the executor's thread returns rows, the others copy them */
-			if (node->shared_bytes > 0 && gpusort_copy_rows)
-				node->stream = gs_rowstream_create(node->runcxt, sorted, node->nout,
-												   Max(gpusort_threads() - 1, 1));
-		}
-		pfree(node->tuples);
-		node->tuples = sorted;
-	}
-	if (!keep_raw)
-	{
-		if (node->raw)
-			pfree(node->raw);
-		node->raw = NULL;
-		node->maxtuples = Max(node->nout, 1);
-	}
-	node->ntuples = node->nout;
-	node->info.ms_emit += elapsed_ms(start);
-
+	gather_output(node, order, keep_raw);
 	gs_sorter_end(sorter);
 	if (settled)
 		pfree(settled);

@@ -88,8 +88,8 @@
 #include "prefault.h"
 #include "rowstore.h"
 #include "sortkey.h"
-#include "sortnode.h"
 #include "sortpar.h"
+#include "sortplan.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
 /*

@@ -5,7 +5,7 @@
  *	  that run the node: sortnode.c (the executor callbacks and the sort
  *	  itself), sortties.c (PostgreSQL's comparators: tie settling) and
  *	  sortexplain.c (EXPLAIN).  Not for the planner: planner.c and sortpar.c
- *	  see only the plan node (sortnode.h).
+ *	  see only the plan node (sortplan.h).
  *
  * The state's invariants are sortnode.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored

@@ -1,0 +1,94 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortplan.c
+ *	  The plan format of the GpuSort and GpuSortStore CustomScans (see
+ *	  sortplan.h): encoded here for planner.c, decoded here for sortnode.c
+ *	  and sortpar.c, so that neither executor file needs the other to read
+ *	  its plan.
+ *
+ * A plan tree is copied (copyObject) and, for parallel workers, written out
+ * and read back (nodeToString, stringToNode), and a CustomScan's
+ * custom_private goes through that as it is: so the format is Lists of
+ * integers and Oids only, one List per field, never a pointer or a struct.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/nodes.h"
+
+#include "sortplan.h"
+
+List *
+gs_plan_store_private(const GsSortColumns *cols)
+{
+	List	   *attnos = NIL;
+	List	   *ops = NIL;
+	List	   *colls = NIL;
+	List	   *nfs = NIL;
+	int			i;
+
+	for (i = 0; i < cols->n; i++)
+	{
+		attnos = lappend_int(attnos, cols->attnos[i]);
+		ops = lappend_oid(ops, cols->sortops[i]);
+		colls = lappend_oid(colls, cols->collations[i]);
+		nfs = lappend_int(nfs, cols->nulls_first[i] ? 1 : 0);
+	}
+	return list_make4(attnos, ops, colls, nfs);
+}
+
+List *
+gs_plan_sort_private(const GsSortColumns *cols, bool parallel)
+{
+	return lappend(gs_plan_store_private(cols), list_make1_int(parallel ? 1 : 0));
+}
+
+/* a GpuSort's custom_exprs, for the Limit (offset, count) that bounds it */
+List *
+gs_plan_sort_exprs(Node *offset, Node *count)
+{
+	return list_make2(copyObject(offset), copyObject(count));
+}
+
+/* sorts on column to where it sorted on column from */
+void
+gs_plan_retarget_column(List *custom_private, AttrNumber from, AttrNumber to)
+{
+	ListCell   *lc;
+
+	foreach(lc, (List *) list_nth(custom_private, GSP_SORT_COLS))
+		if (lfirst_int(lc) == from)
+			lfirst_int(lc) = to;
+}
+
+void
+gs_sort_columns(List *custom_private, GsSortColumns *cols)
+{
+	List	   *attnos = list_nth(custom_private, GSP_SORT_COLS);
+	List	   *ops = list_nth(custom_private, GSP_SORT_OPS);
+	List	   *colls = list_nth(custom_private, GSP_COLLATIONS);
+	List	   *nfs = list_nth(custom_private, GSP_NULLS_FIRST);
+	int			i;
+
+	cols->n = list_length(attnos);
+	cols->attnos = palloc(sizeof(AttrNumber) * cols->n);
+	cols->sortops = palloc(sizeof(Oid) * cols->n);
+	cols->collations = palloc(sizeof(Oid) * cols->n);
+	cols->nulls_first = palloc(sizeof(bool) * cols->n);
+	for (i = 0; i < cols->n; i++)
+	{
+		cols->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		cols->sortops[i] = list_nth_oid(ops, i);
+		cols->collations[i] = list_nth_oid(colls, i);
+		cols->nulls_first[i] = list_nth_int(nfs, i) != 0;
+	}
+}
+
+/* does a GpuSort take its rows from a GpuSortStore's participants? */
+bool
+gs_plan_sort_parallel(List *custom_private)
+{
+	Assert(list_length(custom_private) == GSP_NFIELDS);
+	return linitial_int(list_nth(custom_private, GSP_PARALLEL)) != 0;
+}

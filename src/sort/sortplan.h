@@ -1,0 +1,61 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortplan.h
+ *	  The plan format of the GpuSort and GpuSortStore CustomScans: what
+ *	  planner.c writes into their custom_private and custom_exprs, and
+ *	  their executors (sortnode.c, sortpar.c) read back.  See sortplan.c.
+ *
+ * custom_private is a List of
+ *	   0: IntList of sort column numbers (in the input row)
+ *	   1: OidList of sort operators (< or >)
+ *	   2: OidList of collations
+ *	   3: IntList of nulls-first flags (0/1)
+ *	   4: GpuSort only: IntList of one flag, 1 when the input is a Gather
+ *		  over a GpuSortStore (sortpar.c), whose participants store the
+ *		  rows in shared memory for the GpuSort to sort
+ * A GpuSort's custom_exprs is NIL, or the (offset, count) expressions of
+ * the Limit that bounds it: the executor does not tell a CustomScan about a
+ * LIMIT (ExecSetTupleBound knows only the core nodes), so the node
+ * evaluates the Limit's expressions itself to sort only the first offset +
+ * count rows.  A GpuSortStore's custom_exprs is NIL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SORTPLAN_H
+#define GPUSORT_SORTPLAN_H
+
+#include "access/attnum.h"
+#include "nodes/pg_list.h"
+
+#define GSP_SORT_COLS		0
+#define GSP_SORT_OPS		1
+#define GSP_COLLATIONS		2
+#define GSP_NULLS_FIRST		3
+#define GSP_PARALLEL		4
+#define GSP_NFIELDS			5
+
+#define GSE_OFFSET			0
+#define GSE_COUNT			1
+
+/* the sort columns of custom_private (fields 0 to 3), as arrays */
+typedef struct GsSortColumns
+{
+	int			n;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+} GsSortColumns;
+
+/* encoding, for planner.c */
+extern List *gs_plan_store_private(const GsSortColumns *cols);
+extern List *gs_plan_sort_private(const GsSortColumns *cols, bool parallel);
+extern List *gs_plan_sort_exprs(Node *offset, Node *count);
+extern void gs_plan_retarget_column(List *custom_private, AttrNumber from,
+									AttrNumber to);
+
+/* decoding, for the executors: cols' arrays are palloc'd */
+extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
+extern bool gs_plan_sort_parallel(List *custom_private);
+
+#endif							/* GPUSORT_SORTPLAN_H */
