@@ -169,55 +169,6 @@ eligible(Plan *sort, Oid sortop0, Oid collation0)
 }
 
 /*
- * A targetlist that returns child's columns as they are: OUTER_VAR
- * references, or the child's Consts themselves, as setrefs.c does for a
- * Sort.
- */
-static List *
-passthrough_tlist(List *child_tlist)
-{
-	List	   *result = NIL;
-	ListCell   *lc;
-
-	foreach(lc, child_tlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *newtle = flatCopyTargetEntry(tle);
-
-		if (!IsA(tle->expr, Const))
-			newtle->expr = (Expr *) makeVar(OUTER_VAR, tle->resno,
-											exprType((Node *) tle->expr),
-											exprTypmod((Node *) tle->expr),
-											exprCollation((Node *) tle->expr),
-											0);
-		result = lappend(result, newtle);
-	}
-	return result;
-}
-
-/* a targetlist that returns the scan tuple, scan_tlist's columns, unchanged */
-static List *
-scan_tuple_tlist(List *scan_tlist)
-{
-	List	   *tlist = NIL;
-	ListCell   *lc;
-
-	foreach(lc, scan_tlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *newtle = flatCopyTargetEntry(tle);
-
-		newtle->expr = (Expr *) makeVar(INDEX_VAR, tle->resno,
-										exprType((Node *) tle->expr),
-										exprTypmod((Node *) tle->expr),
-										exprCollation((Node *) tle->expr),
-										0);
-		tlist = lappend(tlist, newtle);
-	}
-	return tlist;
-}
-
-/*
  * A CustomScan of methods over child that returns its scan tuple (child's
  * row, scan_tlist's columns) unchanged; header supplies the Plan fields.
  */
@@ -233,7 +184,7 @@ make_passthrough_scan(Plan *header, Plan *child, List *scan_tlist,
 	plan->qual = NIL;
 	plan->lefttree = child;
 	plan->righttree = NULL;
-	plan->targetlist = scan_tuple_tlist(scan_tlist);
+	plan->targetlist = gs_plan_column_refs(scan_tlist, INDEX_VAR);
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
 	cscan->custom_plans = NIL;
@@ -277,7 +228,7 @@ make_store(GsPlanWalk *w, Plan *input, int numCols, AttrNumber *sortColIdx,
 {
 	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
 						  nullsFirst};
-	List	   *scan_tlist = passthrough_tlist(input->targetlist);
+	List	   *scan_tlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
 	List	   *priv = gs_plan_store_private(&cols);
 	CustomScan *cscan = make_passthrough_scan(input, input, scan_tlist,
 											  &gpusort_store_plan_methods, priv);
@@ -384,7 +335,7 @@ parallelize_scan(GsPlanWalk *w, Plan *scan, Sort *sort)
 	memcpy(&gather->plan, scan, sizeof(Plan));
 	gather->plan.type = T_Gather;
 	gather->plan.qual = NIL;
-	gather->plan.targetlist = passthrough_tlist(scan->targetlist);
+	gather->plan.targetlist = gs_plan_column_refs(scan->targetlist, OUTER_VAR);
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
 	gather->plan.plan_node_id = w->next_plan_node_id++;
@@ -568,7 +519,8 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 
 	{
 		Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
-										   passthrough_tlist(gather->plan.targetlist),
+										   gs_plan_column_refs(gather->plan.targetlist,
+															   OUTER_VAR),
 										   gm->numCols, gm->sortColIdx,
 										   gm->sortOperators, gm->collations,
 										   gm->nullsFirst, NULL, parallel);
@@ -911,19 +863,6 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (w.added_gather)
 		stmt->parallelModeNeeded = true;
 	return stmt;
-}
-
-/* the targetlists above, for windownode.c's plan nodes */
-List *
-gs_plan_passthrough_tlist(List *child_tlist)
-{
-	return passthrough_tlist(child_tlist);
-}
-
-List *
-gs_plan_scan_tuple_tlist(List *scan_tlist)
-{
-	return scan_tuple_tlist(scan_tlist);
 }
 
 /*

@@ -15,7 +15,9 @@
  */
 #include "postgres.h"
 
-#include "nodes/nodes.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
 
 #include "sortplan.h"
 
@@ -91,4 +93,26 @@ gs_plan_sort_parallel(List *custom_private)
 {
 	Assert(list_length(custom_private) == GSP_NFIELDS);
 	return linitial_int(list_nth(custom_private, GSP_PARALLEL)) != 0;
+}
+
+List *
+gs_plan_column_refs(List *tlist, int varno)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *newtle = flatCopyTargetEntry(tle);
+
+		if (varno == INDEX_VAR || !IsA(tle->expr, Const))
+			newtle->expr = (Expr *) makeVar(varno, tle->resno,
+											exprType((Node *) tle->expr),
+											exprTypmod((Node *) tle->expr),
+											exprCollation((Node *) tle->expr),
+											0);
+		result = lappend(result, newtle);
+	}
+	return result;
 }

@@ -54,6 +54,13 @@ extern List *gs_plan_sort_exprs(Node *offset, Node *count);
 extern void gs_plan_retarget_column(List *custom_private, AttrNumber from,
 									AttrNumber to);
 
+/*
+ * A targetlist of varno references (OUTER_VAR: the input's columns, as
+ * setrefs.c makes a Sort's, Consts kept; INDEX_VAR: the scan tuple's) that
+ * returns tlist's columns unchanged
+ */
+extern List *gs_plan_column_refs(List *tlist, int varno);
+
 /* decoding, for the executors: cols' arrays are palloc'd */
 extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
 extern bool gs_plan_sort_parallel(List *custom_private);

@@ -50,6 +50,7 @@
 #include "gpusort.h"
 #include "memaccount.h"
 #include "sortnode.h"
+#include "sortplan.h"
 #include "windowfuncs.h"
 #include "windownode.h"
 
@@ -239,7 +240,7 @@ static Plan *
 make_feed(Plan *gpusort)
 {
 	CustomScan *feed = makeNode(CustomScan);
-	List	   *scan_tlist = gs_plan_passthrough_tlist(gpusort->targetlist);
+	List	   *scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
 
 	memcpy(&feed->scan.plan, gpusort, sizeof(Plan));
 	feed->scan.plan.type = T_CustomScan;
@@ -247,7 +248,7 @@ make_feed(Plan *gpusort)
 	feed->scan.plan.initPlan = NIL;
 	feed->scan.plan.lefttree = NULL;
 	feed->scan.plan.righttree = NULL;
-	feed->scan.plan.targetlist = gs_plan_scan_tuple_tlist(scan_tlist);
+	feed->scan.plan.targetlist = gs_plan_column_refs(scan_tlist, INDEX_VAR);
 	feed->scan.scanrelid = 0;
 	feed->custom_scan_tlist = scan_tlist;
 	feed->methods = &feed_plan_methods;
@@ -295,7 +296,7 @@ gs_window_plan(WindowAgg *wa)
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* as WindowAgg: no backward scan, no mark */
 
-	scan_tlist = gs_plan_passthrough_tlist(input->targetlist);
+	scan_tlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
 	resno = list_length(scan_tlist);
 	foreach(lc, collect.wfuncs)
 		scan_tlist = lappend(scan_tlist,

@@ -45,8 +45,4 @@ extern Plan *gs_window_plan(WindowAgg *wa);
 /* registers the plan methods (at load) */
 extern void gs_window_register(void);
 
-/* planner.c's targetlists: its input's columns, and the scan tuple's */
-extern List *gs_plan_passthrough_tlist(List *child_tlist);
-extern List *gs_plan_scan_tuple_tlist(List *scan_tlist);
-
 #endif							/* GPUSORT_WINDOWNODE_H */
