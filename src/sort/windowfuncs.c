@@ -23,11 +23,13 @@
  *		value as the Datum WindowAgg returns, numeric results made then.
  *
  * Invariants that make the values WindowAgg's, value for value:
- *	 - the frame always starts at the partition's first row, so every
- *	   aggregate is a running state that only ever takes rows in, in row
- *	   order: floats are added in the order WindowAgg adds them, and each
- *	   state is copied to the rows whose frame ends where it stands (the
- *	   row, its last peer, or the partition's last row);
+ *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
+ *	   frames that start at the partition's first row share one running
+ *	   state; frames that start at an offset from the row slide it (counts
+ *	   and integer sums, exact both ways) or compute it again from the
+ *	   frame's first row (float sums, min and max: WindowAgg's restart of
+ *	   an aggregate with no inverse), so floats are added in the order
+ *	   WindowAgg adds them;
  *	 - a transition with a strict function and no initial value starts from
  *	   the first non-NULL input, as nodeWindowAgg.c's advance does; the
  *	   transition steps are float.c's, int8.c's and numeric.c's (the float
@@ -47,6 +49,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
@@ -313,6 +316,114 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 	}
 	f->argtype = exprType(linitial(wfunc->args));
 	return true;
+}
+
+/* a ROWS offset: a non-NULL, non-negative int8 Const (WindowAgg raises the rest) */
+static bool
+rows_offset(Node *expr, bool preceding, int64 *offset)
+{
+	Const	   *c = (Const *) expr;
+
+	if (c == NULL || !IsA(c, Const) || c->consttype != INT8OID || c->constisnull ||
+		DatumGetInt64(c->constvalue) < 0)
+		return false;
+	*offset = preceding ? -DatumGetInt64(c->constvalue) : DatumGetInt64(c->constvalue);
+	return true;
+}
+
+bool
+gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
+{
+	int			o = wa->frameOptions;
+	bool		rows = (o & FRAMEOPTION_ROWS) != 0;
+
+	memset(frame, 0, sizeof(GsWinFrame));
+	*why = "a frame GpuWindow does not compute";
+	if (o & FRAMEOPTION_EXCLUSION)
+	{
+		*why = "a frame with EXCLUDE";
+		return false;
+	}
+
+	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
+		frame->start = GSW_BOUND_PARTITION;
+	else if (rows && (o & FRAMEOPTION_START_CURRENT_ROW))
+		frame->start = GSW_BOUND_ROW;
+	else if (rows && (o & FRAMEOPTION_START_OFFSET) &&
+			 rows_offset(wa->startOffset,
+						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
+						 &frame->start_offset))
+		frame->start = GSW_BOUND_ROW;
+	else
+		return false;
+
+	if (o & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
+		frame->end = GSW_BOUND_PARTITION;
+	else if (o & FRAMEOPTION_END_CURRENT_ROW)
+		frame->end = rows ? GSW_BOUND_ROW : GSW_BOUND_PEERS;
+	else if (rows && (o & FRAMEOPTION_END_OFFSET) &&
+			 rows_offset(wa->endOffset,
+						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
+						 &frame->end_offset))
+		frame->end = GSW_BOUND_ROW;
+	else
+		return false;
+
+	/* a moving start with an end that does not move along: not here */
+	if (frame->start == GSW_BOUND_ROW && frame->end != GSW_BOUND_ROW)
+		return false;
+	return true;
+}
+
+bool
+gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
+{
+	if (frame->start != GSW_BOUND_ROW)
+		return false;
+	switch (f->fn)
+	{
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+			return false;
+		case GSW_SUM:
+		case GSW_AVG:
+			return f->arg != GSW_ARG_INT;
+		case GSW_MIN:
+		case GSW_MAX:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static void
+describe_bound(StringInfo buf, GsWinBound bound, int64 offset, bool start)
+{
+	if (bound == GSW_BOUND_PARTITION)
+		appendStringInfoString(buf, start ? "the partition's first row" :
+							   "the partition's last row");
+	else if (bound == GSW_BOUND_PEERS)
+		appendStringInfoString(buf, "the current row's last peer");
+	else if (offset == 0)
+		appendStringInfoString(buf, "the current row");
+	else
+		appendStringInfo(buf, INT64_FORMAT " %s %s the current row",
+						 offset < 0 ? -offset : offset,
+						 (offset == 1 || offset == -1) ? "row" : "rows",
+						 offset < 0 ? "before" : "after");
+}
+
+char *
+gs_win_frame_describe(const GsWinFrame *frame)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "from ");
+	describe_bound(&buf, frame->start, frame->start_offset, true);
+	appendStringInfoString(&buf, " to ");
+	describe_bound(&buf, frame->end, frame->end_offset, false);
+	return buf.data;
 }
 
 /* ---- 1. boundaries ----------------------------------------------------------------- */
@@ -723,31 +834,111 @@ agg_put(GsWinFunc *f, const AggState *s, uint64 r)
 		f->cnt[r] = s->count;
 }
 
+/* r + off, clamped to [lo - 1, hi]; rows number fewer than 2^32 */
+static inline int64
+offset_row(uint64 r, int64 off, uint64 lo, uint64 hi)
+{
+	int64		t;
+
+	if (off > (int64) hi)
+		return (int64) hi;
+	if (off < -(int64) hi - 1)
+		return (int64) lo - 1;
+	t = (int64) r + off;
+	return t < (int64) lo - 1 ? (int64) lo - 1 : t > (int64) hi ? (int64) hi : t;
+}
+
+/* row r's frame [*fs, *fe) in the partition [ps, pe), r's peers [gs, ge) */
+static inline void
+frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
+		   uint64 *fs, uint64 *fe)
+{
+	if (frame->start == GSW_BOUND_PARTITION)
+		*fs = ps;
+	else
+		*fs = (uint64) Max(offset_row(r, frame->start_offset, ps, pe), (int64) ps);
+	if (frame->end == GSW_BOUND_PARTITION)
+		*fe = pe;
+	else if (frame->end == GSW_BOUND_PEERS)
+		*fe = ge;
+	else
+	{
+		int64		t = offset_row(r, frame->end_offset, ps, pe);
+
+		*fe = t < (int64) ps ? ps : t >= (int64) pe ? pe : (uint64) t + 1;
+	}
+	if (*fe < *fs)
+		*fe = *fs;				/* an empty frame */
+}
+
+/* takes row r out of an invertible state (see gs_win_restarts) */
+static inline void
+agg_drop(GsWinFunc *f, AggState *s, uint64 r)
+{
+	s->rows--;
+	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
+		return;
+#ifdef HAVE_INT128
+	if (f->argtype == INT8OID && f->fn != GSW_COUNT)
+		s->wide -= f->argi[r];
+	else
+#endif
+	if (f->fn != GSW_COUNT)
+		s->isum -= f->argi[r];
+	s->count--;
+}
+
 /*
- * An aggregate over one partition: the state takes the rows of each frame
- * end's unit (a row, a peer group or the partition) and is then copied to
- * them.  Returns the row whose evaluation overflows, or PG_UINT64_MAX.
+ * An aggregate over one partition, each row's value being the state over
+ * its frame.  Frames that start at the partition's first row only grow: one
+ * running state takes rows as the frames' ends pass them.  Frames that
+ * start at an offset from the row slide: counts and integer sums take rows
+ * in at the end and out at the start, exactly; float sums, min and max
+ * start again at every row, from its frame's first row, as WindowAgg
+ * restarts an aggregate that has no inverse.  Returns the row whose
+ * evaluation overflows, or PG_UINT64_MAX.
  */
 static uint64
 aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
-					GsWinFrame frame)
+					const GsWinFrame *frame)
 {
 	AggState	s;
-	uint64		us = ps;
+	bool		restart = gs_win_restarts(f, frame);
+	uint64		lo = ps,
+				hi = ps;
+	uint64		ge = ps;
+	uint64		r;
 
 	memset(&s, 0, sizeof(s));
-	while (us < pe)
+	for (r = ps; r < pe; r++)
 	{
-		uint64		ue = frame == GSW_FRAME_ROW ? us + 1 :
-			frame == GSW_FRAME_PARTITION ? pe : peers_end(flags, us, pe);
-		uint64		r;
+		uint64		fs,
+					fe;
 
-		for (r = us; r < ue; r++)
-			if (!agg_take(f, &s, r))
-				return us;
-		for (r = us; r < ue; r++)
-			agg_put(f, &s, r);
-		us = ue;
+		if (r == ge)
+			ge = peers_end(flags, r, pe);
+		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		if (restart)
+		{
+			memset(&s, 0, sizeof(s));
+			for (hi = fs; hi < fe; hi++)
+				if (!agg_take(f, &s, hi))
+					return r;
+		}
+		else
+		{
+			for (; lo < fs; lo++)
+			{
+				if (lo < hi)
+					agg_drop(f, &s, lo);
+				else
+					hi = lo + 1;
+			}
+			for (; hi < fe; hi++)
+				if (!agg_take(f, &s, hi))
+					return r;
+		}
+		agg_put(f, &s, r);
 	}
 	return PG_UINT64_MAX;
 }
@@ -809,7 +1000,7 @@ lag_lead_partition(GsWinFunc *f, uint64 ps, uint64 pe)
 /* the functions that read positions: ranks and the value functions */
 static void
 position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
-				   GsWinFrame frame)
+				   const GsWinFrame *frame)
 {
 	uint64		total = pe - ps;
 	uint64		dense = 0;
@@ -824,8 +1015,10 @@ position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		dense++;
 		for (r = gs; r < ge; r++)
 		{
-			uint64		frame_end = frame == GSW_FRAME_ROW ? r + 1 :
-				frame == GSW_FRAME_PARTITION ? pe : ge;
+			uint64		fs,
+						fe;
+
+			frame_rows(frame, r, ps, pe, ge, &fs, &fe);
 
 			switch (f->fn)
 			{
@@ -846,14 +1039,14 @@ position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 					f->f8[r] = (float8) (ge - ps) / (float8) total;
 					break;
 				case GSW_FIRST_VALUE:
-					f->i64[r] = ps;
+					f->i64[r] = fs < fe ? (int64) fs : -1;
 					break;
 				case GSW_LAST_VALUE:
-					f->i64[r] = frame_end - 1;
+					f->i64[r] = fs < fe ? (int64) fe - 1 : -1;
 					break;
 				case GSW_NTH_VALUE:
-					f->i64[r] = ps + f->param - 1 < frame_end ?
-						(int64) (ps + f->param - 1) : -1;
+					f->i64[r] = fs + f->param - 1 < fe ?
+						(int64) (fs + f->param - 1) : -1;
 					break;
 				default:
 					break;
@@ -865,7 +1058,7 @@ position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 
 static uint64
 compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
-				  GsWinFrame frame)
+				  const GsWinFrame *frame)
 {
 	switch (f->fn)
 	{
@@ -903,7 +1096,7 @@ typedef struct ComputeArg
 	uint64		nparts;
 	uint64		ntasks;
 	uint64	   *task_first;		/* [ntasks + 1]: each task's first partition */
-	GsWinFrame	frame;
+	const GsWinFrame *frame;
 	GsWinFunc  *funcs;
 	int			nfuncs;
 } ComputeArg;
@@ -988,7 +1181,7 @@ alloc_scratch(GsWinFunc *f, uint64 n)
 }
 
 uint64
-gs_win_compute(uint8 *flags, uint64 n, GsWinFrame frame,
+gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 			   GsWinFunc *funcs, int nfuncs, int nthreads)
 {
 	ComputeArg	a;

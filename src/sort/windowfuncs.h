@@ -20,6 +20,7 @@
 
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
 /* what a function computes */
@@ -44,13 +45,28 @@ typedef enum GsWinFn
 	GSW_MAX
 } GsWinFn;
 
-/* the frame's end (its start is always the partition's first row) */
-typedef enum GsWinFrame
+/* where each row's frame starts and ends, within its partition */
+typedef enum GsWinBound
 {
-	GSW_FRAME_PEERS,			/* the current row's last peer */
-	GSW_FRAME_ROW,				/* the current row */
-	GSW_FRAME_PARTITION			/* the partition's last row */
+	GSW_BOUND_PARTITION,		/* start: the partition's first row; end: its last */
+	GSW_BOUND_PEERS,			/* end only: the current row's last peer */
+	GSW_BOUND_ROW				/* the current row, moved by an offset */
+} GsWinBound;
+
+typedef struct GsWinFrame
+{
+	GsWinBound	start;			/* GSW_BOUND_PARTITION or GSW_BOUND_ROW */
+	GsWinBound	end;
+	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row */
+	int64		end_offset;		/* (negative: before it) */
 } GsWinFrame;
+
+/*
+ * Frames whose start moves with the row recompute the aggregates that have
+ * no inverse (float sums, min, max) over every row's frame, as WindowAgg
+ * does: only up to this many rows a frame.
+ */
+#define GSW_MAX_RESTART_ROWS	1024
 
 /* how an aggregate's argument is read */
 typedef enum GsWinArg
@@ -122,10 +138,20 @@ extern void gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop,
 
 /*
  * Whether a WindowFunc of a plan can be computed here, and if so fills f
- * (no result arrays yet); why says why not.  frame is the window's.
+ * (no result arrays yet); why says why not.
  */
 extern bool gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f,
 								  const char **why);
+
+/* The same for the WindowAgg's frame */
+extern bool gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame,
+								   const char **why);
+
+/* Whether f over frame recomputes every row's frame (see above) */
+extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
+
+/* The frame in words, for EXPLAIN (palloc'd) */
+extern char *gs_win_frame_describe(const GsWinFrame *frame);
 
 /* Marks partitions and peers in flags[0 .. n) and reads the arguments */
 extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
@@ -140,7 +166,7 @@ extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
  * arguments); an overflow is marked GSW_ERROR in the flags of the row that
  * meets it, for the caller to raise when it returns that row.
  */
-extern uint64 gs_win_compute(uint8 *flags, uint64 n, GsWinFrame frame,
+extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 							 GsWinFunc *funcs, int nfuncs, int nthreads);
 
 /*

@@ -13,10 +13,9 @@
  * targetlist.
  *
  * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, whose frame
- * starts at the partition's first row and ends at the current row, its
- * last peer or the partition's end, whose window functions windowfuncs.c
- * computes (gs_win_func_from_plan), and whose run condition, if any, is the
- * top window's, becomes a GpuWindow.  Anything else keeps the WindowAgg,
+ * and window functions windowfuncs.c computes (gs_win_frame_from_plan,
+ * gs_win_func_from_plan), and whose run condition, if any, is the top
+ * window's, becomes a GpuWindow.  Anything else keeps the WindowAgg,
  * over the GpuSort as before.  The WindowAgg's qual becomes the node's, on
  * the scan tuple; the run condition (custom_exprs) reads the projected row,
  * as in WindowAgg, and ends the partition's rows at the first row that
@@ -55,8 +54,7 @@
 #include "windownode.h"
 
 #define GSWP_FALLBACK	0
-#define GSWP_FRAME		1
-#define GSWP_RUNCOND	2		/* the run condition as written, for EXPLAIN */
+#define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
 
 typedef struct GpuWindowState
 {
@@ -152,24 +150,6 @@ gs_window_register(void)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-/* the frame, if it starts at the partition's first row and ends where we can */
-static bool
-supported_frame(int options, GsWinFrame *frame)
-{
-	if ((options & FRAMEOPTION_EXCLUSION) ||
-		!(options & FRAMEOPTION_START_UNBOUNDED_PRECEDING))
-		return false;
-	if (options & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
-		*frame = GSW_FRAME_PARTITION;
-	else if (!(options & FRAMEOPTION_END_CURRENT_ROW))
-		return false;
-	else if (options & FRAMEOPTION_ROWS)
-		*frame = GSW_FRAME_ROW;
-	else
-		*frame = GSW_FRAME_PEERS;	/* RANGE or GROUPS: to the last peer */
-	return true;
-}
-
 typedef struct CollectContext
 {
 	Index		winref;
@@ -264,6 +244,7 @@ gs_window_plan(WindowAgg *wa)
 	CustomScan *cscan;
 	WindowAgg  *fallback;
 	GsWinFrame	frame;
+	const char *why;
 	List	   *scan_tlist;
 	ListCell   *lc;
 	int			resno;
@@ -271,7 +252,7 @@ gs_window_plan(WindowAgg *wa)
 	if (!gpusort_window || input == NULL || !IsA(input, CustomScan) ||
 		((CustomScan *) input)->methods != &gpusort_plan_methods ||
 		(wa->runCondition != NIL && !wa->topWindow) ||
-		!supported_frame(wa->frameOptions, &frame))
+		!gs_win_frame_from_plan(wa, &frame, &why))
 		return (Plan *) wa;
 	collect.winref = wa->winref;
 	collect.wfuncs = NIL;
@@ -280,6 +261,20 @@ gs_window_plan(WindowAgg *wa)
 	(void) collect_wfuncs((Node *) wa->plan.qual, &collect);
 	if (!collect.ok || collect.wfuncs == NIL)
 		return (Plan *) wa;
+
+	/* a wide sliding frame over an aggregate with no inverse: WindowAgg's */
+	if (frame.start == GSW_BOUND_ROW &&
+		frame.end_offset - frame.start_offset >= GSW_MAX_RESTART_ROWS)
+	{
+		foreach(lc, collect.wfuncs)
+		{
+			GsWinFunc	f;
+
+			if (gs_win_func_from_plan(lfirst(lc), &f, &why) &&
+				gs_win_restarts(&f, &frame))
+				return (Plan *) wa;
+		}
+	}
 
 	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
 	wa->plan.lefttree = NULL;
@@ -307,8 +302,7 @@ gs_window_plan(WindowAgg *wa)
 	rt.ninput = list_length(input->targetlist);
 	cscan->scan.plan.targetlist = (List *) retarget((Node *) wa->plan.targetlist, &rt);
 	cscan->scan.plan.qual = (List *) retarget((Node *) wa->plan.qual, &rt);
-	cscan->custom_private = list_make3(fallback, list_make1_int((int) frame),
-									   copyObject(wa->runConditionOrig));
+	cscan->custom_private = list_make2(fallback, copyObject(wa->runConditionOrig));
 	/* its Vars are already the targetlist's columns, as the scan tuple */
 	cscan->custom_exprs = copyObject(wa->runCondition);
 	cscan->methods = &window_plan_methods;
@@ -346,11 +340,13 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
 	WindowAgg  *wa = (WindowAgg *) list_nth(cscan->custom_private, GSWP_FALLBACK);
 	TupleDesc	indesc;
+	const char *why;
 	ListCell   *lc;
 	int			k;
 
 	node->wa = wa;
-	node->frame = (GsWinFrame) linitial_int(list_nth(cscan->custom_private, GSWP_FRAME));
+	if (!gs_win_frame_from_plan(wa, &node->frame, &why))
+		elog(ERROR, "GpuWindow cannot compute its frame: %s", why);
 	/* as WindowAgg initializes its input */
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
 	indesc = ExecGetResultType(outerPlanState(node));
@@ -372,7 +368,6 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	for_each_from(lc, cscan->custom_scan_tlist, node->ninput)
 	{
 		TargetEntry *tle = lfirst(lc);
-		const char *why;
 
 		if (!gs_win_func_from_plan((WindowFunc *) tle->expr, &node->funcs[k], &why))
 			elog(ERROR, "GpuWindow cannot compute its function: %s", why);
@@ -471,7 +466,7 @@ window_run(GpuWindowState *node)
 					  flags, node->nthreads);
 	node->ms_bounds = elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
-	node->nparts = gs_win_compute(flags, n, node->frame, node->funcs,
+	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
 	node->ms_funcs = elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
@@ -643,16 +638,11 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
 	GpuWindowState *node = (GpuWindowState *) cnode;
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
-	static const char *const frames[] = {
-		[GSW_FRAME_PEERS] = "to the current row's last peer",
-		[GSW_FRAME_ROW] = "to the current row",
-		[GSW_FRAME_PARTITION] = "the whole partition",
-	};
 
 	List	   *runcond = list_nth(cscan->custom_private, GSWP_RUNCOND);
 
 	ExplainPropertyList("Window Functions", function_names(cscan, node->ninput), es);
-	ExplainPropertyText("Window Frame", frames[node->frame], es);
+	ExplainPropertyText("Window Frame", gs_win_frame_describe(&node->frame), es);
 	if (runcond != NIL)
 	{
 		List	   *context = set_deparse_context_plan(es->deparse_cxt,

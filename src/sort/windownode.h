@@ -17,8 +17,8 @@
  *		  fallback, run when the rows cannot be had as an array (the sort
  *		  went to tuplesort) or their values cannot be given memory, and the
  *		  source of the window's columns, operators and frame
- *	   1: IntList of one GsWinFrame
- *	   2: the WindowAgg's runConditionOrig, for EXPLAIN
+ *		  (gs_win_frame_from_plan reads it at plan and at run time)
+ *	   1: the WindowAgg's runConditionOrig, for EXPLAIN
  * custom_exprs is the top window's run condition (the WindowAgg's
  * runCondition: Vars of the projected row), or NIL; plan.qual is the
  * WindowAgg's qual over the scan tuple.
