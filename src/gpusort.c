@@ -39,7 +39,7 @@ int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
-bool		gpusort_window = true;
+bool		gpusort_window_functions = true;
 int			gpusort_max_gpu_sessions = 8;
 char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
@@ -365,11 +365,11 @@ _PG_init(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.window",
+	DefineCustomBoolVariable("gpusort.window_functions",
 							 "Computes window functions over a GpuSort in a GpuWindow node.",
 							 "A WindowAgg directly over a GpuSort whose functions and frame "
 							 "GpuWindow supports is replaced by it; off keeps every WindowAgg.",
-							 &gpusort_window,
+							 &gpusort_window_functions,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

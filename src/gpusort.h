@@ -42,7 +42,7 @@ extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */
 extern bool gpusort_copy_rows;
-extern bool gpusort_window;
+extern bool gpusort_window_functions;
 
 /*
  * The memory available to the server (cgroup limit or physical memory,

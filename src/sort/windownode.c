@@ -249,7 +249,7 @@ gs_window_plan(WindowAgg *wa)
 	ListCell   *lc;
 	int			resno;
 
-	if (!gpusort_window || input == NULL || !IsA(input, CustomScan) ||
+	if (!gpusort_window_functions || input == NULL || !IsA(input, CustomScan) ||
 		((CustomScan *) input)->methods != &gpusort_plan_methods ||
 		(wa->runCondition != NIL && !wa->topWindow) ||
 		!gs_win_frame_from_plan(wa, &frame, &why))
