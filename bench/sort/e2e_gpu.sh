@@ -20,7 +20,14 @@
 #   limit (ORDER BY kt LIMIT 100), ctas (CREATE TABLE AS ... ORDER BY kt),
 #   copy (COPY (... ORDER BY kt) TO '/dev/null'), window_rank (rank() OVER
 #   (ORDER BY kf DESC)), window_sum (sum(k8) OVER (PARTITION BY g ORDER BY
-#   kt)), window_top3 (row_number() OVER (PARTITION BY g ORDER BY kf) <= 3)
+#   kt)), window_top3 (row_number() OVER (PARTITION BY g ORDER BY kf) <= 3),
+#   window_rownum (row_number() OVER (PARTITION BY g ORDER BY kt)),
+#   window_sum_int (sum(k8) OVER (PARTITION BY g ORDER BY k8)), window_lag
+#   (lag(k8) OVER (ORDER BY k8)), window_multi (row_number(), rank() and
+#   sum(k8) OVER (PARTITION BY g ORDER BY kf)), percentile (percentile_cont(0.5)
+#   WITHIN GROUP (ORDER BY kf) ... GROUP BY g); each sends one row: an outer
+#   aggregate reads every row's window value (max, or bit_xor of the value
+#   times the row's k8, which also depends on which row got which value)
 # in the modes of bench/sort/e2e_lib.sh:
 #   floor          the same query without ORDER BY, one process
 #   stock_default  gpusort.enabled = off, PostgreSQL's defaults (work_mem
@@ -134,7 +141,7 @@ e2e_order_by() {
 		text_default) echo "kt" ;;
 		numeric) echo "kn" ;;
 		interval) echo "ki" ;;
-		*) echo "unknown query $1 (int8 float8 text text_icu int4_int8 text_default numeric interval, or a shape: limit ctas copy window_rank window_sum window_top3)" >&2; return 1 ;;
+		*) echo "unknown query $1 (int8 float8 text text_icu int4_int8 text_default numeric interval, or a shape: limit ctas copy window_rank window_sum window_top3 window_rownum window_sum_int window_lag window_multi percentile)" >&2; return 1 ;;
 	esac
 }
 # the whole SQL of a query: ORDER BY ... OFFSET for a key, else the shapes
@@ -147,6 +154,11 @@ e2e_query() {
 		window_rank) echo "SELECT max(r) FROM (SELECT rank() OVER (ORDER BY kf DESC) AS r FROM t) s" ;;
 		window_sum) echo "SELECT max(s) FROM (SELECT sum(k8) OVER (PARTITION BY g ORDER BY kt) AS s FROM t) q" ;;
 		window_top3) echo "SELECT count(*) FROM (SELECT row_number() OVER (PARTITION BY g ORDER BY kf) AS rn FROM t) s WHERE rn <= 3" ;;
+		window_rownum) echo "SELECT bit_xor(rn * k8) FROM (SELECT k8, row_number() OVER (PARTITION BY g ORDER BY kt) AS rn FROM t) s" ;;
+		window_sum_int) echo "SELECT max(s) FROM (SELECT sum(k8) OVER (PARTITION BY g ORDER BY k8) AS s FROM t) q" ;;
+		window_lag) echo "SELECT bit_xor(l * k8) FROM (SELECT k8, lag(k8) OVER (ORDER BY k8) AS l FROM t) s" ;;
+		window_multi) echo "SELECT bit_xor(rn * r), max(s) FROM (SELECT row_number() OVER w AS rn, rank() OVER w AS r, sum(k8) OVER w AS s FROM t WINDOW w AS (PARTITION BY g ORDER BY kf)) q" ;;
+		percentile) echo "SELECT bit_xor(hashfloat8(p)), max(p) FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY kf) AS p FROM t GROUP BY g) s" ;;
 		*) echo "SELECT * FROM t ORDER BY $(e2e_order_by "$1") OFFSET $2" ;;
 	esac
 }

@@ -56,7 +56,8 @@ RATIOS = [
 
 QUERIES = ["int8", "float8", "text", "text_icu", "int4_int8", "two",
            "text_default", "numeric", "interval", "limit", "ctas", "copy",
-           "window_rank", "window_sum", "window_top3"]
+           "window_rank", "window_sum", "window_top3", "window_rownum",
+           "window_sum_int", "window_lag", "window_multi", "percentile"]
 QLABEL = {"int8": "int8", "float8": "float8", "text": "text (C)",
           "text_icu": "text (ICU und)", "int4_int8": "int4, int8",
           "two": "int4, text", "text_default": "text (default collation)",
@@ -65,7 +66,12 @@ QLABEL = {"int8": "int8", "float8": "float8", "text": "text (C)",
           "copy": "COPY (sorted) TO, text",
           "window_rank": "rank() OVER (ORDER BY float8 DESC)",
           "window_sum": "sum() OVER (PARTITION BY int4 ORDER BY text)",
-          "window_top3": "row_number() <= 3 per group"}
+          "window_top3": "row_number() <= 3 per group",
+          "window_rownum": "row_number() OVER (PARTITION BY int4 ORDER BY text)",
+          "window_sum_int": "sum() OVER (PARTITION BY int4 ORDER BY int8)",
+          "window_lag": "lag() OVER (ORDER BY int8)",
+          "window_multi": "row_number(), rank(), sum() OVER one window",
+          "percentile": "percentile_cont(0.5) ... GROUP BY int4"}
 
 
 class Cell:
