@@ -4,8 +4,8 @@
 -- with a column that says whether the plan has a Custom Scan (GpuWindow).
 -- Peers, NULLs, DESC and NULLS FIRST, empty, single-row, tiny and huge
 -- partitions, keys of every sortable kind, run conditions, cursors,
--- rescans, joins and GROUP BY below, errors (float overflow, ntile and
--- nth_value arguments) compared by SQLSTATE and message.
+-- rescans, joins and GROUP BY below, a cancel, errors (float overflow,
+-- ntile and nth_value arguments) compared by SQLSTATE and message.
 --
 -- Results are compared as text (win_check wraps q as gs_w::text), so 1.0
 -- and 1.00, -0 and 0 must come back as stock writes them.  Where a window's
@@ -235,25 +235,34 @@ SELECT * FROM win_check($$SELECT id, ntile(NULL::int) OVER (PARTITION BY g ORDER
 SELECT * FROM win_error($$SELECT id, nth_value(t, 0) OVER (PARTITION BY g ORDER BY id) FROM w$$);
 SELECT * FROM win_error($$SELECT id, nth_value(k8, -1) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w$$);
 
+-- a cancel while the window's rows are emitted (the sort is done by then)
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT id, row_number() OVER (PARTITION BY g ORDER BY k, id) AS rn, sum(k8) OVER (PARTITION BY g ORDER BY k, id) AS s FROM w) x WHERE pg_sleep(0.01) IS NOT NULL;
+SET gpusort.enabled = off;
+SELECT count(*) FROM (SELECT id, row_number() OVER (PARTITION BY g ORDER BY k, id) AS rn, sum(k8) OVER (PARTITION BY g ORDER BY k, id) AS s FROM w) x WHERE pg_sleep(0.01) IS NOT NULL;
+RESET gpusort.enabled;
+RESET statement_timeout;
+SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
+
 -- a large table: one partition of 200000 rows, and 100000 partitions of 2
-CREATE TABLE big (id int, c int, k int, k8 int8, f8 float8, t text);
-INSERT INTO big
+CREATE TABLE wbig (id int, c int, k int, k8 int8, f8 float8, t text);
+INSERT INTO wbig
 SELECT i, 1, abs(hashint4(i) % 1000), hashint8(i) % 1000000000000,
 	   (hashint4(i + 1) % 1000000) / 7.0, md5(i::text)
   FROM generate_series(1, 200000) i;
-ANALYZE big;
+ANALYZE wbig;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET gpusort.parallel = on;
-SELECT * FROM win_check($$SELECT id, row_number() OVER w, rank() OVER w, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, lag(k8) OVER w, first_value(t) OVER w FROM big WINDOW w AS (PARTITION BY c ORDER BY k, id)$$);
-SELECT * FROM win_check($$SELECT k, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w, count(*) OVER w, sum(k) OVER w FROM big WINDOW w AS (ORDER BY k DESC) ORDER BY 1, 2$$);
-SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w, min(f8) OVER w, lead(t, 1, '-') OVER w FROM big WINDOW w AS (PARTITION BY id / 2 ORDER BY k8, id)$$);
-SELECT * FROM win_check($$SELECT * FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY t, id) AS rn FROM big) s WHERE rn <= 3$$);
+SELECT * FROM win_check($$SELECT id, row_number() OVER w, rank() OVER w, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, lag(k8) OVER w, first_value(t) OVER w FROM wbig WINDOW w AS (PARTITION BY c ORDER BY k, id)$$);
+SELECT * FROM win_check($$SELECT k, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w, count(*) OVER w, sum(k) OVER w FROM wbig WINDOW w AS (ORDER BY k DESC) ORDER BY 1, 2$$);
+SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w, min(f8) OVER w, lead(t, 1, '-') OVER w FROM wbig WINDOW w AS (PARTITION BY id / 2 ORDER BY k8, id)$$);
+SELECT * FROM win_check($$SELECT * FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY t, id) AS rn FROM wbig) s WHERE rn <= 3$$);
 SET gpusort.parallel = off;
-SELECT * FROM win_check($$SELECT id, row_number() OVER w, rank() OVER w, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, lag(k8) OVER w, first_value(t) OVER w FROM big WINDOW w AS (PARTITION BY c ORDER BY k, id)$$);
-SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w, max(f8) OVER w, last_value(t) OVER w FROM big WINDOW w AS (PARTITION BY id / 2 ORDER BY k8, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, row_number() OVER w, rank() OVER w, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, lag(k8) OVER w, first_value(t) OVER w FROM wbig WINDOW w AS (PARTITION BY c ORDER BY k, id)$$);
+SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w, max(f8) OVER w, last_value(t) OVER w FROM wbig WINDOW w AS (PARTITION BY id / 2 ORDER BY k8, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)$$);
 RESET gpusort.parallel;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -26,14 +26,15 @@ CREATE OR REPLACE FUNCTION win_error(q text, OUT result text, OUT gpuwindow bool
 DECLARE
 	e_on text;
 	e_off text;
+	used boolean := gs_plan_uses_gpusort(q);
 BEGIN
-	PERFORM set_config('gpusort.enabled', 'on', true);
 	gpuwindow := gs_plan_has(q, 'GpuWindow');
 	e_on := win_error_of(q);
 	PERFORM set_config('gpusort.enabled', 'off', true);
 	e_off := win_error_of(q);
 	PERFORM set_config('gpusort.enabled', 'on', true);
-	result := CASE WHEN e_on = e_off THEN 'same: ' || e_on
+	result := CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				   WHEN e_on = e_off THEN 'same: ' || e_on
 				   ELSE format('DIFFERENT: gpusort %s, stock %s', e_on, e_off) END;
 END
 $f$;
