@@ -1,4 +1,4 @@
--- gs_check(q) and explain_masked(q), shared by the sort tests.
+-- gs_check(q), explain_masked(q) and their helpers, shared by the sort tests.
 --
 -- gs_check(q): runs q with GpuSort forced on and with gpusort off, and
 -- compares the whole results, row by row in order, with each column's
@@ -9,19 +9,30 @@
 -- hook may change the targetlists of the nodes on top (without it q runs
 -- in a subquery): both runs are read through cursors and compared row by
 -- row, as text.  Cursors never run parallel plans.
+-- gs_plan_has(q, node): whether EXPLAIN (COSTS OFF) of q, under the
+-- settings in force, shows a Custom Scan (node)
 -- gs_plan_uses_gpusort(q): turns GpuSort on for every sort (for the rest
 -- of the transaction) and says whether q's plan has a GpuSort
-CREATE OR REPLACE FUNCTION gs_plan_uses_gpusort(q text) RETURNS boolean LANGUAGE plpgsql AS $f$
+-- gs_cursor_check(q): walks a SCROLL cursor over q in every direction
+-- (gs_cursor_walk), with GpuSort on and off, and compares what it saw
+CREATE OR REPLACE FUNCTION gs_plan_has(q text, node text) RETURNS boolean LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
-	used boolean := false;
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF strpos(ln, format('Custom Scan (%s)', node)) > 0 THEN
+			RETURN true;
+		END IF;
+	END LOOP;
+	RETURN false;
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION gs_plan_uses_gpusort(q text) RETURNS boolean LANGUAGE plpgsql AS $f$
 BEGIN
 	PERFORM set_config('gpusort.enabled', 'on', true);
 	PERFORM set_config('gpusort.min_rows', '0', true);
-	FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR ln LIKE '%Custom Scan (GpuSort)%';
-	END LOOP;
-	RETURN used;
+	RETURN gs_plan_has(q, 'GpuSort');
 END
 $f$;
 
@@ -76,6 +87,54 @@ BEGIN
 				WHEN n_on <> n_off THEN format('ROW COUNTS DIFFER: %s vs %s', n_on, n_off)
 				WHEN ndiff > 0 THEN format('%s ROWS DIFFER', ndiff)
 				ELSE 'ok' END || format(' (%s rows)', n_on);
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION gs_cursor_walk(q text) RETURNS text[] LANGUAGE plpgsql AS $f$
+DECLARE
+	c refcursor;
+	r record;
+	seen text[] := '{}';
+	i int;
+BEGIN
+	OPEN c SCROLL FOR EXECUTE q;
+	FOR i IN 1 .. 5 LOOP
+		FETCH NEXT FROM c INTO r; seen := seen || r::text;
+	END LOOP;
+	FETCH PRIOR FROM c INTO r; seen := seen || r::text;
+	FETCH LAST FROM c INTO r; seen := seen || r::text;
+	FETCH NEXT FROM c INTO r; seen := seen || coalesce(r::text, 'end');
+	FETCH NEXT FROM c INTO r; seen := seen || coalesce(r::text, 'end');
+	FETCH PRIOR FROM c INTO r; seen := seen || coalesce(r::text, 'none');
+	FETCH ABSOLUTE 42 FROM c INTO r; seen := seen || coalesce(r::text, 'none');
+	FETCH RELATIVE -7 FROM c INTO r; seen := seen || coalesce(r::text, 'none');
+	FETCH FIRST FROM c INTO r; seen := seen || r::text;
+	FETCH PRIOR FROM c INTO r; seen := seen || coalesce(r::text, 'start');
+	FETCH NEXT FROM c INTO r; seen := seen || coalesce(r::text, 'none');
+	MOVE LAST FROM c;
+	LOOP	-- everything, backwards
+		FETCH PRIOR FROM c INTO r;
+		EXIT WHEN NOT FOUND;
+		seen := seen || r::text;
+	END LOOP;
+	CLOSE c;
+	RETURN seen;
+END
+$f$;
+
+CREATE OR REPLACE FUNCTION gs_cursor_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	a text[];
+	b text[];
+	used boolean := gs_plan_uses_gpusort(q);
+BEGIN
+	a := gs_cursor_walk(q);
+	PERFORM set_config('gpusort.enabled', 'off', true);
+	b := gs_cursor_walk(q);
+	PERFORM set_config('gpusort.enabled', 'on', true);
+	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				WHEN a IS DISTINCT FROM b THEN 'DIFFERENT'
+				ELSE 'ok' END || format(' (%s fetches)', cardinality(a));
 END
 $f$;
 
