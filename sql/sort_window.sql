@@ -269,20 +269,11 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
--- gpusort.window = off keeps WindowAgg over the GpuSort (the name is
--- written as a string: WINDOW is a reserved word, so SET gpusort.window
--- does not parse; a tree without the setting skips it)
-CREATE PROCEDURE win_setting(v text) LANGUAGE plpgsql AS $f$
-BEGIN
-	PERFORM set_config('gpusort.window', v, false);
-EXCEPTION WHEN invalid_name OR undefined_object THEN
-	NULL;
-END
-$f$;
-CALL win_setting('off');
+-- gpusort.window_functions = off keeps WindowAgg over the GpuSort
+SET gpusort.window_functions = off;
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
 SELECT gs_plan_uses_gpusort($$SELECT id, row_number() OVER (PARTITION BY g ORDER BY k, id) FROM w$$);
-CALL win_setting('on');
+RESET gpusort.window_functions;
 
 -- text under a database's libc collation other than C
 SET client_min_messages = warning;
