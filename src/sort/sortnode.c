@@ -1195,18 +1195,6 @@ gpusort_run(GpuSortState *node)
 
 /* ---- executor callbacks ------------------------------------------------------- */
 
-/* the stream's figures so far, for EXPLAIN */
-void
-gs_sort_stream_note(GpuSortState *node)
-{
-	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
-
-	node->info.streamed = true;
-	node->info.copied_bytes = st->bytes;
-	node->info.stream_threads = st->threads;
-	node->info.ms_stream_wait = st->ms_waited;
-}
-
 /* the last row is out: the helpers stop (a rescan restarts them) */
 static void
 stream_done(GpuSortState *node)
