@@ -23,6 +23,7 @@
 #include "gpusort.h"
 #include "libcoll.h"
 #include "memaccount.h"
+#include "planner.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gpusort.h
- *	  Settings and entry points shared by gpusort's parts.
+ *	  The module's map: its two halves and where their settings live.
  *
  * gpusort has two halves: the GpuSort plan node (planner.c, sortnode.c,
  * sortkey.c, engine*.c) and the tree_reduce aggregate (tree_reduce.c and the
@@ -9,9 +9,10 @@
  * gpusort.device; everything that touches CUDA sits behind
  * kernels/gpusort_kernels.h.
  *
- * The settings live in settings.c, apart from the module entry (gpusort.c)
- * that calls every part's initialization, so that the parts, which read
- * them, never call back into the file that calls them.
+ * The module entry (gpusort.c) calls each part's initialization, declared
+ * in the part's own header (planner.h, treereduce.h, libcoll.h).  The
+ * settings that both halves read live apart, in settings.c; the parts
+ * include settings.h, so that none calls or includes back into the entry.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,8 +20,5 @@
 #define GPUSORT_H
 
 #include "settings.h"
-
-/* planner.c: installs the planner hook and registers the CustomScan methods */
-extern void gpusort_planner_init(void);
 
 #endif							/* GPUSORT_H */

@@ -87,10 +87,10 @@
 #include "utils/tuplesort.h"
 
 #include "engine.h"
-#include "gpusort.h"
 #include "prefault.h"
 #include "rowstore.h"
 #include "rowstream.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
