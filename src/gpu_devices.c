@@ -25,9 +25,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "gpusort.h"
 #include "gpu_select.h"
 #include "gpu_session.h"
+#include "settings.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpusort_kernels.h"

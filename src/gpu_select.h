@@ -6,7 +6,7 @@
  * Pure C: no PostgreSQL and no CUDA, so that the rules are unit-tested
  * without either (test/sort/cpu/gpu_select.sh).  The caller,
  * src/gpu_session.c, gathers each visible device's load and calls
- * gs_select_device; gpusort.c's check hook of gpusort.devices calls
+ * gs_select_device; settings.c's check hook of gpusort.devices calls
  * gs_parse_device_list.
  *
  *-------------------------------------------------------------------------

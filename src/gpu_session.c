@@ -72,9 +72,9 @@
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 
-#include "gpusort.h"
 #include "gpu_select.h"
 #include "gpu_session.h"
+#include "settings.h"
 #include "threads.h"
 
 #ifndef GPUSORT_NO_CUDA

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gpusort.h
- *	  Settings and entry points shared by gpusort's parts.
+ *	  The module's map: its two halves and where their settings live.
  *
  * gpusort has two halves: the GpuSort plan node (planner.c, sortnode.c,
  * sortkey.c, engine*.c) and the tree_reduce aggregate (tree_reduce.c and the
@@ -9,57 +9,16 @@
  * gpusort.device; everything that touches CUDA sits behind
  * kernels/gpusort_kernels.h.
  *
+ * The module entry (gpusort.c) calls each part's initialization, declared
+ * in the part's own header (planner.h, treereduce.h, libcoll.h).  The
+ * settings that both halves read live apart, in settings.c; the parts
+ * include settings.h, so that none calls or includes back into the entry.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUSORT_H
 #define GPUSORT_H
 
-/* gpusort.device */
-typedef enum GsDevice
-{
-	GS_DEVICE_AUTO,				/* the GPU when one can be used, else the CPU */
-	GS_DEVICE_GPU,				/* the GPU; if it fails, the CPU with a WARNING */
-	GS_DEVICE_CPU				/* the CPU engines only */
-} GsDevice;
-
-/* gpusort.parallel */
-typedef enum GsParallel
-{
-	GS_PARALLEL_OFF,
-	GS_PARALLEL_ON,
-	GS_PARALLEL_AUTO			/* on machines of GS_PARALLEL_MIN_CPUS cores or more */
-} GsParallel;
-
-/* GUC variables, defined in gpusort.c */
-extern bool gpusort_enabled;
-extern int	gpusort_device;
-extern int	gpusort_min_rows;
-extern int	gpusort_max_memory;	/* kB */
-extern int	gpusort_max_total_memory;	/* kB */
-extern int	gpusort_max_gpu_sessions;
-extern char *gpusort_devices;
-extern int	gpusort_gpu_max_run_rows;
-extern int	gpusort_cpu_threads;
-extern int	gpusort_parallel;	/* GsParallel */
-extern bool gpusort_copy_rows;
-extern bool gpusort_window_functions;
-
-/*
- * The memory available to the server (cgroup limit or physical memory,
- * less shared_buffers); source and detail, if not NULL, say where it came
- * from
- */
-extern Size gpusort_available_memory(const char **source, const char **detail);
-/* gpusort.max_memory in bytes, -1 resolved */
-extern Size gpusort_memory_budget(void);
-/* gpusort.max_total_memory in bytes, -1 resolved */
-extern Size gpusort_total_memory_limit(void);
-/* gpusort.parallel, auto resolved: may the planner use the parallel node */
-extern bool gpusort_parallel_enabled(void);
-/* gpusort.cpu_threads, 0 resolved */
-extern int	gpusort_threads(void);
-
-/* planner.c: installs the planner hook and registers the CustomScan methods */
-extern void gpusort_planner_init(void);
+#include "settings.h"
 
 #endif							/* GPUSORT_H */

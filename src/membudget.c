@@ -6,7 +6,7 @@
  * A server in a container (Docker, Kubernetes, a systemd unit with
  * MemoryMax) may use far less memory than the machine has; past its
  * cgroup's limit the kernel's OOM killer ends a backend, and PostgreSQL
- * then restarts every session.  So the budgets (gpusort.c) start from the
+ * then restarts every session.  So the budgets (settings.c) start from the
  * cgroup's limit where there is one.
  *
  * Finding it takes three files:

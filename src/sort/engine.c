@@ -36,10 +36,10 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
-#include "gpusort.h"
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "settings.h"
 
 /* under gpusort.device = auto, smaller sorts stay on the CPU */
 #define GS_GPU_AUTO_MIN_ROWS	100000

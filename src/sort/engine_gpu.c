@@ -42,12 +42,12 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 
-#include "gpusort.h"
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "gpu_session.h"
 #include "memaccount.h"
+#include "settings.h"
 
 #ifndef GPUSORT_NO_CUDA
 

@@ -110,7 +110,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "gpusort.h"
+#include "planner.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"

@@ -87,10 +87,10 @@
 #include "utils/tuplesort.h"
 
 #include "engine.h"
-#include "gpusort.h"
 #include "prefault.h"
 #include "rowstore.h"
 #include "rowstream.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
@@ -1194,18 +1194,6 @@ gpusort_run(GpuSortState *node)
 }
 
 /* ---- executor callbacks ------------------------------------------------------- */
-
-/* the stream's figures so far, for EXPLAIN */
-void
-gs_sort_stream_note(GpuSortState *node)
-{
-	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
-
-	node->info.streamed = true;
-	node->info.copied_bytes = st->bytes;
-	node->info.stream_threads = st->threads;
-	node->info.ms_stream_wait = st->ms_waited;
-}
 
 /* the last row is out: the helpers stop (a rescan restarts them) */
 static void

@@ -83,10 +83,10 @@
 
 #include "compat.h"
 #include "engine.h"
-#include "gpusort.h"
 #include "memaccount.h"
 #include "prefault.h"
 #include "rowstore.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortpar.h"
 #include "sortplan.h"

@@ -189,12 +189,10 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 	return 0;
 }
 
-/* ---- sortnode.c -------------------------------------------------------------- */
+/* ---- sortexplain.c ----------------------------------------------------------- */
 
 /* the row stream's figures so far into node->info, for EXPLAIN */
 extern void gs_sort_stream_note(GpuSortState *node);
-
-/* ---- sortexplain.c ----------------------------------------------------------- */
 
 /* the node's ExplainCustomScan */
 extern void gs_sort_explain(CustomScanState *node, List *ancestors,

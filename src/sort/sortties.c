@@ -37,8 +37,8 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "settings.h"
 #include "threads_backend.h"
-#include "gpusort.h"
 #include "sortstate.h"
 
 /*

@@ -36,8 +36,8 @@
 #include "miscadmin.h"
 
 #include "engine.h"
-#include "gpusort.h"
 #include "libcoll.h"
+#include "settings.h"
 #include "sortstate.h"
 
 #define GS_VERIFY_TASKS_PER_THREAD	4

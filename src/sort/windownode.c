@@ -46,7 +46,7 @@
 #include "utils/ruleutils.h"
 
 #include "compat.h"
-#include "gpusort.h"
+#include "settings.h"
 #include "memaccount.h"
 #include "sortnode.h"
 #include "sortplan.h"

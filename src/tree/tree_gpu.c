@@ -43,8 +43,8 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "gpusort.h"
 #include "contract.h"
+#include "settings.h"
 #include "tree_gpu.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"

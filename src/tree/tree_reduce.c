@@ -43,8 +43,8 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "gpusort.h"
 #include "contract.h"
+#include "settings.h"
 #include "treereduce.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"

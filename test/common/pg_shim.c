@@ -12,7 +12,7 @@
  * ERROR, or a cancel served by ProcessInterrupts, longjmps to the innermost
  * PG_exception_stack, which the test sets around the call it makes (an
  * ERROR with none set aborts the test); WARNINGs are counted.  The GUCs of
- * gpusort.h hold the values the tests start from: the GPU required, the
+ * settings.h hold the values the tests start from: the GPU required, the
  * session cap at 8.
  *
  * Needs nothing but the C library: test/sort/cpu/engine_cpu.sh links it without
@@ -31,8 +31,8 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
-#include "gpusort.h"
 #include "pg_shim.h"
+#include "settings.h"
 
 /* the C library's, not port.h's replacements */
 #undef fprintf

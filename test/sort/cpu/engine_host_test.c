@@ -48,13 +48,13 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "gpusort.h"
 #include "engine.h"
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
 #include "fake_account.h"
 #include "fake_cuda.h"
 #include "pg_shim.h"
+#include "settings.h"
 
 #undef qsort
 #undef printf

@@ -36,10 +36,10 @@
 
 #include "miscadmin.h"
 
-#include "gpusort.h"
 #include "contract.h"
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
+#include "settings.h"
 #include "tree_gpu.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"

@@ -1,0 +1,61 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.h
+ *	  gpusort's settings, and the getters that resolve their automatic
+ *	  values (settings.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SETTINGS_H
+#define GPUSORT_SETTINGS_H
+
+/* gpusort.device */
+typedef enum GsDevice
+{
+	GS_DEVICE_AUTO,				/* the GPU when one can be used, else the CPU */
+	GS_DEVICE_GPU,				/* the GPU; if it fails, the CPU with a WARNING */
+	GS_DEVICE_CPU				/* the CPU engines only */
+} GsDevice;
+
+/* gpusort.parallel */
+typedef enum GsParallel
+{
+	GS_PARALLEL_OFF,
+	GS_PARALLEL_ON,
+	GS_PARALLEL_AUTO			/* on machines of GS_PARALLEL_MIN_CPUS cores or more */
+} GsParallel;
+
+/* GUC variables */
+extern bool gpusort_enabled;
+extern int	gpusort_device;
+extern int	gpusort_min_rows;
+extern int	gpusort_max_memory;	/* kB */
+extern int	gpusort_max_total_memory;	/* kB */
+extern int	gpusort_max_gpu_sessions;
+extern char *gpusort_devices;
+extern int	gpusort_gpu_max_run_rows;
+extern int	gpusort_cpu_threads;
+extern int	gpusort_parallel;	/* GsParallel */
+extern bool gpusort_copy_rows;
+extern bool gpusort_window_functions;
+extern bool gpusort_window;
+
+/*
+ * The memory available to the server (cgroup limit or physical memory,
+ * less shared_buffers); source and detail, if not NULL, say where it came
+ * from
+ */
+extern Size gpusort_available_memory(const char **source, const char **detail);
+/* gpusort.max_memory in bytes, -1 resolved */
+extern Size gpusort_memory_budget(void);
+/* gpusort.max_total_memory in bytes, -1 resolved */
+extern Size gpusort_total_memory_limit(void);
+/* gpusort.parallel, auto resolved: may the planner use the parallel node */
+extern bool gpusort_parallel_enabled(void);
+/* gpusort.cpu_threads, 0 resolved */
+extern int	gpusort_threads(void);
+
+/* _PG_init: defines the settings above */
+extern void gpusort_define_settings(void);
+
+#endif							/* GPUSORT_SETTINGS_H */

@@ -1,0 +1,14 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner.h
+ *	  GpuSort's planner: what it gives the module entry (gpusort.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_PLANNER_H
+#define GPUSORT_PLANNER_H
+
+/* Installs the planner hook and registers the CustomScan methods */
+extern void gpusort_planner_init(void);
+
+#endif							/* GPUSORT_PLANNER_H */
