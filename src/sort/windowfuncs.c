@@ -49,6 +49,8 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
@@ -224,11 +226,21 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 	memset(f, 0, sizeof(GsWinFunc));
 	f->restype = wfunc->wintype;
 	*why = "a window function GpuWindow does not compute";
-	if (wfunc->aggfilter != NULL)
+	/*
+	 * A FILTER is evaluated on every row before any is returned, where
+	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
+	 * neither change with its evaluation nor raise an error about a value
+	 * (leakproof functions of the row's columns) gives the same answers.
+	 */
+	if (wfunc->aggfilter != NULL &&
+		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
+		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
+		 contain_subplans((Node *) wfunc->aggfilter)))
 	{
-		*why = "an aggregate with FILTER";
+		*why = "an aggregate with a FILTER that may raise an error or change";
 		return false;
 	}
+	f->has_filter = wfunc->aggfilter != NULL;
 
 	switch (wfunc->winfnoid)
 	{
@@ -749,6 +761,8 @@ typedef struct AggState
 static inline bool
 agg_take(GsWinFunc *f, AggState *s, uint64 r)
 {
+	if (f->skip && f->skip[r])
+		return true;
 	s->rows++;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
 		return true;
@@ -875,6 +889,8 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 static inline void
 agg_drop(GsWinFunc *f, AggState *s, uint64 r)
 {
+	if (f->skip && f->skip[r])
+		return;
 	s->rows--;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
 		return;

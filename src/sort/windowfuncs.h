@@ -91,6 +91,7 @@ typedef struct GsWinFunc
 	bool		has_default;	/* lag/lead's third argument */
 	Datum		defval;
 	bool		defnull;
+	bool		has_filter;		/* an aggregate's FILTER, see skip */
 
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
@@ -100,6 +101,9 @@ typedef struct GsWinFunc
 #endif
 	int64	   *cnt;			/* avg's divisor */
 	bool	   *isnull;
+
+	/* rows whose FILTER is not true, [n], set by the caller; or NULL */
+	bool	   *skip;
 
 	/* the argument's values, while computing */
 	int64	   *argi;

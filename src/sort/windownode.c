@@ -72,6 +72,7 @@ typedef struct GpuWindowState
 	int			ninput;			/* input columns, before the functions' */
 	TupleTableSlot *row_slot;	/* deforms the input rows */
 	TupleTableSlot **nav_slots; /* [nfuncs] */
+	ExprState **filters;		/* [nfuncs]: an aggregate's FILTER, or NULL */
 
 	/* the current run */
 	bool		computed;
@@ -364,6 +365,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->nfuncs = list_length(cscan->custom_scan_tlist) - node->ninput;
 	node->funcs = palloc0(sizeof(GsWinFunc) * Max(node->nfuncs, 1));
 	node->nav_slots = palloc0(sizeof(TupleTableSlot *) * Max(node->nfuncs, 1));
+	node->filters = palloc0(sizeof(ExprState *) * Max(node->nfuncs, 1));
 	k = 0;
 	for_each_from(lc, cscan->custom_scan_tlist, node->ninput)
 	{
@@ -373,6 +375,9 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 			elog(ERROR, "GpuWindow cannot compute its function: %s", why);
 		node->nav_slots[k] = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
 												&TTSOpsMinimalTuple);
+		if (node->funcs[k].has_filter)
+			node->filters[k] = ExecInitExpr(((WindowFunc *) tle->expr)->aggfilter,
+											&cnode->ss.ps);
 		k++;
 	}
 }
@@ -413,6 +418,43 @@ window_bytes(GpuWindowState *node, uint64 n)
 		per_row += 2 * sizeof(int64) + sizeof(bool) + sizeof(double) + sizeof(bool) +
 			2 * sizeof(int64);
 	return (Size) n * per_row;
+}
+
+/*
+ * The rows each FILTER leaves out, in the backend (the filters are
+ * leakproof and stable, see gs_win_func_from_plan: evaluating them all
+ * first gives what WindowAgg's evaluation row by row gives)
+ */
+static void
+evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		bool	   *skip;
+		uint64		i;
+
+		if (node->filters[k] == NULL)
+			continue;
+		skip = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
+		for (i = 0; i < n; i++)
+		{
+			Datum		d;
+			bool		isnull;
+
+			ResetExprContext(econtext);
+			ExecStoreMinimalTuple(rows[i], node->row_slot, false);
+			econtext->ecxt_outertuple = node->row_slot;
+			d = ExecEvalExprSwitchContext(node->filters[k], econtext, &isnull);
+			skip[i] = isnull || !DatumGetBool(d);
+			if ((i + 1) % 4096 == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		node->funcs[k].skip = skip;
+	}
+	ExecClearTuple(node->row_slot);
 }
 
 /* Sorts (the GpuSort below) and computes every row's window values */
@@ -461,6 +503,7 @@ window_run(GpuWindowState *node)
 	node->nrows = n;
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
 	INSTR_TIME_SET_CURRENT(start);
+	evaluate_filters(node, rows, n);
 	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
 					  node->ord, node->nord, node->funcs, node->nfuncs,
 					  flags, node->nthreads);
@@ -575,6 +618,7 @@ window_reset(GpuWindowState *node)
 #endif
 		node->funcs[k].cnt = NULL;
 		node->funcs[k].isnull = NULL;
+		node->funcs[k].skip = NULL;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
