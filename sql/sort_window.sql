@@ -201,12 +201,30 @@ SELECT * FROM win_check($$SELECT o.g, (SELECT max(rn * 1000 + coalesce(s, 0)) FR
 SELECT * FROM win_check($$SELECT o.g, l.* FROM (VALUES (1), (5), (NULL), (100), (7), (1)) o(g), LATERAL (SELECT id, k, rank() OVER (ORDER BY k), sum(k8) OVER (ORDER BY k, id), lag(t) OVER (ORDER BY k, id) FROM w WHERE w.g = o.g ORDER BY k, id LIMIT 5) l$$);
 SELECT * FROM win_check($$SELECT v.g, l.* FROM v, LATERAL (SELECT max(rn) AS m, max(r) AS mr FROM (SELECT row_number() OVER (PARTITION BY k ORDER BY id) AS rn, rank() OVER (ORDER BY k) AS r FROM w WHERE w.g = v.g) x) l ORDER BY v.g$$);
 
+-- ROWS frames with offsets: counts and integer sums slide, float sums, min
+-- and max start again at each row's frame (as WindowAgg restarts them);
+-- empty frames at the partitions' edges; offsets past the partition
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, count(k) OVER w, sum(k) OVER w, sum(k8) OVER w, avg(k2) OVER w, avg(k8) OVER w, sum(f8) OVER w, sum(f4) OVER w, min(f8) OVER w, max(d) OVER w, first_value(t) OVER w, last_value(n) OVER w, nth_value(k, 2) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, min(ts) OVER w, first_value(t) OVER w, last_value(k) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 5 PRECEDING AND 2 PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, max(f4) OVER w, first_value(t) OVER w, nth_value(t, 3) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 1 FOLLOWING AND 4 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, avg(k8) OVER w, last_value(id) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND 3 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, sum(f8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w, min(k2) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 0 PRECEDING AND 9223372036854775807 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 100000 PRECEDING AND 100000 FOLLOWING)$$);
+-- a frame over 1024 rows wide with a float sum or a min: WindowAgg's (restarts)
+SELECT * FROM win_check($$SELECT id, sum(f8) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN 2000 PRECEDING AND CURRENT ROW) FROM w$$);
+-- FILTER: stable, leakproof filters are computed; one that may raise an
+-- error (a division) keeps WindowAgg
+SELECT * FROM win_check($$SELECT id, count(*) FILTER (WHERE k > 10) OVER w, sum(k8) FILTER (WHERE t >= 'e' AND k2 < 500) OVER w, min(f8) FILTER (WHERE d IS NOT NULL) OVER w, avg(k) FILTER (WHERE g <> 3) OVER w, count(*) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
+SELECT * FROM win_check($$SELECT id, count(n) FILTER (WHERE k > 5) OVER w, sum(f8) FILTER (WHERE k < 25) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) FILTER (WHERE 100 / (k::int8 - 1000) < 1) OVER (PARTITION BY g ORDER BY k, id) FROM w$$);
+SELECT * FROM win_error($$SELECT id, count(*) FILTER (WHERE 100 / (k - 7) > 1) OVER (PARTITION BY g ORDER BY k, id) FROM w$$);
+
 -- mixed: one window with a function the node does not compute keeps
 -- WindowAgg for all of it
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k) OVER w, string_agg(t, ',') OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
 -- what stays with WindowAgg
 CREATE AGGREGATE my_sum(int) (sfunc = int4pl, stype = int, initcond = '0');
-SELECT * FROM win_check($$SELECT id, count(*) FILTER (WHERE k > 10) OVER (PARTITION BY g ORDER BY k, id) FROM w$$);
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w ORDER BY 1, 2, 3$$);
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) FROM w ORDER BY 1, 2, 3$$);
 SELECT * FROM win_check($$SELECT id, sum(k8) OVER (PARTITION BY g ORDER BY k, id ROWS 2 PRECEDING) FROM w$$);
@@ -258,6 +276,7 @@ SET max_parallel_workers_per_gather = 2;
 SET gpusort.parallel = on;
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, rank() OVER w, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, lag(k8) OVER w, first_value(t) OVER w FROM wbig WINDOW w AS (PARTITION BY c ORDER BY k, id)$$);
 SELECT * FROM win_check($$SELECT k, rank() OVER w, dense_rank() OVER w, cume_dist() OVER w, count(*) OVER w, sum(k) OVER w FROM wbig WINDOW w AS (ORDER BY k DESC) ORDER BY 1, 2$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w, sum(f8) OVER w, max(f8) OVER w, first_value(t) OVER w FROM wbig WINDOW w AS (PARTITION BY c ORDER BY k, id ROWS BETWEEN 10 PRECEDING AND 5 FOLLOWING)$$);
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k8) OVER w, min(f8) OVER w, lead(t, 1, '-') OVER w FROM wbig WINDOW w AS (PARTITION BY id / 2 ORDER BY k8, id)$$);
 SELECT * FROM win_check($$SELECT * FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY t, id) AS rn FROM wbig) s WHERE rn <= 3$$);
 SET gpusort.parallel = off;
