@@ -45,7 +45,9 @@ RESET enable_nestloop;
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM m1 GROUP BY k;
 SELECT gs_check('SELECT k, count(*) AS n, sum(v) AS total FROM m1 GROUP BY k');
-SELECT * FROM explain_masked('EXPLAIN (COSTS OFF) SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) FROM m1');
+-- (sum keeps the default frame, which PostgreSQL 16 and later turn into a
+-- ROWS frame for rank alone)
+SELECT * FROM explain_masked('EXPLAIN (COSTS OFF) SELECT k, v, rank() OVER w, sum(v) OVER w FROM m1 WINDOW w AS (PARTITION BY k ORDER BY v DESC)');
 SELECT gs_check('SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r, sum(v) OVER (ORDER BY k) AS running FROM m1 ORDER BY k, v');
 EXPLAIN (COSTS OFF) SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1;
 SELECT gs_check('SELECT DISTINCT k % 10 AS a, v % 7 AS b FROM m1');
