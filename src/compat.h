@@ -32,6 +32,9 @@
  *	- EXPLAIN qualifies column names when the range table has more than
  *	  one entry; 18 adds an RTE_GROUP entry that does not count
  *	  (es->rtable_size): gs_explain_rtable_size.
+ *	- EXPLAIN deparses a WindowFunc as "OVER (?)" before 18; 18 names its
+ *	  window and raises an error unless a WindowAgg of that window is the
+ *	  node being shown: GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG.
  *
  * The includer must have included postgres.h, and nothing that includes
  * utils/pg_locale.h before this header (see GS_NO_ICU_HEADERS below).
@@ -42,6 +45,12 @@
  */
 #ifndef GS_COMPAT_H
 #define GS_COMPAT_H
+
+#if PG_VERSION_NUM >= 180000
+#define GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG 1
+#else
+#define GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG 0
+#endif
 
 #include <locale.h>
 

@@ -55,6 +55,7 @@
 
 #define GSWP_FALLBACK	0
 #define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
+#define GSWP_WFUNCS		2		/* the WindowFuncs, in scan tuple order */
 
 typedef struct GpuWindowState
 {
@@ -216,6 +217,29 @@ retarget(Node *node, RetargetContext *cxt)
 	return expression_tree_mutator(node, retarget, (void *) cxt);
 }
 
+/*
+ * What EXPLAIN shows for a window function of the node: the WindowFunc
+ * itself, "sum(x) OVER (?)" as for a WindowAgg; in PostgreSQL 18, which
+ * deparses a WindowFunc only under a WindowAgg of its window, a call of
+ * the same function on the same arguments, "sum(x)".
+ */
+static Node *
+display_wfuncs(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, WindowFunc) && GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG)
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+
+		return (Node *) makeFuncExpr(wfunc->winfnoid, wfunc->wintype,
+									 (List *) copyObject(wfunc->args),
+									 wfunc->wincollid, wfunc->inputcollid,
+									 COERCE_EXPLICIT_CALL);
+	}
+	return expression_tree_mutator(node, display_wfuncs, context);
+}
+
 /* the fallback's input: a node that returns the GpuSort's rows */
 static Plan *
 make_feed(Plan *gpusort)
@@ -296,14 +320,16 @@ gs_window_plan(WindowAgg *wa)
 	resno = list_length(scan_tlist);
 	foreach(lc, collect.wfuncs)
 		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry(copyObject(lfirst(lc)), ++resno,
-											 NULL, false));
+							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
+											 ++resno, NULL, false));
 	cscan->custom_scan_tlist = scan_tlist;
 	rt.wfuncs = collect.wfuncs;
 	rt.ninput = list_length(input->targetlist);
 	cscan->scan.plan.targetlist = (List *) retarget((Node *) wa->plan.targetlist, &rt);
 	cscan->scan.plan.qual = (List *) retarget((Node *) wa->plan.qual, &rt);
-	cscan->custom_private = list_make2(fallback, copyObject(wa->runConditionOrig));
+	cscan->custom_private = list_make3(fallback,
+									   display_wfuncs((Node *) wa->runConditionOrig, NULL),
+									   copyObject(collect.wfuncs));
 	/* its Vars are already the targetlist's columns, as the scan tuple */
 	cscan->custom_exprs = copyObject(wa->runCondition);
 	cscan->methods = &window_plan_methods;
@@ -341,6 +367,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
 	WindowAgg  *wa = (WindowAgg *) list_nth(cscan->custom_private, GSWP_FALLBACK);
 	TupleDesc	indesc;
+	List	   *wfuncs;
 	const char *why;
 	ListCell   *lc;
 	int			k;
@@ -362,22 +389,22 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->nord = wa->ordNumCols;
 
 	node->runcond = ExecInitQual(cscan->custom_exprs, &cnode->ss.ps);
-	node->nfuncs = list_length(cscan->custom_scan_tlist) - node->ninput;
+	wfuncs = list_nth(cscan->custom_private, GSWP_WFUNCS);
+	node->nfuncs = list_length(wfuncs);
 	node->funcs = palloc0(sizeof(GsWinFunc) * Max(node->nfuncs, 1));
 	node->nav_slots = palloc0(sizeof(TupleTableSlot *) * Max(node->nfuncs, 1));
 	node->filters = palloc0(sizeof(ExprState *) * Max(node->nfuncs, 1));
 	k = 0;
-	for_each_from(lc, cscan->custom_scan_tlist, node->ninput)
+	foreach(lc, wfuncs)
 	{
-		TargetEntry *tle = lfirst(lc);
+		WindowFunc *wfunc = lfirst(lc);
 
-		if (!gs_win_func_from_plan((WindowFunc *) tle->expr, &node->funcs[k], &why))
+		if (!gs_win_func_from_plan(wfunc, &node->funcs[k], &why))
 			elog(ERROR, "GpuWindow cannot compute its function: %s", why);
 		node->nav_slots[k] = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
 												&TTSOpsMinimalTuple);
 		if (node->funcs[k].has_filter)
-			node->filters[k] = ExecInitExpr(((WindowFunc *) tle->expr)->aggfilter,
-											&cnode->ss.ps);
+			node->filters[k] = ExecInitExpr(wfunc->aggfilter, &cnode->ss.ps);
 		k++;
 	}
 }
@@ -663,14 +690,14 @@ window_rescan(CustomScanState *cnode)
 
 /* the names of the window functions, for EXPLAIN */
 static List *
-function_names(CustomScan *cscan, int ninput)
+function_names(CustomScan *cscan)
 {
 	List	   *names = NIL;
 	ListCell   *lc;
 
-	for_each_from(lc, cscan->custom_scan_tlist, ninput)
+	foreach(lc, (List *) list_nth(cscan->custom_private, GSWP_WFUNCS))
 	{
-		WindowFunc *wfunc = (WindowFunc *) ((TargetEntry *) lfirst(lc))->expr;
+		WindowFunc *wfunc = lfirst(lc);
 
 		names = lappend(names, get_func_name(wfunc->winfnoid));
 	}
@@ -685,7 +712,7 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 
 	List	   *runcond = list_nth(cscan->custom_private, GSWP_RUNCOND);
 
-	ExplainPropertyList("Window Functions", function_names(cscan, node->ninput), es);
+	ExplainPropertyList("Window Functions", function_names(cscan), es);
 	ExplainPropertyText("Window Frame", gs_win_frame_describe(&node->frame), es);
 	if (runcond != NIL)
 	{

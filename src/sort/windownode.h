@@ -8,7 +8,7 @@
  * Plan header; its input (plan.lefttree) is the GpuSort that sorted the
  * WindowAgg's input.  Its scan tuple is the input row followed by one
  * column per window function: custom_scan_tlist holds OUTER_VAR references
- * to every input column, then the WindowFuncs themselves (so EXPLAIN
+ * to every input column, then one entry per window function (so EXPLAIN
  * VERBOSE names them), and the targetlist is the WindowAgg's with its
  * input columns and WindowFuncs turned into INDEX_VAR references to those.
  *
@@ -19,6 +19,9 @@
  *		  source of the window's columns, operators and frame
  *		  (gs_win_frame_from_plan reads it at plan and at run time)
  *	   1: the WindowAgg's runConditionOrig, for EXPLAIN
+ *	   2: List of the WindowFuncs the node computes, in the order of the
+ *		  scan tuple's columns after the input's (which show them in EXPLAIN:
+ *		  under PostgreSQL 18, as plain calls, see display_wfuncs)
  * custom_exprs is the top window's run condition (the WindowAgg's
  * runCondition: Vars of the projected row), or NIL; plan.qual is the
  * WindowAgg's qual over the scan tuple.
