@@ -67,8 +67,6 @@
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
 #define GSW_TASKS_PER_THREAD	4
 
-/* rows between interrupt checks in the backend's loops */
-#define GSW_INTERRUPT_EVERY		4096
 
 void
 gs_win_overflow_error(void)
@@ -589,10 +587,11 @@ bound_tasks(void *p, uint64 tlo, uint64 thi)
 	{
 		TupleTableSlot *prev = a->slots[2 * t];
 		TupleTableSlot *cur = a->slots[2 * t + 1];
-		uint64		lo = a->n * t / a->ntasks;
-		uint64		hi = a->n * (t + 1) / a->ntasks;
-		uint64		i;
+		uint64		lo,
+					hi,
+					i;
 
+		gs_team_slice(a->n, (int) a->ntasks, (int) t, &lo, &hi);
 		if (lo >= hi)
 			continue;
 		if (lo > 0)
@@ -838,12 +837,14 @@ agg_put(GsWinFunc *f, const AggState *s, uint64 r)
 			break;
 	}
 	f->isnull[r] = s->count == 0;
-	f->i64[r] = (f->fn == GSW_MIN || f->fn == GSW_MAX) ? s->ival : s->isum;
-	f->f8[r] = s->fval;
+	if (f->arg != GSW_ARG_INT)
+		f->f8[r] = s->fval;
 #ifdef HAVE_INT128
-	if (f->wide)
+	else if (f->wide)
 		f->wide[r] = s->wide;
 #endif
+	else
+		f->i64[r] = (f->fn == GSW_MIN || f->fn == GSW_MAX) ? s->ival : s->isum;
 	if (f->cnt)
 		f->cnt[r] = s->count;
 }
@@ -1167,14 +1168,15 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+#ifdef HAVE_INT128
+			if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+			else
+#endif
 			if (f->arg == GSW_ARG_INT)
 				f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 			else
 				f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-#ifdef HAVE_INT128
-			if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
-				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
-#endif
 			if (f->fn == GSW_AVG)
 				f->cnt = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 			return;
@@ -1182,18 +1184,6 @@ alloc_results(GsWinFunc *f, uint64 n)
 			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 			return;
 	}
-}
-
-/* agg_put writes both of these; the one not read is scratch */
-static void
-alloc_scratch(GsWinFunc *f, uint64 n)
-{
-	Size		rows = Max(n, 1);
-
-	if (f->i64 == NULL)
-		f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
-	if (f->f8 == NULL)
-		f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 }
 
 uint64
@@ -1212,8 +1202,6 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		GsWinFunc  *f = &funcs[k];
 
 		alloc_results(f, n);
-		if (f->fn >= GSW_SUM)
-			alloc_scratch(f, n);
 		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
 		if (f->param_null)
 			memset(f->isnull, true, sizeof(bool) * n);

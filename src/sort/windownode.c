@@ -155,8 +155,10 @@ gs_window_register(void)
 typedef struct CollectContext
 {
 	Index		winref;
+	const GsWinFrame *frame;
 	List	   *wfuncs;			/* distinct WindowFuncs, in order */
 	bool		ok;
+	bool		restarts;		/* one recomputes every row's frame */
 } CollectContext;
 
 static bool
@@ -174,7 +176,10 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 			!gs_win_func_from_plan(wfunc, &f, &why))
 			cxt->ok = false;
 		else if (!list_member(cxt->wfuncs, wfunc))
+		{
 			cxt->wfuncs = lappend(cxt->wfuncs, wfunc);
+			cxt->restarts |= gs_win_restarts(&f, cxt->frame);
+		}
 		return false;
 	}
 	return expression_tree_walker(node, collect_wfuncs, (void *) cxt);
@@ -280,26 +285,19 @@ gs_window_plan(WindowAgg *wa)
 		!gs_win_frame_from_plan(wa, &frame, &why))
 		return (Plan *) wa;
 	collect.winref = wa->winref;
+	collect.frame = &frame;
 	collect.wfuncs = NIL;
 	collect.ok = true;
+	collect.restarts = false;
 	(void) collect_wfuncs((Node *) wa->plan.targetlist, &collect);
 	(void) collect_wfuncs((Node *) wa->plan.qual, &collect);
 	if (!collect.ok || collect.wfuncs == NIL)
 		return (Plan *) wa;
 
 	/* a wide sliding frame over an aggregate with no inverse: WindowAgg's */
-	if (frame.start == GSW_BOUND_ROW &&
+	if (collect.restarts &&
 		frame.end_offset - frame.start_offset >= GSW_MAX_RESTART_ROWS)
-	{
-		foreach(lc, collect.wfuncs)
-		{
-			GsWinFunc	f;
-
-			if (gs_win_func_from_plan(lfirst(lc), &f, &why) &&
-				gs_win_restarts(&f, &frame))
-				return (Plan *) wa;
-		}
-	}
+		return (Plan *) wa;
 
 	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
 	wa->plan.lefttree = NULL;
@@ -434,17 +432,18 @@ start_fallback(GpuWindowState *node, const char *why)
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* bytes of the arrays for n rows: flags, results and arguments */
+/*
+ * Bytes of the arrays for n rows, at most: the flags, and per function a
+ * result of up to 16 bytes and avg's divisor, its NULL and FILTER flags, an
+ * argument and its NULL flag
+ */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
-	Size		per_row = 1;
-	int			k;
+	Size		per_func = 16 + sizeof(int64) + 2 * sizeof(bool) +
+		sizeof(int64) + sizeof(bool);
 
-	for (k = 0; k < node->nfuncs; k++)
-		per_row += 2 * sizeof(int64) + sizeof(bool) + sizeof(double) + sizeof(bool) +
-			2 * sizeof(int64);
-	return (Size) n * per_row;
+	return (Size) n * (1 + per_func * node->nfuncs);
 }
 
 /*
@@ -476,7 +475,7 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 			econtext->ecxt_outertuple = node->row_slot;
 			d = ExecEvalExprSwitchContext(node->filters[k], econtext, &isnull);
 			skip[i] = isnull || !DatumGetBool(d);
-			if ((i + 1) % 4096 == 0)
+			if ((i + 1) % GSW_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
 		node->funcs[k].skip = skip;
