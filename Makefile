@@ -4,9 +4,11 @@
 #   make installcheck               pg_regress suite against a running server
 #   test/run-all                    every test, on a throwaway cluster
 #
-# Layout: src/ holds the module entry and the shared CUDA session, src/sort/
-# GpuSort, src/tree/ tree_reduce; kernels/ the shared CUDA runtime and the
-# one C header, kernels/sort/ and kernels/tree/ each product's kernels.
+# Layout: src/ holds the module entry, the settings and the shared CUDA
+# session; src/sort/ GpuSort, one folder per subsystem (plan, node, keys,
+# intake, engine, window); src/tree/ tree_reduce; kernels/ the shared CUDA
+# runtime and the one C header, kernels/sort/ and kernels/tree/ each
+# product's kernels.
 #
 # The CUDA kernels in kernels/ are built by nvcc when it is found (on PATH or
 # in $(CUDA_HOME)) and linked against the static CUDA runtime, so the module
@@ -18,14 +20,15 @@ EXTENSION  = gpusort
 DATA       = gpusort--1.0.sql
 PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
 
-C_SRCS  := $(sort $(wildcard src/*.c src/*/*.c))
+C_SRCS  := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))
+SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*.h src/*/*.h src/*/*/*.h))))
 CU_SRCS := $(sort $(wildcard kernels/*.cu kernels/*/*.cu))
 OBJS     = $(C_SRCS:.c=.o)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
 
-PG_CPPFLAGS += -I$(srcdir)/src -I$(srcdir)/src/sort -I$(srcdir)/src/tree -I$(srcdir)/kernels
+PG_CPPFLAGS += $(addprefix -I$(srcdir)/,$(SRC_DIRS)) -I$(srcdir)/kernels
 SHLIB_LINK  += -lpthread
 
 CUDA_HOME ?= /usr/local/cuda
@@ -75,4 +78,4 @@ include $(PGXS)
 kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh src/tree/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(C_SRCS:.c=.o): $(wildcard src/*.h src/*/*.h kernels/*.h)
+$(C_SRCS:.c=.o): $(wildcard src/*.h src/*/*.h src/*/*/*.h kernels/*.h)

@@ -1,6 +1,6 @@
 /*
  * pg_shim.c
- *	  A stand-in for the backend symbols that src/sort/engine*.c,
+ *	  A stand-in for the backend symbols that src/sort/engine/engine*.c,
  *	  src/gpu_session.c and src/tree/tree_gpu.c use, so that the standalone
  *	  tests of test/sort/cpu/ and test/tree/cpu/ can link them outside the
  *	  server.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU sort engine against a reference sort: builds test/sort/cpu/engine_cpu_test.c
-# with src/sort/engine_cpu.c and the backend shim (test/common/pg_shim.c) outside
+# with src/sort/engine/engine_cpu.c and the backend shim (test/common/pg_shim.c) outside
 # the server and runs its cases (every key width; random, duplicated, equal,
 # sorted, reverse, skewed keys; sizes around the insertion-sort cutoff;
 # shuffled row numbers; run merging).
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_cpu_test"
-cc -O2 -Wall -I src -I src/sort -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
-	-o "$bin" test/sort/cpu/engine_cpu_test.c test/common/pg_shim.c src/sort/engine_cpu.c \
+cc -O2 -Wall -I src -I src/sort/engine -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
+	-o "$bin" test/sort/cpu/engine_cpu_test.c test/common/pg_shim.c src/sort/engine/engine_cpu.c \
 	src/threads.c src/threads_backend.c -lpthread
 "$bin"

@@ -1,6 +1,6 @@
 /*
  * engine_cpu_test.c
- *	  Standalone test of the CPU sort engine (src/sort/engine_cpu.c).
+ *	  Standalone test of the CPU sort engine (src/sort/engine/engine_cpu.c).
  *
  * Built outside the server with test/common/pg_shim.c for the few backend
  * symbols the engine uses (memory contexts, interrupts), and without

@@ -1,6 +1,6 @@
 /*
  * engine_host_test.c
- *	  The sort engines' host side (src/sort/engine.c, src/sort/engine_gpu.c) and the
+ *	  The sort engines' host side (src/sort/engine/engine.c, src/sort/engine/engine_gpu.c) and the
  *	  backend's GPU session (src/gpu_session.c) on a machine without a GPU,
  *	  against a fake of kernels/gpusort_kernels.h.
  *

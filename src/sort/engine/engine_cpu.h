@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * engine_cpu.h
- *	  The CPU sort engine (src/sort/engine_cpu.c): engine.c's sort, and
+ *	  The CPU sort engine (src/sort/engine/engine_cpu.c): engine.c's sort, and
  *	  the GPU engine's fallback and merge of runs.
  *
  * Pairs are as engine.h describes them: keys of nwords 64-bit words
