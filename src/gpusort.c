@@ -21,7 +21,6 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
-#include "libcoll.h"
 #include "memaccount.h"
 #include "planner.h"
 #include "treereduce.h"
@@ -34,7 +33,6 @@ void
 _PG_init(void)
 {
 	gpusort_define_settings();
-	gs_libc_define_settings();
 	gpusort_tree_init();
 	gpusort_planner_init();
 	if (process_shared_preload_libraries_in_progress)

@@ -38,11 +38,11 @@ int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
 bool		gpusort_window_functions = true;
-bool		gpusort_window = true;
 int			gpusort_max_gpu_sessions = 8;
 char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
+bool		gpusort_debug_scramble_keys = false;
 
 static const struct config_enum_entry parallel_options[] = {
 	{"auto", GS_PARALLEL_AUTO, false},
@@ -365,15 +365,6 @@ gpusort_define_settings(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.window",
-							 "Computes window functions over a GpuSort in a GpuWindow node.",
-							 "A WindowAgg directly over a GpuSort whose functions and frame "
-							 "GpuWindow supports is replaced by it; off keeps every WindowAgg.",
-							 &gpusort_window,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
 	DefineCustomBoolVariable("gpusort.window_functions",
 							 "Computes window functions over a GpuSort in a GpuWindow node.",
 							 "A WindowAgg directly over a GpuSort whose functions and frame "
@@ -400,4 +391,13 @@ gpusort_define_settings(void)
 							0, 0, INT_MAX,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
+							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
+							 NULL,
+							 &gpusort_debug_scramble_keys,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 }

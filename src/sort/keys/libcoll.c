@@ -66,8 +66,6 @@
 #define GS_XFRM_OUT_BYTES		1024
 #define GS_CMP_STACK_BYTES		1024
 
-bool		gpusort_debug_scramble_keys = false;
-
 /* the collations looked up in this backend, in TopMemoryContext */
 #define GS_MAX_LIBC_COLLS	32
 static GsLibcColl *colls[GS_MAX_LIBC_COLLS];
@@ -337,17 +335,4 @@ gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 	if (bp != bbuf)
 		pfree(bp);
 	return true;
-}
-
-void
-gs_libc_define_settings(void)
-{
-	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
-							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
-							 NULL,
-							 &gpusort_debug_scramble_keys,
-							 false,
-							 PGC_USERSET,
-							 GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
 }

@@ -50,8 +50,4 @@ extern bool gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 							const char *b, size_t blen, int *result,
 							bool nothrow);
 
-/* gpusort.debug_scramble_keys: see libcoll.c */
-extern bool gpusort_debug_scramble_keys;
-extern void gs_libc_define_settings(void);
-
 #endif							/* GPUSORT_LIBCOLL_H */

@@ -1292,12 +1292,6 @@ gs_keys_nwords(const GsKeySpec *spec)
 }
 
 int
-gs_keys_key_bytes(const GsKeySpec *spec)
-{
-	return spec->key_bytes;
-}
-
-int
 gs_keys_first_inexact(const GsKeySpec *spec)
 {
 	return spec->first_inexact;

@@ -99,7 +99,6 @@ extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
 
 /* after gs_keys_layout */
 extern int	gs_keys_nwords(const GsKeySpec *spec);
-extern int	gs_keys_key_bytes(const GsKeySpec *spec);
 extern int	gs_keys_first_inexact(const GsKeySpec *spec);
 /*
  * Checking a libc collation's strxfrm prefix (libcoll.c, sortverify.c).
