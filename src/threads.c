@@ -96,13 +96,13 @@ gs_team_run(GsTeam *team, void (*fn) (void *arg, int t), void *arg)
 }
 
 void
-gs_team_slice(uint64_t n, int nthreads, int t, uint64_t *lo, uint64_t *hi)
+gs_team_slice(uint64_t n, uint64_t nparts, uint64_t t, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t	share = n / nthreads,
-				extra = n % nthreads;
+	uint64_t	share = n / nparts,
+				extra = n % nparts;
 
-	*lo = share * t + ((uint64_t) t < extra ? (uint64_t) t : extra);
-	*hi = *lo + share + ((uint64_t) t < extra ? 1 : 0);
+	*lo = share * t + (t < extra ? t : extra);
+	*hi = *lo + share + (t < extra ? 1 : 0);
 }
 
 /* ---- slices -------------------------------------------------------------- */
@@ -115,6 +115,34 @@ typedef struct SliceCall
 	void	   *arg;
 } SliceCall;
 
+/*
+ * The team and member whose slice the calling thread runs, for
+ * gs_slice_stopped: a slice's function has only its items to go on, and
+ * threading a team through every one of them would leak the team into
+ * code that is otherwise plain loops over arrays.
+ */
+static __thread GsTeam *slice_team;
+static __thread int slice_member;
+
+bool
+gs_slice_stopped(void)
+{
+	return slice_team != NULL && gs_team_stopped(slice_team, slice_member);
+}
+
+static void
+run_slice(SliceCall *c, int t, uint64_t lo, uint64_t hi)
+{
+	GsTeam	   *outer_team = slice_team;
+	int			outer_member = slice_member;
+
+	slice_team = &c->team;
+	slice_member = t;
+	c->fn(c->arg, lo, hi);
+	slice_team = outer_team;
+	slice_member = outer_member;
+}
+
 static void
 slice_thread(void *p, int t)
 {
@@ -123,13 +151,14 @@ slice_thread(void *p, int t)
 				hi;
 
 	gs_team_slice(c->n, c->team.nthreads, t, &lo, &hi);
-	if (lo < hi)
-		c->fn(c->arg, lo, hi);
+	if (lo < hi && !gs_team_stopped(&c->team, t))
+		run_slice(c, t, lo, hi);
 }
 
-void
+bool
 gs_for_slices(uint64_t n, uint64_t min_n, int nthreads,
-			  void (*fn) (void *arg, uint64_t lo, uint64_t hi), void *arg)
+			  void (*fn) (void *arg, uint64_t lo, uint64_t hi), void *arg,
+			  bool (*interrupted) (void *arg), void *interrupted_arg)
 {
 	SliceCall	c;
 
@@ -137,17 +166,20 @@ gs_for_slices(uint64_t n, uint64_t min_n, int nthreads,
 		nthreads = GS_MAX_THREADS;
 	if ((uint64_t) nthreads > n)
 		nthreads = (int) n;
-	if (n < min_n || nthreads <= 1)
-	{
-		if (n > 0)
-			fn(arg, 0, n);
-		return;
-	}
+	if (nthreads < 1 || n < min_n)
+		nthreads = 1;
 	c.team.nthreads = nthreads;
-	c.team.interrupted = NULL;
-	c.team.interrupted_arg = NULL;
+	c.team.cancel = 0;
+	c.team.interrupted = interrupted;
+	c.team.interrupted_arg = interrupted_arg;
 	c.n = n;
 	c.fn = fn;
 	c.arg = arg;
-	gs_team_run(&c.team, slice_thread, &c);
+	if (n == 0)
+		return false;
+	if (nthreads == 1)
+		run_slice(&c, 0, 0, n);
+	else
+		gs_team_run(&c.team, slice_thread, &c);
+	return c.team.cancel != 0;
 }

@@ -9,11 +9,17 @@
  * here too.  The backend's binding (interrupts served, errors thrown) is
  * threads_backend.h.
  *
- * The rules every helper thread follows: it calls nothing of PostgreSQL's
- * (no palloc, no elog), it runs with every signal blocked, so that the
- * backend's signal handlers only ever run on the backend's own thread, and
- * the thread that started it joins it before anything it works on can be
- * freed.
+ * The rules every helper thread follows:
+ *	 - it calls nothing of PostgreSQL's that allocates (palloc), raises
+ *	   (elog, ereport) or touches shared state (buffers, locks, catalogs,
+ *	   caches that fill on a miss).  Reading a row that the backend owns is
+ *	   allowed, through slot_deform_safe-style code that only reads: the
+ *	   backend prepares everything a thread could otherwise have to
+ *	   allocate or look up (see threads_backend.h's gs_deform_rows);
+ *	 - it runs with every signal blocked, so that the backend's signal
+ *	   handlers only ever run on the backend's own thread;
+ *	 - the thread that started it joins it before anything it works on can
+ *	   be freed.
  *
  * A team runs fn(arg, t) for t = 0 .. nthreads - 1 and returns when all are
  * done: t = 0 on the calling thread, the others on helper threads (a thread
@@ -34,6 +40,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Items between two interrupt checks: CHECK_FOR_INTERRUPTS in the
+ * backend's loops over rows, gs_slice_stopped in a thread's (a power of 2)
+ */
+#define GS_INTERRUPT_EVERY	4096
 
 /* the most threads a team or a tree contraction uses */
 #define GS_MAX_THREADS		64
@@ -72,19 +84,32 @@ extern void gs_team_run(GsTeam *team, void (*fn) (void *arg, int t), void *arg);
 /* whether member t must give up (member 0 also polls team->interrupted) */
 extern bool gs_team_stopped(GsTeam *team, int t);
 
-/* the slice [*lo, *hi) of n items that member t of nthreads works on */
-extern void gs_team_slice(uint64_t n, int nthreads, int t,
+/*
+ * Part t of n items cut into nparts: [*lo, *hi), the parts' sizes differing
+ * by at most one.  The one way work is cut into slices or tasks.
+ */
+extern void gs_team_slice(uint64_t n, uint64_t nparts, uint64_t t,
 						  uint64_t *lo, uint64_t *hi);
 
 /*
  * fn(arg, lo, hi) over slices of [0, n), one per member of a team of up to
  * nthreads (no more than there are items, at most GS_MAX_THREADS), or over
- * all of it on the calling thread when n < min_n.  fn must not call
- * PostgreSQL.  The slices are not interrupted: they are short passes (a
- * few milliseconds), and the caller serves interrupts once they are done.
+ * all of it on the calling thread when n < min_n.  The calling thread is
+ * member 0 and polls interrupted (may be NULL) whenever its slice asks
+ * gs_slice_stopped; returns true when that stopped the pass, and then the
+ * slices' results are incomplete.
  */
-extern void gs_for_slices(uint64_t n, uint64_t min_n, int nthreads,
+extern bool gs_for_slices(uint64_t n, uint64_t min_n, int nthreads,
 						  void (*fn) (void *arg, uint64_t lo, uint64_t hi),
-						  void *arg);
+						  void *arg, bool (*interrupted) (void *arg),
+						  void *interrupted_arg);
+
+/*
+ * Asked by a slice's long loops every few thousand items (it costs an
+ * atomic load, and on member 0 the interrupt poll): true when the pass
+ * must stop, and the slice then returns at once, its work unfinished.
+ * False outside gs_for_slices.
+ */
+extern bool gs_slice_stopped(void);
 
 #endif							/* GPUSORT_THREADS_H */

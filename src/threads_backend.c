@@ -28,32 +28,40 @@ cancel_pending(void *arg)
 		INTERRUPTS_CAN_BE_PROCESSED();
 }
 
+/* a pass stopped by cancel_pending: serve the interrupt, which throws */
+static void
+serve_stop(bool stopped)
+{
+	if (stopped)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the flag is raised only for interrupts that throw */
+		elog(ERROR, "GpuSort's CPU work was stopped by an interrupt that was not served");
+	}
+	CHECK_FOR_INTERRUPTS();
+}
+
 void
 gs_backend_team_run(GsTeam *team, void (*fn) (void *arg, int t), void *arg)
 {
 	team->interrupted = cancel_pending;
 	team->interrupted_arg = NULL;
 	gs_team_run(team, fn, arg);
-	if (team->cancel)
-	{
-		CHECK_FOR_INTERRUPTS();
-		/* the flag is raised only for interrupts that throw */
-		elog(ERROR, "GpuSort's CPU sort was stopped by an interrupt that was not served");
-	}
+	serve_stop(team->cancel != 0);
 }
 
 void
 gs_cpu_for_slices(uint64 n, int nthreads,
 				  void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
 {
-	gs_for_slices(n, GS_SLICES_MIN_ITEMS, nthreads, fn, arg);
-	CHECK_FOR_INTERRUPTS();
+	serve_stop(gs_for_slices(n, GS_SLICES_MIN_ITEMS, nthreads, fn, arg,
+							 cancel_pending, NULL));
 }
 
 void
 gs_cpu_for_tasks(uint64 ntasks, int nthreads,
 				 void (*fn) (void *arg, uint64 lo, uint64 hi), void *arg)
 {
-	gs_for_slices(ntasks, 2, nthreads, fn, arg);
-	CHECK_FOR_INTERRUPTS();
+	serve_stop(gs_for_slices(ntasks, 2, nthreads, fn, arg,
+							 cancel_pending, NULL));
 }

@@ -28,7 +28,10 @@ extern void gs_backend_team_run(GsTeam *team, void (*fn) (void *arg, int t),
 
 /*
  * Runs fn(arg, lo, hi) over slices of [0, n) on up to nthreads threads
- * (one, for small n).  Interrupts are served after the threads are joined.
+ * (one, for small n).  A cancel or termination stops the slices that ask
+ * gs_slice_stopped (a pass that can run long must ask, every
+ * GS_INTERRUPT_EVERY items); interrupts are served after the threads are
+ * joined, and a stopped pass throws there.
  */
 extern void gs_cpu_for_slices(uint64 n, int nthreads,
 							  void (*fn) (void *arg, uint64 lo, uint64 hi),

@@ -96,6 +96,7 @@
 #include "sortpar.h"
 #include "sortplan.h"
 #include "sortstate.h"
+#include "thread_slots.h"
 
 /*
  * Bytes per stored row that the sort will need besides the tuple and its
@@ -335,14 +336,6 @@ typedef struct CaptureArg
 	uint64	   *out;
 } CaptureArg;
 
-/* rows [*lo, *hi) of n, for task t of ntasks */
-static inline void
-task_bounds(uint64 n, uint64 ntasks, uint64 t, uint64 *lo, uint64 *hi)
-{
-	*lo = n * t / ntasks;
-	*hi = n * (t + 1) / ntasks;
-}
-
 static void
 capture_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -357,10 +350,10 @@ capture_tasks(void *p, uint64 tlo, uint64 thi)
 					hi,
 					i;
 
-		task_bounds(a->n, a->ntasks, t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
-			ExecStoreMinimalTuple(a->tuples[i], slot, false);
+			gs_thread_slot_store(slot, a->tuples[i], 0);
 			if (!gs_keys_capture_nothrow(a->keys, slot, raw))
 				break;
 			gs_keys_encode(a->keys, raw, a->out + i * a->nwords);
@@ -375,6 +368,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 	CaptureArg	a;
 	int			nthreads = gpusort_threads();
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	GsThreadSlots *slots;
 	uint8	   *rawbuf = palloc(node->raw_bytes);
 	uint64		t,
 				i;
@@ -383,16 +377,12 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 	a.tuples = node->tuples;
 	a.n = node->ntuples;
 	a.ntasks = (uint64) nthreads * GS_CAPTURE_TASKS_PER_THREAD;
-	a.slots = palloc(sizeof(TupleTableSlot *) * a.ntasks);
+	slots = gs_thread_slots_create(desc, (int) a.ntasks, node->tuples[0]);
+	a.slots = slots->slots;
 	a.stopped = palloc(sizeof(uint64) * a.ntasks);
-	for (t = 0; t < a.ntasks; t++)
-		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	a.raw_bytes = node->raw_bytes;
 	a.nwords = nwords;
 	a.out = gs_sorter_push_n(sorter, a.n);
-	/* the descriptor's cached offsets are set here, not raced for on threads */
-	ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
-	slot_getallattrs(node->row_slot);
 	gs_cpu_for_tasks(a.ntasks, nthreads, capture_tasks, &a);
 
 	for (t = 0; t < a.ntasks; t++)
@@ -400,7 +390,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 		uint64		lo,
 					hi;
 
-		task_bounds(a.n, a.ntasks, t, &lo, &hi);
+		gs_team_slice(a.n, a.ntasks, t, &lo, &hi);
 		for (i = a.stopped[t]; i < hi; i++)
 		{
 			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
@@ -409,10 +399,9 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
-		ExecDropSingleTupleTableSlot(a.slots[t]);
 	}
 	ExecClearTuple(node->row_slot);
-	pfree(a.slots);
+	gs_thread_slots_free(slots);
 	pfree(a.stopped);
 	pfree(rawbuf);
 }
@@ -476,7 +465,7 @@ copy_size_slices(void *p, uint64 slo, uint64 shi)
 					i;
 		Size		bytes = 0;
 
-		task_bounds(a->n, a->nslices, s, &lo, &hi);
+		gs_team_slice(a->n, a->nslices, s, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			if (i + GS_GATHER_AHEAD < hi)
@@ -500,7 +489,7 @@ copy_row_slices(void *p, uint64 slo, uint64 shi)
 					i;
 		char	   *dst = a->buf + a->offsets[s];
 
-		task_bounds(a->n, a->nslices, s, &lo, &hi);
+		gs_team_slice(a->n, a->nslices, s, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			MinimalTuple tup = a->from[a->order[i]];

@@ -30,12 +30,10 @@
 #include "rowstream.h"
 #include "sortkey.h"
 #include "sortpar.h"
+#include "threads.h"
 
 /* rows from which key building and gathering run on threads */
 #define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
-
-/* rows between interrupt checks in loops that do not call the executor */
-#define GS_INTERRUPT_EVERY	4096
 
 /* What EXPLAIN ANALYZE shows about the last sort */
 typedef struct GsRunInfo

@@ -60,6 +60,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
 
@@ -591,20 +592,18 @@ bound_tasks(void *p, uint64 tlo, uint64 thi)
 					hi,
 					i;
 
-		gs_team_slice(a->n, (int) a->ntasks, (int) t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		if (lo >= hi)
 			continue;
 		if (lo > 0)
-		{
-			ExecStoreMinimalTuple(a->rows[lo - 1], prev, false);
-			slot_getsomeattrs(prev, a->maxatt);
-		}
+			gs_thread_slot_store(prev, a->rows[lo - 1], a->maxatt);
 		for (i = lo; i < hi; i++)
 		{
 			TupleTableSlot *tmp;
 
-			ExecStoreMinimalTuple(a->rows[i], cur, false);
-			slot_getsomeattrs(cur, a->maxatt);
+			if ((i & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
+				return;
+			gs_thread_slot_store(cur, a->rows[i], a->maxatt);
 			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
 				row_flags(a, prev, cur);
 			read_arguments(a, cur, i);
@@ -648,10 +647,10 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 				  GsWinFunc *funcs, int nfuncs, uint8 *flags, int nthreads)
 {
 	BoundArg	a;
+	GsThreadSlots *slots;
 	MemoryContext cxt;
 	MemoryContext oldcxt;
-	uint64		t,
-				i;
+	uint64		i;
 	int			c,
 				k;
 
@@ -694,13 +693,8 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	if (n < GSW_THREADED_MIN_ROWS)
 		nthreads = 1;
 	a.ntasks = (uint64) nthreads * GSW_TASKS_PER_THREAD;
-	a.slots = palloc(sizeof(TupleTableSlot *) * 2 * a.ntasks);
-	for (t = 0; t < 2 * a.ntasks; t++)
-		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	/* the descriptor's cached offsets are set here, not raced for on threads */
-	ExecStoreMinimalTuple(rows[0], a.slots[0], false);
-	slot_getallattrs(a.slots[0]);
-	ExecClearTuple(a.slots[0]);
+	slots = gs_thread_slots_create(desc, (int) (2 * a.ntasks), rows[0]);
+	a.slots = slots->slots;
 	gs_cpu_for_tasks(a.ntasks, nthreads, bound_tasks, &a);
 
 	/* what the threads could not compare, the operators' functions do */
@@ -708,11 +702,10 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	{
 		if (flags[i] & GSW_UNSURE)
 			flags[i] = row_flags_fmgr(&a, a.slots[0], a.slots[1], i);
-		if (i % GSW_INTERRUPT_EVERY == 0)
+		if (i % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	for (t = 0; t < 2 * a.ntasks; t++)
-		ExecDropSingleTupleTableSlot(a.slots[t]);
+	gs_thread_slots_free(slots);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
 }
@@ -911,9 +904,12 @@ agg_drop(GsWinFunc *f, AggState *s, uint64 r)
  * running state takes rows as the frames' ends pass them.  Frames that
  * start at an offset from the row slide: counts and integer sums take rows
  * in at the end and out at the start, exactly; float sums, min and max
- * start again at every row, from its frame's first row, as WindowAgg
- * restarts an aggregate that has no inverse.  Returns the row whose
- * evaluation overflows, or PG_UINT64_MAX.
+ * start again from the frame's first row whenever that row moves, as
+ * WindowAgg restarts an aggregate that has no inverse (a frame whose start
+ * stays put, such as one reaching back past the partition's start, keeps
+ * its state).  The plan keeps such restarts to frames of fewer than
+ * GSW_MAX_RESTART_ROWS rows.  Returns the row whose evaluation overflows,
+ * or PG_UINT64_MAX (also when the pass was stopped, see gs_slice_stopped).
  */
 static uint64
 aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
@@ -932,17 +928,18 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		uint64		fs,
 					fe;
 
+		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+			gs_slice_stopped())
+			return PG_UINT64_MAX;
 		if (r == ge)
 			ge = peers_end(flags, r, pe);
 		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-		if (restart)
+		if (restart && fs != lo)
 		{
 			memset(&s, 0, sizeof(s));
-			for (hi = fs; hi < fe; hi++)
-				if (!agg_take(f, &s, hi))
-					return r;
+			lo = hi = fs;
 		}
-		else
+		else if (!restart)
 		{
 			for (; lo < fs; lo++)
 			{
@@ -951,10 +948,10 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				else
 					hi = lo + 1;
 			}
-			for (; hi < fe; hi++)
-				if (!agg_take(f, &s, hi))
-					return r;
 		}
+		for (; hi < fe; hi++)
+			if (!agg_take(f, &s, hi))
+				return r;
 		agg_put(f, &s, r);
 	}
 	return PG_UINT64_MAX;
@@ -1134,7 +1131,11 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 
 			for (q = a->task_first[t]; q < a->task_first[t + 1]; q++)
 			{
-				uint64		e = compute_partition(&a->funcs[k], a->flags,
+				uint64		e;
+
+				if ((q & 63) == 63 && gs_slice_stopped())
+					return;
+				e = compute_partition(&a->funcs[k], a->flags,
 												  a->starts[q], a->starts[q + 1],
 												  a->frame);
 

@@ -130,9 +130,6 @@ typedef struct GsWinCol
 	FmgrInfo	flinfo;			/* the equality function */
 } GsWinCol;
 
-/* rows between interrupt checks in the backend's loops over rows */
-#define GSW_INTERRUPT_EVERY		4096
-
 /* flags[i] */
 #define GSW_NEW_PARTITION	0x01
 #define GSW_NEW_PEERS		0x02

@@ -29,13 +29,16 @@
  * started and runs exactly as stock runs it.  EXPLAIN ANALYZE says why.
  *
  * Like WindowAgg, the node supports neither backward scan nor mark and
- * restore; a rescan without changed parameters returns the same values
- * again, and one with changed parameters sorts and computes again.
+ * restore.  A rescan without changed parameters returns the same values
+ * again; one whose changed parameters only the window's expressions read
+ * (a FILTER over an outer column, in a correlated subquery) computes again
+ * over the same sorted rows; one whose input changed sorts again too.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -50,6 +53,7 @@
 #include "memaccount.h"
 #include "sortnode.h"
 #include "sortplan.h"
+#include "threads.h"
 #include "windowfuncs.h"
 #include "windownode.h"
 
@@ -265,6 +269,24 @@ make_feed(Plan *gpusort)
 	return (Plan *) feed;
 }
 
+/*
+ * Whether a frame that starts at an offset spans GSW_MAX_RESTART_ROWS rows
+ * or more.  The offsets are any int8 the query gave (the start's negated),
+ * so their difference can overflow: an overflow is a wide frame.
+ */
+static bool
+frame_is_wide(const GsWinFrame *frame)
+{
+	int64		width;
+
+	if (frame->start != GSW_BOUND_ROW)
+		return false;
+	if (frame->end != GSW_BOUND_ROW)
+		return true;
+	return pg_sub_s64_overflow(frame->end_offset, frame->start_offset, &width) ||
+		width >= GSW_MAX_RESTART_ROWS;
+}
+
 Plan *
 gs_window_plan(WindowAgg *wa)
 {
@@ -295,8 +317,7 @@ gs_window_plan(WindowAgg *wa)
 		return (Plan *) wa;
 
 	/* a wide sliding frame over an aggregate with no inverse: WindowAgg's */
-	if (collect.restarts &&
-		frame.end_offset - frame.start_offset >= GSW_MAX_RESTART_ROWS)
+	if (collect.restarts && frame_is_wide(&frame))
 		return (Plan *) wa;
 
 	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
@@ -475,7 +496,7 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 			econtext->ecxt_outertuple = node->row_slot;
 			d = ExecEvalExprSwitchContext(node->filters[k], econtext, &isnull);
 			skip[i] = isnull || !DatumGetBool(d);
-			if ((i + 1) % GSW_INTERRUPT_EVERY == 0)
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
 		node->funcs[k].skip = skip;
@@ -676,13 +697,27 @@ window_rescan(CustomScanState *cnode)
 	PlanState  *input = outerPlanState(node);
 
 	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
-	/* the same rows: the same values */
-	if (node->computed && input->chgParam == NULL)
+
+	/*
+	 * The values are reused only when no parameter the node depends on has
+	 * changed.  The input's parameters are not enough: a FILTER, an
+	 * argument or the qual may read an outer row's column that the sort
+	 * below never sees, and the node's chgParam (its plan's allParam, which
+	 * is the WindowAgg's, covers the functions, the frame and the input)
+	 * says so.
+	 */
+	if (node->computed && cnode->ss.ps.chgParam == NULL)
 	{
 		node->current = 0;
 		return;
 	}
 	window_reset(node);
+
+	/*
+	 * An input whose own parameters did not change keeps its sorted rows:
+	 * a rescan only rewinds it.  One whose did is rescanned by the next
+	 * ExecProcNode (gs_sort_sorted_rows).
+	 */
 	if (input->chgParam == NULL)
 		ExecReScan(input);
 }
