@@ -54,6 +54,7 @@
 #include "sortnode.h"
 #include "sortplan.h"
 #include "threads.h"
+#include "timing.h"
 #include "windowfuncs.h"
 #include "windownode.h"
 
@@ -428,16 +429,6 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	}
 }
 
-static inline double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
-
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
 static void
 start_fallback(GpuWindowState *node, const char *why)
@@ -554,11 +545,11 @@ window_run(GpuWindowState *node)
 	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
 					  node->ord, node->nord, node->funcs, node->nfuncs,
 					  flags, node->nthreads);
-	node->ms_bounds = elapsed_ms(start);
+	node->ms_bounds = gs_elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
-	node->ms_funcs = elapsed_ms(start);
+	node->ms_funcs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 
 	node->flags = flags;
