@@ -1111,8 +1111,8 @@ stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
 		return false;
 	}
 	/* the block faulted in ahead is memory too */
-	return !reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
-						   why, whylen);
+	return reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
+						  why, whylen);
 }
 
 /* one input row: stored with its key, or handed to the tuplesort */
