@@ -110,17 +110,7 @@ BENCH_ORDER_BY=e2e_order_by
 BENCH_SRC=$SRC
 BENCH_DEVICE_FILE=$OUT/device.txt
 
-if ! command -v pg_config >/dev/null && [ -f "$SRC/.device/pg15.tar.gz" ]; then
-	. "$SRC/.device/pg-on-device.sh" "$SRC/.device/pg15.tar.gz"
-fi
-
-# The PostgreSQL bundle may lack the ICU headers that PostgreSQL's
-# pg_locale.h includes; .device/icu-include.tar.gz (usr/include/unicode of
-# the machine that made the bundle) supplies them.
-if ! echo '#include <unicode/ucol.h>' | cpp -x c - >/dev/null 2>&1 &&
-	[ -f "$SRC/.device/icu-include.tar.gz" ]; then
-	tar -C / -xzf "$SRC/.device/icu-include.tar.gz"
-fi
+. "$SRC/test/gpu/device-pg.sh" "$SRC"
 
 # build in a copy the cluster's owner can read
 W=$(mktemp -d /tmp/gpusort-bench.XXXXXX)

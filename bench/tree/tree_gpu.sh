@@ -16,7 +16,7 @@
 # stop at a statement_timeout and show as "> N s".  Every cell prints the
 # result too, so the columns can be checked against each other.
 #
-#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/tree/tree_gpu.sh
+#   bench/tree/tree_gpu.sh      (on the GPU machine: PostgreSQL from .device/)
 #
 # Output: a markdown table on stdout and in $OUT/tree_gpu.md (OUT defaults
 # to /tmp/tree-gpu-bench).  TREE_BENCH_WARM=0 times every query in a fresh
@@ -24,6 +24,7 @@
 # (700 copies of the ~1 MB tree in the big document) scale the data.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. test/gpu/device-pg.sh "$PWD"
 . test/lib.sh
 . bench/tree/tree_lib.sh
 
