@@ -6,7 +6,7 @@
  *
  * Every part reads its settings here and none calls back into the module
  * entry (gpusort.c), which defines them first in _PG_init; a part's own
- * developer settings stay with the part (libcoll.c, tree_reduce.c).  A
+ * tree_reduce.c defines its own (gpusort.tree_*).  A
  * value of -1 or 0 that means "let gpusort choose" is resolved by a getter
  * (gpusort_memory_budget, gpusort_threads, ...), so that every part
  * resolves it alike; gpusort_memory() shows the resolved memory budgets.
