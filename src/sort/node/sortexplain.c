@@ -186,6 +186,20 @@ explain_text_intake(GsRunInfo *info, ExplainState *es)
 					 info->par_rows, info->par_parts);
 }
 
+/* the text format's line of the runs in temp files (sortspill.c) */
+static void
+explain_text_spill(GsRunInfo *info, ExplainState *es)
+{
+	if (es->timing)
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways in %.3f ms",
+					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
+					 info->ms_spill, info->merge_ways, info->ms_merge);
+	else
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways",
+					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
+					 info->merge_ways);
+}
+
 /* the text format's lines of times and of the GPU's work */
 static void
 explain_text_times(GsRunInfo *info, ExplainState *es)
@@ -238,6 +252,8 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 						 info->verify_resorted ? ": every row sorted again by the comparators" : "");
 		if (info->par_rows > 0)
 			explain_text_intake(info, es);
+		if (info->spill_runs > 0)
+			explain_text_spill(info, es);
 	}
 	explain_text_times(info, es);
 }
@@ -285,6 +301,18 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		if (es->timing)
 			ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
 								 info->ms_absorb, 3, es);
+	}
+	if (info->spill_runs > 0)
+	{
+		ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
+		ExplainPropertyUInteger("Spill Written", "kB",
+								(info->spill_bytes + 1023) / 1024, es);
+		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);
+			ExplainPropertyFloat("Time Merging", "ms", info->ms_merge, 3, es);
+		}
 	}
 	if (info->engine.bytes_h2d > 0)
 	{

@@ -126,6 +126,12 @@
 #define GS_RESERVE_MIN_STEP	((Size) 1024 * 1024)
 #define GS_RESERVE_MAX_STEP	((Size) 64 * 1024 * 1024)
 
+/*
+ * When the server-wide account has no room, the stored rows go to a run
+ * only if there are this many, else to tuplesort (see spill_allowed)
+ */
+#define GS_SPILL_MIN_ROWS	1024
+
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
 
@@ -586,10 +592,15 @@ build_keys(GpuSortState *node)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gs_keys_choose_layout(keys, n, row_raw, node);
+	/* runs need keys that compare across runs, and written out */
+	if (node->spilling)
+		gs_spill_fix_layout(node);
+	else
+		gs_keys_choose_layout(keys, n, row_raw, node);
 	nwords = gs_keys_nwords(keys);
 	sorter = gs_sorter_begin(nwords, n,
-							 gs_keys_first_inexact(keys) < node->nkeys ?
+							 (node->spilling ||
+							  gs_keys_first_inexact(keys) < node->nkeys) ?
 							 GS_SORTER_NEED_KEYS : 0);
 	if (node->raw && n >= GS_THREADED_MIN_ROWS)
 		encode_threaded(node, sorter, nwords);
@@ -805,6 +816,59 @@ prune_to_bound(GpuSortState *node)
 		node->tuples[node->nout - 1] : NULL;
 	if (node->cutoff)
 		ExecStoreMinimalTuple(node->cutoff, node->cmp_slot, false);
+}
+
+/*
+ * Sorts the stored rows as sort_stored does, but writes them in that order
+ * as a run to a temp file (sortspill.c) instead of gathering them, then
+ * empties the row store for the rows still to come.  The arrays and the
+ * reservation stay for the next run, which fills them again.
+ */
+static void
+spill_stored(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	bool		resorted_before = node->info.verify_resorted;
+	GsSorter   *sorter;
+	const uint32 *order;
+	uint32	   *settled;
+
+	node->spilling = true;
+	gs_rows_finish(&node->rows);
+	node->info.verify_resorted = false;
+	sorter = build_keys(node);
+	order = order_rows(node, sorter, &settled);
+	node->info.engine = *gs_sorter_stats(sorter);
+	node->info.have_engine = true;
+	node->info.rows_sorted += node->ntuples;
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true));
+	/* a re-sort by the comparators moved rows away from their keys' ranks */
+	gs_spill_write_run(node, sorter, order, !node->info.verify_resorted);
+	node->info.verify_resorted |= resorted_before;
+	gs_sorter_end(sorter);
+	if (settled)
+		pfree(settled);
+
+	gs_rows_release(&node->rows);
+	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	node->ntuples = 0;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * May the rows that outgrew the memory go to runs?  Not under a bound (a
+ * top-N sort keeps only its first rows), not with parallel participants'
+ * rows in shared memory, not where backward scans or mark/restore are
+ * asked for (the merge only goes forwards), and not for a handful of rows,
+ * when the server-wide account is what is full: those go to tuplesort.
+ */
+static bool
+spill_allowed(GpuSortState *node, Size budget)
+{
+	return !node->bounded && node->par == NULL && node->forward_only &&
+		(node->ntuples >= GS_SPILL_MIN_ROWS ||
+		 (node->ntuples > 0 && stored_bytes(node) > budget));
 }
 
 /*
@@ -1137,7 +1201,9 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 		node->info.rows_dropped++;
 		return;
 	}
-	if (!grow_arrays(node))
+	if (!grow_arrays(node) && spill_allowed(node, budget))
+		spill_stored(node);
+	else if (node->ntuples == node->maxtuples)
 	{
 		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
 		tuplesort_puttupleslot(node->tuplesort, slot);
@@ -1150,9 +1216,36 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 	node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
 
 	if (!stored_rows_fit(node, budget, why, sizeof(why)))
-		switch_to_tuplesort(node, why);
+	{
+		if (spill_allowed(node, budget))
+			spill_stored(node);
+		else
+			switch_to_tuplesort(node, why);
+	}
 	else if (node->bounded && node->ntuples >= node->prune_at)
 		prune_to_bound(node);
+}
+
+/*
+ * The input is read and runs were written: the last rows become the last
+ * run, the memory for rows goes back, and the merge starts.
+ */
+static void
+finish_runs(GpuSortState *node)
+{
+	if (node->ntuples > 0)
+		spill_stored(node);
+	gs_rows_release(&node->rows);
+	pfree(node->tuples);
+	node->tuples = NULL;
+	if (node->raw)
+		pfree(node->raw);
+	node->raw = NULL;
+	node->maxtuples = 0;
+	if (node->reservation)
+		gs_release_all(node->reservation);
+	node->reserved_to = 0;
+	gs_spill_start_merge(node);
 }
 
 /* the input is read: sort what was stored, or let the tuplesort sort */
@@ -1171,6 +1264,8 @@ finish_run(GpuSortState *node, Size budget)
 		node->info.ms_sort += gs_elapsed_ms(start);
 		tuplesort_get_stats(node->tuplesort, &node->info.tsstats);
 	}
+	else if (node->spilling)
+		finish_runs(node);
 	else
 	{
 		gs_rows_finish(&node->rows);
@@ -1284,6 +1379,18 @@ gpusort_exec(CustomScanState *cnode)
 		return slot;
 	}
 
+	if (node->merge)
+	{
+		if (!forward)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("GpuSort cannot scan its merged runs backward")));
+		tup = gs_spill_next(node);
+		if (tup)
+			return ExecStoreMinimalTuple(tup, slot, false);
+		return ExecClearTuple(slot);
+	}
+
 	if (node->time_emit)
 		INSTR_TIME_SET_CURRENT(start);
 	tup = next_row(node, forward);
@@ -1306,6 +1413,8 @@ gpusort_reset(GpuSortState *node)
 	if (node->tuplesort)
 		tuplesort_end(node->tuplesort);
 	node->tuplesort = NULL;
+	gs_spill_close(node);
+	node->spilling = false;
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);
 	node->runcxt = NULL;
@@ -1356,6 +1465,8 @@ gpusort_rescan(CustomScanState *cnode)
 	}
 	else if (node->tuplesort)
 		tuplesort_rescan(node->tuplesort);
+	else if (node->merge)
+		gs_spill_rewind(node);
 	else
 	{
 		node->current = 0;
@@ -1425,7 +1536,7 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 		gpusort_run(node);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	ok = node->tuplesort == NULL && node->stream == NULL;
+	ok = node->tuplesort == NULL && node->stream == NULL && node->merge == NULL;
 	*rows = ok ? node->tuples : NULL;
 	*n = ok ? node->nout : 0;
 	if (ps->instrument)

@@ -30,6 +30,8 @@
 #include "rowstream.h"
 #include "sortkey.h"
 #include "sortpar.h"
+#include "spillmerge.h"
+#include "spillrun.h"
 #include "threads.h"
 
 /* rows from which key building and gathering run on threads */
@@ -70,6 +72,11 @@ typedef struct GsRunInfo
 	double		ms_sort;
 	double		ms_ties;
 	double		ms_emit;
+	int			spill_runs;		/* runs written to temp files (sortspill.c) */
+	uint64		spill_bytes;	/* their bytes */
+	int			merge_ways;		/* runs merged at once */
+	double		ms_spill;		/* writing the runs */
+	double		ms_merge;		/* merging them, as rows are returned */
 } GsRunInfo;
 
 typedef struct GpuSortState
@@ -122,6 +129,14 @@ typedef struct GpuSortState
 	uint64		markpos;
 	bool		mark_eof;
 	Tuplesortstate *tuplesort;	/* the fallback, when it runs */
+
+	/* sorted runs in temp files, once the rows outgrew the budget */
+	bool		spilling;		/* runs written or to be written */
+	GsRun	  **runs;			/* [nruns] (runcxt) */
+	int			nruns;
+	int			maxruns;
+	GsMerge    *merge;			/* the rows come from here, or NULL */
+	int			spill_vcol;		/* a libc prefix's column in the key, or -1 */
 
 	GsRunInfo	info;
 } GpuSortState;
@@ -186,6 +201,26 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 	}
 	return 0;
 }
+
+/* ---- sortspill.c: runs in temp files and their merge ------------------------- */
+
+/* prefetch distance of the rows written to a run */
+#define GS_SPILL_PREFETCH	16
+
+/* the one key layout of every run of the sort */
+extern void gs_spill_fix_layout(GpuSortState *node);
+
+/*
+ * Writes the stored rows in output order (order[0 .. ntuples)) with their
+ * keys as a new run: the sorter's keys at each rank when keys_by_rank,
+ * else each row's own key built again.
+ */
+extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
+							   const uint32 *order, bool keys_by_rank);
+extern void gs_spill_start_merge(GpuSortState *node);
+extern MinimalTuple gs_spill_next(GpuSortState *node);
+extern void gs_spill_rewind(GpuSortState *node);
+extern void gs_spill_close(GpuSortState *node);
 
 /* ---- sortexplain.c ----------------------------------------------------------- */
 

@@ -1,0 +1,225 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortspill.c
+ *	  The GpuSort node beyond its memory budget: sorted runs in temp files
+ *	  and their merge (the node's side of src/sort/spill/).
+ *
+ * When the stored rows outgrow gpusort.max_memory (or the server-wide
+ * account, or 32-bit row numbers), sortnode.c sorts them as usual -- keys,
+ * engine, ties, strcoll check -- and, instead of gathering them into output
+ * order, hands the order to gs_spill_write_run, which writes the rows in
+ * that order with their keys as one run (spillrun.c); the node then frees
+ * the rows and goes on reading.  At the end of the input the last rows
+ * become the last run, and the rows are returned from a d-way merge of the
+ * runs (spillmerge.c), one at a time, straight from the runs' read buffers:
+ * no second copy of the output is made.
+ *
+ * Every run's keys have one layout (gs_spill_fix_layout), fixed by
+ * statistics that cover any row (NULLs, the widest range, the longest
+ * string), so the keys of different runs compare with each other as the
+ * engine compared them within a run.  The merge orders two rows by
+ *
+ *	 - their keys, where they differ -- except where they first differ in a
+ *	   libc collation's strxfrm prefix, which PostgreSQL does not trust to
+ *	   agree with strcoll: there the comparators decide from that column on;
+ *	 - the comparators from the key's first inexact column on, where the
+ *	   keys are equal and the key does not decide everything;
+ *	 - run order, where the sort columns are equal (spillmerge.c).
+ *
+ * Invariant: each run is in an order stock's Sort could return (sortnode.c
+ * checks a libc prefix's order within the run, re-sorting it with the
+ * comparators if need be), and the comparison above agrees with the
+ * operators wherever it does not leave the order to them, so the merged
+ * output is too.  A run re-sorted by the comparators no longer has its
+ * keys in the engine's rank order: its keys are then built again from
+ * each row (gs_spill_write_run), so every row travels with its own key.
+ *
+ * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
+ * resource owner at the end of the transaction (ERROR, cancel).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+#include "engine.h"
+#include "sortkey.h"
+#include "sortstate.h"
+#include "spillmerge.h"
+#include "spillrun.h"
+#include "timing.h"
+
+/* the runs' key, at most this wide: two words */
+#define GS_SPILL_KEY_BYTES	16
+
+/*
+ * Lays out the key of every run of this sort: statistics that cover any
+ * row make the layout independent of the rows seen, and the key is cut to
+ * GS_SPILL_KEY_BYTES (its prefix: the comparators settle the rest), which
+ * keeps the runs' files small.
+ */
+void
+gs_spill_fix_layout(GpuSortState *node)
+{
+	int			ncols = gs_keys_ncols_observed(node->keys);
+	GsKeyColStats *wide = palloc(sizeof(GsKeyColStats) * Max(ncols, 1));
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+	{
+		wide[i].seen_null = true;
+		wide[i].seen_value = true;
+		wide[i].min = PG_INT64_MIN;
+		wide[i].max = PG_INT64_MAX;
+		wide[i].maxlen = PG_UINT32_MAX;
+	}
+	gs_keys_merge_stats(node->keys, wide);
+	gs_keys_layout(node->keys, GS_KEY_MAX_BYTES);
+	if (gs_keys_nwords(node->keys) * 8 > GS_SPILL_KEY_BYTES)
+		gs_keys_layout(node->keys, GS_SPILL_KEY_BYTES);
+	pfree(wide);
+}
+
+/* the key of stored row row, built from the row */
+static void
+row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
+{
+	const uint8 *raw;
+
+	if (node->raw)
+		raw = node->raw + row * node->raw_bytes;
+	else
+	{
+		ExecStoreMinimalTuple(node->tuples[row], node->row_slot, false);
+		gs_keys_capture(node->keys, node->row_slot, rawbuf);
+		raw = rawbuf;
+	}
+	gs_keys_encode(node->keys, raw, key);
+}
+
+/*
+ * Writes the stored rows in the given order, with their keys, as a new run.
+ * keys_by_rank: the sorter's keys in sorted order match order (ties only
+ * permuted rows of equal keys); otherwise each row's key is built again.
+ */
+void
+gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
+				   bool keys_by_rank)
+{
+	int			nwords = gs_keys_nwords(node->keys);
+	uint64		n = node->ntuples;
+	uint8	   *rawbuf = palloc(node->raw_bytes);
+	uint64		key[GS_MAX_KEY_WORDS];
+	GsRun	   *run;
+	uint64		i;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (node->nruns == node->maxruns)
+	{
+		node->maxruns = Max(8, node->maxruns * 2);
+		node->runs = node->runs ?
+			repalloc(node->runs, sizeof(GsRun *) * node->maxruns) :
+			MemoryContextAlloc(node->runcxt, sizeof(GsRun *) * node->maxruns);
+	}
+	run = gs_run_create(node->runcxt, nwords);
+	node->runs[node->nruns++] = run;
+
+	for (i = 0; i < n; i++)
+	{
+		if (i + GS_SPILL_PREFETCH < n)
+			gs_prefetch(node->tuples[order[i + GS_SPILL_PREFETCH]]);
+		if (keys_by_rank)
+			gs_run_write(run, gs_sorter_key(sorter, i), node->tuples[order[i]]);
+		else
+		{
+			row_key(node, order[i], rawbuf, key);
+			gs_run_write(run, key, node->tuples[order[i]]);
+		}
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
+	node->info.spill_runs = node->nruns;
+	node->info.spill_bytes += run->bytes;
+	node->info.ms_spill += gs_elapsed_ms(start);
+}
+
+/* the merge's order of the current rows of runs a and b (see above) */
+static int
+spill_compare(void *arg, const GsRun *a, const GsRun *b)
+{
+	GpuSortState *node = (GpuSortState *) arg;
+	int			c = gs_key_cmp(a->key, b->key, a->nwords);
+	int			from;
+
+	if (c != 0)
+	{
+		if (node->spill_vcol < 0 ||
+			!gs_keys_differ_in(node->keys, node->spill_vcol, a->key, b->key))
+			return c;
+		from = node->spill_vcol;
+	}
+	else
+	{
+		from = gs_keys_first_inexact(node->keys);
+		if (from >= node->nkeys)
+			return 0;
+	}
+	ExecStoreMinimalTuple(a->tup, node->row_slot, false);
+	ExecStoreMinimalTuple(b->tup, node->cmp_slot, false);
+	return gs_sort_compare_slots(node, node->row_slot, node->cmp_slot, from);
+}
+
+/* all runs are written: the merge starts at their first rows */
+void
+gs_spill_start_merge(GpuSortState *node)
+{
+	node->spill_vcol = gs_keys_verified_column(node->keys);
+	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
+								 spill_compare, node);
+	node->info.merge_ways = node->nruns;
+}
+
+/* the next merged row, or NULL; valid until the next call */
+MinimalTuple
+gs_spill_next(GpuSortState *node)
+{
+	GsRun	   *run;
+	instr_time	start;
+
+	if (node->time_emit)
+		INSTR_TIME_SET_CURRENT(start);
+	run = gs_merge_next(node->merge);
+	/* the comparators may have left rows in these slots */
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	if (node->time_emit)
+		node->info.ms_merge += gs_elapsed_ms(start);
+	return run ? run->tup : NULL;
+}
+
+/* a rescan: the merge starts over */
+void
+gs_spill_rewind(GpuSortState *node)
+{
+	gs_merge_rewind(node->merge);
+}
+
+/* closes and deletes the runs' files */
+void
+gs_spill_close(GpuSortState *node)
+{
+	int			i;
+
+	for (i = 0; i < node->nruns; i++)
+		gs_run_close(node->runs[i]);
+	node->nruns = 0;
+	node->runs = NULL;
+	node->maxruns = 0;
+	node->merge = NULL;
+}
