@@ -190,14 +190,17 @@ explain_text_intake(GsRunInfo *info, ExplainState *es)
 static void
 explain_text_spill(GsRunInfo *info, ExplainState *es)
 {
+	const char *into = info->spill_stored ?
+		" into a tuplestore for backward scans and marks" : "";
+
 	if (es->timing)
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways in %.3f ms",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways in %.3f ms%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->ms_spill, info->merge_ways, info->ms_merge);
+					 info->ms_spill, info->merge_ways, info->ms_merge, into);
 	else
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->merge_ways);
+					 info->merge_ways, into);
 }
 
 /* the text format's lines of times and of the GPU's work */
@@ -308,6 +311,7 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		ExplainPropertyUInteger("Spill Written", "kB",
 								(info->spill_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
+		ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);

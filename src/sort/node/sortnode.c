@@ -859,14 +859,13 @@ spill_stored(GpuSortState *node)
 /*
  * May the rows that outgrew the memory go to runs?  Not under a bound (a
  * top-N sort keeps only its first rows), not with parallel participants'
- * rows in shared memory, not where backward scans or mark/restore are
- * asked for (the merge only goes forwards), and not for a handful of rows,
- * when the server-wide account is what is full: those go to tuplesort.
+ * rows in shared memory, and not for a handful of rows, when the
+ * server-wide account is what is full: those go to tuplesort.
  */
 static bool
 spill_allowed(GpuSortState *node, Size budget)
 {
-	return !node->bounded && node->par == NULL && node->forward_only &&
+	return !node->bounded && node->par == NULL &&
 		(node->ntuples >= GS_SPILL_MIN_ROWS ||
 		 (node->ntuples > 0 && stored_bytes(node) > budget));
 }
@@ -1246,6 +1245,9 @@ finish_runs(GpuSortState *node)
 		gs_release_all(node->reservation);
 	node->reserved_to = 0;
 	gs_spill_start_merge(node);
+	/* the merge goes forwards only */
+	if (!node->forward_only)
+		gs_spill_materialize(node);
 }
 
 /* the input is read: sort what was stored, or let the tuplesort sort */
@@ -1379,6 +1381,12 @@ gpusort_exec(CustomScanState *cnode)
 		return slot;
 	}
 
+	if (node->store)
+	{
+		if (!tuplestore_gettupleslot(node->store, forward, false, slot))
+			ExecClearTuple(slot);
+		return slot;
+	}
 	if (node->merge)
 	{
 		if (!forward)
@@ -1415,6 +1423,9 @@ gpusort_reset(GpuSortState *node)
 	node->tuplesort = NULL;
 	gs_spill_close(node);
 	node->spilling = false;
+	if (node->store)
+		tuplestore_end(node->store);
+	node->store = NULL;
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);
 	node->runcxt = NULL;
@@ -1465,6 +1476,8 @@ gpusort_rescan(CustomScanState *cnode)
 	}
 	else if (node->tuplesort)
 		tuplesort_rescan(node->tuplesort);
+	else if (node->store)
+		tuplestore_rescan(node->store);
 	else if (node->merge)
 		gs_spill_rewind(node);
 	else
@@ -1485,6 +1498,8 @@ gpusort_markpos(CustomScanState *cnode)
 		return;
 	if (node->tuplesort)
 		tuplesort_markpos(node->tuplesort);
+	else if (node->store)
+		tuplestore_copy_read_pointer(node->store, 0, 1);
 	else
 	{
 		node->markpos = node->current;
@@ -1501,6 +1516,8 @@ gpusort_restrpos(CustomScanState *cnode)
 		return;
 	if (node->tuplesort)
 		tuplesort_restorepos(node->tuplesort);
+	else if (node->store)
+		tuplestore_copy_read_pointer(node->store, 1, 0);
 	else
 	{
 		node->current = node->markpos;
@@ -1536,7 +1553,8 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 		gpusort_run(node);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	ok = node->tuplesort == NULL && node->stream == NULL && node->merge == NULL;
+	ok = node->tuplesort == NULL && node->stream == NULL &&
+		node->merge == NULL && node->store == NULL;
 	*rows = ok ? node->tuples : NULL;
 	*n = ok ? node->nout : 0;
 	if (ps->instrument)

@@ -66,16 +66,8 @@ gs_spill_fix_layout(GpuSortState *node)
 {
 	int			ncols = gs_keys_ncols_observed(node->keys);
 	GsKeyColStats *wide = palloc(sizeof(GsKeyColStats) * Max(ncols, 1));
-	int			i;
 
-	for (i = 0; i < ncols; i++)
-	{
-		wide[i].seen_null = true;
-		wide[i].seen_value = true;
-		wide[i].min = PG_INT64_MIN;
-		wide[i].max = PG_INT64_MAX;
-		wide[i].maxlen = PG_UINT32_MAX;
-	}
+	gs_keys_stats_any(node->keys, wide);
 	gs_keys_merge_stats(node->keys, wide);
 	gs_keys_layout(node->keys, GS_KEY_MAX_BYTES);
 	if (gs_keys_nwords(node->keys) * 8 > GS_SPILL_KEY_BYTES)
@@ -201,6 +193,37 @@ gs_spill_next(GpuSortState *node)
 	if (node->time_emit)
 		node->info.ms_merge += gs_elapsed_ms(start);
 	return run ? run->tup : NULL;
+}
+
+/*
+ * Where backward scans or mark/restore are asked for (a SCROLL cursor, the
+ * inner side of a merge join), the merged rows go to a tuplestore, as a
+ * Material node would keep them (in work_mem, then in a temp file of its
+ * own), and the runs are closed: the node returns rows from there.  Read
+ * pointer 1 is the mark.
+ */
+void
+gs_spill_materialize(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
+	MinimalTuple tup;
+	uint64		i = 0;
+
+	node->store = tuplestore_begin_heap(true, false, work_mem);
+	tuplestore_set_eflags(node->store, eflags);
+	(void) tuplestore_alloc_read_pointer(node->store, eflags);
+	while ((tup = gs_spill_next(node)) != NULL)
+	{
+		ExecStoreMinimalTuple(tup, node->row_slot, false);
+		tuplestore_puttupleslot(node->store, node->row_slot);
+		if (++i % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	gs_spill_close(node);
+	node->info.spill_stored = true;
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /* a rescan: the merge starts over */

@@ -22,6 +22,7 @@
 #include "nodes/execnodes.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+#include "utils/tuplestore.h"
 
 #include "engine.h"
 #include "memaccount.h"
@@ -77,6 +78,7 @@ typedef struct GsRunInfo
 	int			merge_ways;		/* runs merged at once */
 	double		ms_spill;		/* writing the runs */
 	double		ms_merge;		/* merging them, as rows are returned */
+	bool		spill_stored;	/* merged into a tuplestore (random access) */
 } GsRunInfo;
 
 typedef struct GpuSortState
@@ -137,6 +139,8 @@ typedef struct GpuSortState
 	int			maxruns;
 	GsMerge    *merge;			/* the rows come from here, or NULL */
 	int			spill_vcol;		/* a libc prefix's column in the key, or -1 */
+	Tuplestorestate *store;		/* the merged rows, for backward scans and
+								 * marks, or NULL */
 
 	GsRunInfo	info;
 } GpuSortState;
@@ -218,6 +222,7 @@ extern void gs_spill_fix_layout(GpuSortState *node);
 extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
 							   const uint32 *order, bool keys_by_rank);
 extern void gs_spill_start_merge(GpuSortState *node);
+extern void gs_spill_materialize(GpuSortState *node);
 extern MinimalTuple gs_spill_next(GpuSortState *node);
 extern void gs_spill_rewind(GpuSortState *node);
 extern void gs_spill_close(GpuSortState *node);
