@@ -68,7 +68,7 @@ SELECT g, x.id FROM generate_series(1, 3) g,
 SELECT gs_check('SELECT g, x.id FROM generate_series(1, 3) g, LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x', true);
 SELECT mem('reserved_session') AS after_rescans;
 
--- no room in the account: tuplesort within work_mem, as stock
+-- no room in the account past 1MB: runs of what it gives, in temp files
 SET gpusort.max_total_memory = '1MB';
 SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id');
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');

@@ -99,9 +99,11 @@ SELECT par_intake('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
 SELECT gs_check('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
 RESET parallel_leader_participation;
 
--- a budget too small for the planner's estimate: stock's parallel plan
+-- a budget too small for the planner's estimate: stock's parallel plan,
+-- each participant's Sort a GpuSort that writes runs of its own
 SET gpusort.max_memory = '1MB';
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
+SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
 -- an estimate far below the rows that come: the participants run out of
 -- room while storing, pass the rest on, and everything goes to tuplesort
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
