@@ -81,14 +81,15 @@ RESET work_mem;
 SELECT mem('reserved_session') AS after_fallbacks;
 
 -- a parallel sort: without room the rows pass through the Gather, and
--- the sort above falls back too; with room they go through shared memory
+-- the sort above writes them in runs of what the account gives; with room
+-- they go through shared memory
 SET gpusort.parallel = on;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
- WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none';
+ WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none|Spill:';
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 SET gpusort.max_total_memory = '300MB';
 SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line

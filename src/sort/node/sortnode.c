@@ -528,6 +528,8 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 }
 
 static bool reserve_stored(GpuSortState *node, Size need, char *why, size_t len);
+static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
+static void put_shared_row(void *arg, MinimalTuple tup);
 static Size stored_bytes(GpuSortState *node);
 
 /*
@@ -857,15 +859,17 @@ spill_stored(GpuSortState *node)
 }
 
 /*
- * May the rows that outgrew the memory go to runs?  Not under a bound (a
- * top-N sort keeps only its first rows), not with parallel participants'
- * rows in shared memory, and not for a handful of rows, when the
- * server-wide account is what is full: those go to tuplesort.
+ * May the rows that outgrow the memory go to runs?  Not under a bound (a
+ * top-N sort keeps only its first rows), not once parallel participants'
+ * rows in shared memory are among the stored ones (absorb_shared copies
+ * them in instead, where they would not fit), and not for a handful of
+ * rows, when the server-wide account is what is full: those go to
+ * tuplesort.
  */
 static bool
 spill_allowed(GpuSortState *node, Size budget)
 {
-	return !node->bounded && node->par == NULL &&
+	return !node->bounded && node->shared_bytes == 0 &&
 		(node->ntuples >= GS_SPILL_MIN_ROWS ||
 		 (node->ntuples > 0 && stored_bytes(node) > budget));
 }
@@ -1035,6 +1039,48 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
 				 limit / 1024);
 }
 
+/*
+ * May the rows that parallel participants stored join the stored ones where
+ * they are?  Not when they ran out of room and passed rows on, nor when
+ * the rows already went to runs or would outgrow the budget, 32-bit row
+ * numbers or the server-wide account: then absorb_shared copies them in
+ * through store_row, which writes runs as the memory fills.
+ */
+static bool
+shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
+{
+	Size		need = stored_bytes(node) +
+		n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD);
+	char		why[128];
+
+	if (gs_par_overflowed(node->par) || node->spilling ||
+		total > PG_UINT32_MAX || need > budget)
+		return false;
+	return reserve_stored(node, need, why, sizeof(why));
+}
+
+typedef struct StoreSharedArg
+{
+	GpuSortState *node;
+	Size		budget;
+} StoreSharedArg;
+
+/* a participant's row, stored as if read here (gs_par_foreach) */
+static void
+store_shared_row(void *arg, MinimalTuple tup)
+{
+	StoreSharedArg *a = (StoreSharedArg *) arg;
+	GpuSortState *node = a->node;
+
+	if (node->tuplesort)
+		put_shared_row(node, tup);
+	else
+	{
+		ExecStoreMinimalTuple(tup, node->cmp_slot, false);
+		store_row(node, node->cmp_slot, a->budget);
+	}
+}
+
 static void
 put_shared_row(void *arg, MinimalTuple tup)
 {
@@ -1065,12 +1111,12 @@ absorb_shared(GpuSortState *node, Size budget)
 	node->info.par_rows = n;
 	node->info.par_parts = gs_par_nparts(par, &node->info.par_bytes);
 
-	if (!node->tuplesort && gs_par_overflowed(par))
+	if (!node->tuplesort && node->bounded && gs_par_overflowed(par))
 	{
 		overflow_reason(node, why, sizeof(why), budget);
 		switch_to_tuplesort(node, why);
 	}
-	if (!node->tuplesort && total > PG_UINT32_MAX)
+	if (!node->tuplesort && node->bounded && total > PG_UINT32_MAX)
 		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
 
 	if (node->tuplesort)
@@ -1078,13 +1124,15 @@ absorb_shared(GpuSortState *node, Size budget)
 		gs_par_foreach(par, put_shared_row, node);
 		ExecClearTuple(node->row_slot);
 	}
-	else if (!reserve_stored(node, stored_bytes(node) +
-							 n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD),
-							 why, sizeof(why)))
+	else if (!shared_rows_fit(node, n, total, budget))
 	{
-		switch_to_tuplesort(node, why);
-		gs_par_foreach(par, put_shared_row, node);
-		ExecClearTuple(node->row_slot);
+		/* copied in as if read here, and written in runs as they fill */
+		StoreSharedArg a = {node, budget};
+
+		gs_par_foreach(par, store_shared_row, &a);
+		ExecClearTuple(node->cmp_slot);
+		if (node->tuplesort)
+			ExecClearTuple(node->row_slot);
 	}
 	else
 	{
@@ -1178,28 +1226,15 @@ stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
 						  why, whylen);
 }
 
-/* one input row: stored with its key, or handed to the tuplesort */
+/*
+ * Stores one row with its raw key; when the rows outgrow the memory, what
+ * is stored goes to a run (or everything to the tuplesort).
+ */
 static void
-take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+store_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 {
 	char		why[128];
 
-	if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
-	{
-		/* the participants ran out of room and pass their rows on */
-		overflow_reason(node, why, sizeof(why), budget);
-		switch_to_tuplesort(node, why);
-	}
-	if (node->tuplesort)
-	{
-		tuplesort_puttupleslot(node->tuplesort, slot);
-		return;
-	}
-	if (node->cutoff && gs_sort_compare_slots(node, slot, node->cmp_slot, 0) >= 0)
-	{
-		node->info.rows_dropped++;
-		return;
-	}
 	if (!grow_arrays(node) && spill_allowed(node, budget))
 		spill_stored(node);
 	else if (node->ntuples == node->maxtuples)
@@ -1223,6 +1258,35 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 	}
 	else if (node->bounded && node->ntuples >= node->prune_at)
 		prune_to_bound(node);
+}
+
+/* one input row: stored with its key, or handed to the tuplesort */
+static void
+take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+{
+	char		why[128];
+
+	/*
+	 * The participants ran out of room and pass their rows on: stored here,
+	 * in runs as they fill the memory; a bounded sort has no runs.
+	 */
+	if (node->par && !node->tuplesort && node->bounded &&
+		gs_par_overflowed(node->par))
+	{
+		overflow_reason(node, why, sizeof(why), budget);
+		switch_to_tuplesort(node, why);
+	}
+	if (node->tuplesort)
+	{
+		tuplesort_puttupleslot(node->tuplesort, slot);
+		return;
+	}
+	if (node->cutoff && gs_sort_compare_slots(node, slot, node->cmp_slot, 0) >= 0)
+	{
+		node->info.rows_dropped++;
+		return;
+	}
+	store_row(node, slot, budget);
 }
 
 /*
