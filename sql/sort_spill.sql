@@ -20,7 +20,8 @@ SET max_parallel_workers_per_gather = 0;
 \set ECHO all
 
 -- spill(q): the runs q's (first) GpuSort wrote and merged, from EXPLAIN
--- ANALYZE: '5..20 runs' when between 5 and 20, else the number
+-- ANALYZE: '5..20 runs' when between 5 and 20, else the number; the last
+-- rows stay in memory, one more way of the merge
 CREATE FUNCTION spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
@@ -31,7 +32,8 @@ BEGIN
 		IF m IS NOT NULL THEN
 			RETURN CASE WHEN m[1]::int BETWEEN 5 AND 20 THEN '5..20 runs'
 						ELSE m[1] || ' runs' END ||
-				CASE WHEN m[2] = m[1] THEN ', merged as many ways' ELSE ', merged ' || m[2] || ' ways' END ||
+				CASE WHEN m[2]::int = m[1]::int + 1 THEN ', and the rows in memory, merged'
+					 ELSE ', merged ' || m[2] || ' ways' END ||
 				m[3];
 		END IF;
 	END LOOP;

@@ -49,23 +49,33 @@
  * GS_RESERVE_MIN_STEP to GS_RESERVE_MAX_STEP, so that a small sort reserves
  * little and a large one seldom; the reservation goes with runcxt.
  *
- * Fallback: when the rows outgrow gpusort.max_memory, or the account cannot
- * give them room (the server's sorts together hold
+ * Beyond the memory: when the rows outgrow gpusort.max_memory, or the
+ * account cannot give them room (the server's sorts together hold
  * gpusort.max_total_memory), or there are more than 2^32 - 1 of them, the
- * node hands everything to PostgreSQL's tuplesort with work_mem, exactly as
- * a Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
- * says why.  What is known at plan time (no encoder for the first sort
- * column, an estimate past the budget) never gets here: the planner keeps
- * the stock plan (planner.c).
+ * stored rows go through steps 2 to 4 as usual and are then written, in
+ * order and with their keys, as a sorted run to a temp file (spill_stored,
+ * sortspill.c); the node frees them and reads on.  The last rows stay in
+ * memory as the last run (keep_last_run), and step 5 returns rows from a
+ * merge of the runs, or from a tuplestore filled by it where backward
+ * scans or marks are asked for.  Parallel participants' rows that cannot
+ * stay in shared memory are copied in as if read here (absorb_shared).
+ *
+ * Fallback: a bounded sort that outgrows the memory, and a sort that finds
+ * no room in the account for even GS_SPILL_MIN_ROWS rows, hand everything
+ * to PostgreSQL's tuplesort with work_mem, exactly as a Sort node would run
+ * (spilling to disk if it must), and EXPLAIN ANALYZE says why.  A first
+ * sort column without an encoder is known at plan time: the planner keeps
+ * the stock plan (planner.c), as for a bounded sort estimated past the
+ * budget.
  *
  * The node never knows which engine ran: that is gs_sorter_begin's choice.
  * All memory of one sort lives in runcxt, a child of the query context, so
  * an ERROR or a cancel frees it with the query.
  *
  * Files: the node's state is in sortstate.h, shared with sortties.c (step
- * 4) and sortexplain.c (EXPLAIN, from the GsRunInfo filled here); this file
- * holds the executor callbacks, steps 1 to 3 and 5, the bounded sort and
- * the fallback.
+ * 4), sortspill.c (runs and their merge) and sortexplain.c (EXPLAIN, from
+ * the GsRunInfo filled here); this file holds the executor callbacks, steps
+ * 1 to 3 and 5, the bounded sort, when to write runs, and the fallback.
  *
  *-------------------------------------------------------------------------
  */
@@ -528,6 +538,20 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 }
 
 static bool reserve_stored(GpuSortState *node, Size need, char *why, size_t len);
+
+/*
+ * An empty row store, whose blocks stay a small part of the budget: the
+ * block faulted in ahead is memory the budget counts (stored_rows_fit)
+ */
+#define GS_ROWS_BLOCKS_PER_BUDGET	16
+
+static void
+init_rows(GpuSortState *node)
+{
+	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	gs_rows_limit_blocks(&node->rows,
+						 gpusort_memory_budget() / GS_ROWS_BLOCKS_PER_BUDGET);
+}
 static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
 static void put_shared_row(void *arg, MinimalTuple tup);
 static Size stored_bytes(GpuSortState *node);
@@ -801,7 +825,7 @@ prune_to_bound(GpuSortState *node)
 
 	sort_stored(node, true);
 	oldrows = node->rows;
-	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	init_rows(node);
 	kept = gs_huge_alloc(node->runcxt, sizeof(MinimalTuple) * capacity);
 	for (i = 0; i < node->nout; i++)
 		kept[i] = gs_rows_store_copy(&node->rows, node->tuples[i]);
@@ -853,7 +877,7 @@ spill_stored(GpuSortState *node)
 		pfree(settled);
 
 	gs_rows_release(&node->rows);
-	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	init_rows(node);
 	node->ntuples = 0;
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -1010,6 +1034,9 @@ reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
 	if (need <= have)
 		return true;
 	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
+	/* a step ahead, but not past the budget where the need stays within it */
+	if (need <= gpusort_memory_budget() && have + step > gpusort_memory_budget())
+		step = gpusort_memory_budget() - have;
 	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
 		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
 	{
@@ -1175,7 +1202,7 @@ start_run(GpuSortState *node)
 		switch_to_tuplesort(node, node->nokey_reason);
 		return;
 	}
-	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	init_rows(node);
 	node->prune_at = node->bounded ?
 		(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
 	node->maxtuples = initial_capacity(node);
@@ -1290,24 +1317,47 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 }
 
 /*
+ * The last rows of a sort that wrote runs: sorted as the others, but kept
+ * in memory, in output order, as the last run (sortspill.c), which spares
+ * writing and reading them.  Their memory is held until the sort ends.
+ */
+static void
+keep_last_run(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	bool		resorted_before = node->info.verify_resorted;
+	GsSorter   *sorter;
+	const uint32 *order;
+	uint32	   *settled;
+	uint64	   *keys;
+
+	gs_rows_finish(&node->rows);
+	node->info.verify_resorted = false;
+	sorter = build_keys(node);
+	order = order_rows(node, sorter, &settled);
+	node->info.engine = *gs_sorter_stats(sorter);
+	node->info.rows_sorted += node->ntuples;
+	keys = gs_spill_run_keys(node, sorter, order, !node->info.verify_resorted);
+	node->info.verify_resorted |= resorted_before;
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true));
+	gather_output(node, order, false);
+	gs_sorter_end(sorter);
+	if (settled)
+		pfree(settled);
+	gs_spill_keep_run(node, keys);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
  * The input is read and runs were written: the last rows become the last
- * run, the memory for rows goes back, and the merge starts.
+ * run, and the merge starts.
  */
 static void
 finish_runs(GpuSortState *node)
 {
 	if (node->ntuples > 0)
-		spill_stored(node);
-	gs_rows_release(&node->rows);
-	pfree(node->tuples);
-	node->tuples = NULL;
-	if (node->raw)
-		pfree(node->raw);
-	node->raw = NULL;
-	node->maxtuples = 0;
-	if (node->reservation)
-		gs_release_all(node->reservation);
-	node->reserved_to = 0;
+		keep_last_run(node);
 	gs_spill_start_merge(node);
 	/* the merge goes forwards only */
 	if (!node->forward_only)

@@ -92,6 +92,20 @@ row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
 	gs_keys_encode(node->keys, raw, key);
 }
 
+/* a new run in node->runs */
+static void
+add_run(GpuSortState *node, GsRun *run)
+{
+	if (node->nruns == node->maxruns)
+	{
+		node->maxruns = Max(8, node->maxruns * 2);
+		node->runs = node->runs ?
+			repalloc(node->runs, sizeof(GsRun *) * node->maxruns) :
+			MemoryContextAlloc(node->runcxt, sizeof(GsRun *) * node->maxruns);
+	}
+	node->runs[node->nruns++] = run;
+}
+
 /*
  * Writes the stored rows in the given order, with their keys, as a new run.
  * keys_by_rank: the sorter's keys in sorted order match order (ties only
@@ -110,15 +124,8 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (node->nruns == node->maxruns)
-	{
-		node->maxruns = Max(8, node->maxruns * 2);
-		node->runs = node->runs ?
-			repalloc(node->runs, sizeof(GsRun *) * node->maxruns) :
-			MemoryContextAlloc(node->runcxt, sizeof(GsRun *) * node->maxruns);
-	}
 	run = gs_run_create(node->runcxt, nwords);
-	node->runs[node->nruns++] = run;
+	add_run(node, run);
 
 	for (i = 0; i < n; i++)
 	{
@@ -136,9 +143,54 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	}
 	ExecClearTuple(node->row_slot);
 	pfree(rawbuf);
-	node->info.spill_runs = node->nruns;
+	node->info.spill_runs++;
 	node->info.spill_bytes += run->bytes;
 	node->info.ms_spill += gs_elapsed_ms(start);
+}
+
+/*
+ * The keys of the stored rows in the given order, in a new array (runcxt):
+ * the last rows of a sort stay in memory as its last run, and their keys
+ * must outlive the sorter.  keys_by_rank as for gs_spill_write_run.
+ */
+uint64 *
+gs_spill_run_keys(GpuSortState *node, GsSorter *sorter, const uint32 *order,
+				  bool keys_by_rank)
+{
+	int			nwords = gs_keys_nwords(node->keys);
+	uint64		n = node->ntuples;
+	uint64	   *keys = gs_huge_alloc(node->runcxt,
+									 sizeof(uint64) * nwords * Max(n, 1));
+	uint8	   *rawbuf;
+	uint64		i;
+
+	if (keys_by_rank)
+	{
+		if (n > 0)
+			memcpy(keys, gs_sorter_key(sorter, 0), sizeof(uint64) * nwords * n);
+		return keys;
+	}
+	rawbuf = palloc(node->raw_bytes);
+	for (i = 0; i < n; i++)
+	{
+		row_key(node, order[i], rawbuf, keys + i * nwords);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
+	return keys;
+}
+
+/*
+ * The stored rows, node->tuples[0 .. ntuples) in output order with their
+ * keys (gs_spill_run_keys), become the last run, read from memory.
+ */
+void
+gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
+{
+	add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
+								   keys, node->tuples, node->ntuples));
 }
 
 /* the merge's order of the current rows of runs a and b (see above) */

@@ -221,6 +221,9 @@ extern void gs_spill_fix_layout(GpuSortState *node);
  */
 extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
 							   const uint32 *order, bool keys_by_rank);
+extern uint64 *gs_spill_run_keys(GpuSortState *node, GsSorter *sorter,
+								 const uint32 *order, bool keys_by_rank);
+extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
 extern void gs_spill_start_merge(GpuSortState *node);
 extern void gs_spill_materialize(GpuSortState *node);
 extern MinimalTuple gs_spill_next(GpuSortState *node);

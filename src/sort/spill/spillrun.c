@@ -44,6 +44,20 @@ gs_run_create(MemoryContext cxt, int nwords)
 	return run;
 }
 
+GsRun *
+gs_run_in_memory(MemoryContext cxt, int nwords, const uint64 *keys,
+				 MinimalTuple *tuples, uint64 n)
+{
+	GsRun	   *run = MemoryContextAllocZero(cxt, sizeof(GsRun));
+
+	run->nwords = nwords;
+	run->nrows = n;
+	run->cxt = cxt;
+	run->mem_keys = keys;
+	run->mem_tuples = tuples;
+	return run;
+}
+
 void
 gs_run_write(GsRun *run, const uint64 *key, MinimalTuple tup)
 {
@@ -59,6 +73,9 @@ gs_run_write(GsRun *run, const uint64 *key, MinimalTuple tup)
 bool
 gs_run_rewind(GsRun *run)
 {
+	run->left = run->nrows;
+	if (run->mem_keys)
+		return run->nrows > 0;
 	if (BufFileSeek(run->file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -86,6 +103,16 @@ gs_run_next(GsRun *run)
 
 	if (run->left == 0)
 		return false;
+	if (run->mem_keys)
+	{
+		uint64		i = run->nrows - run->left;
+
+		memcpy(run->key, run->mem_keys + i * run->nwords,
+			   sizeof(uint64) * run->nwords);
+		run->tup = run->mem_tuples[i];
+		run->left--;
+		return true;
+	}
 	run->left--;
 	read_exact(run, run->key, sizeof(uint64) * run->nwords);
 	read_exact(run, &len, sizeof(len));

@@ -12,6 +12,9 @@
  * MinimalTuple starts with its length (t_len), so a reader reads the key
  * and the length, then the rest of the tuple.
  *
+ * A run may also be held in memory (gs_run_in_memory): the last rows of a
+ * sort, sorted but not written, read through the same calls.
+ *
  * Files are BufFiles (BufFileCreateTemp): under temp_tablespaces, counted
  * against temp_file_limit by fd.c (which raises stock's ERROR), and closed
  * and deleted by the resource owner at the end of the transaction or on
@@ -38,10 +41,18 @@ typedef struct GsRun
 	MinimalTuple tup;			/* buffer of bufsize bytes (the run's cxt) */
 	Size		bufsize;
 	MemoryContext cxt;
+
+	/* a run in memory: keys and rows in output order, or NULL */
+	const uint64 *mem_keys;
+	MinimalTuple *mem_tuples;
 } GsRun;
 
 /* a new, empty run in a new temp file, in cxt */
 extern GsRun *gs_run_create(MemoryContext cxt, int nwords);
+
+/* a run of the n rows tuples[] whose keys are keys[] (nwords each), in memory */
+extern GsRun *gs_run_in_memory(MemoryContext cxt, int nwords, const uint64 *keys,
+							   MinimalTuple *tuples, uint64 n);
 
 /* appends one row */
 extern void gs_run_write(GsRun *run, const uint64 *key, MinimalTuple tup);
