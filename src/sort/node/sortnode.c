@@ -1034,9 +1034,9 @@ reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
 	if (need <= have)
 		return true;
 	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
-	/* a step ahead, but not past the budget where the need stays within it */
-	if (need <= gpusort_memory_budget() && have + step > gpusort_memory_budget())
-		step = gpusort_memory_budget() - have;
+	/* a step ahead, but not past the budget (or the need, if beyond it) */
+	if (have + step > Max(need, gpusort_memory_budget()))
+		step = Max(need, gpusort_memory_budget()) - have;
 	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
 		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
 	{

@@ -75,6 +75,16 @@ gs_spill_fix_layout(GpuSortState *node)
 	pfree(wide);
 }
 
+/* the first GS_SPILL_PREFETCH_LINES cache lines of a row, ahead of its copy */
+static inline void
+prefetch_row(MinimalTuple tup)
+{
+	int			l;
+
+	for (l = 0; l < GS_SPILL_PREFETCH_LINES; l++)
+		gs_prefetch((char *) tup + l * 64);
+}
+
 /* the key of stored row row, built from the row */
 static void
 row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
@@ -129,8 +139,15 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 
 	for (i = 0; i < n; i++)
 	{
+		/*
+		 * Two random reads a row, each prefetched ahead: the row's pointer
+		 * (far ahead), then the row it points to (nearer, its pointer then
+		 * in cache)
+		 */
+		if (i + 2 * GS_SPILL_PREFETCH < n)
+			gs_prefetch(&node->tuples[order[i + 2 * GS_SPILL_PREFETCH]]);
 		if (i + GS_SPILL_PREFETCH < n)
-			gs_prefetch(node->tuples[order[i + GS_SPILL_PREFETCH]]);
+			prefetch_row(node->tuples[order[i + GS_SPILL_PREFETCH]]);
 		if (keys_by_rank)
 			gs_run_write(run, gs_sorter_key(sorter, i), node->tuples[order[i]]);
 		else

@@ -10,7 +10,10 @@
  * The state's invariants are sortnode.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
  * rows, in input order until the sort and in output order after it; info
- * describes the last sort for EXPLAIN ANALYZE.
+ * describes the last sort for EXPLAIN ANALYZE.  Once spilling, the rows
+ * stored so far went to runs[0 .. nruns) in temp files (sortspill.c) and
+ * tuples[] holds only those read since; after the input, the rows come
+ * from merge, or from store when the merge filled a tuplestore.
  *
  *-------------------------------------------------------------------------
  */
@@ -208,8 +211,9 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 
 /* ---- sortspill.c: runs in temp files and their merge ------------------------- */
 
-/* prefetch distance of the rows written to a run */
-#define GS_SPILL_PREFETCH	16
+/* prefetch distance (rows) and depth (cache lines) of the rows written to a run */
+#define GS_SPILL_PREFETCH	32
+#define GS_SPILL_PREFETCH_LINES	3
 
 /* the one key layout of every run of the sort */
 extern void gs_spill_fix_layout(GpuSortState *node);
