@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * spillmerge.h
- *	  The d-way merge of a GpuSort's sorted runs (spillmerge.c).
+ *	  The d-way merge of a GpuSort's sorted runs through a tree of losers
+ *	  (spillmerge.c).
  *
  *	   m = gs_merge_begin(cxt, runs, nruns, cmp, arg);
  *	   while ((run = gs_merge_next(m)) != NULL)
