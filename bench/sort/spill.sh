@@ -199,7 +199,8 @@ spill_of() {	# query: the Spill line of gpusort's plan, and its write rate
 	echo "| query | stock tuned (work_mem 1GB) | stock, work_mem $MAXMEM | gpusort | speed-up vs tuned | gpusort's runs |"
 	echo "| --- | --- | --- | --- | --- | --- |"
 	for q in $QUERIES; do
-		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | $(spill_of "$q") |"
+		runs=$(spill_of "$q")
+		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | ${runs:-no runs (the plan: explain_gpusort.txt)} |"
 	done
 } >"$OUT/spill.md"
 cat "$OUT/spill.md"
