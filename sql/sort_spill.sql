@@ -81,6 +81,11 @@ SELECT regexp_replace(explain_masked, '\d+', 'N', 'g') AS plan
   FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM sp ORDER BY i8, id');
 SELECT spill('SELECT * FROM sp ORDER BY i8, id');
 SELECT spill('SELECT * FROM sp ORDER BY t, id');
+-- the other formats' properties
+SELECT regexp_replace(l, '\d+', 'N', 'g') AS yaml
+  FROM explain_masked('EXPLAIN (ANALYZE, FORMAT YAML, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM sp ORDER BY t, id') AS e,
+	   regexp_split_to_table(e, '\n') AS l
+ WHERE l ~ 'Spill|Merge';
 
 -- every key type, both directions, NULLs first and last
 SELECT gs_check('SELECT * FROM sp ORDER BY i2, id');
