@@ -31,8 +31,10 @@ BEGIN
 		m := regexp_match(ln, 'Spill: (\d+) runs, \d+kB written, merged (\d+) ways(.*)$');
 		IF m IS NOT NULL THEN
 			RETURN CASE WHEN m[1]::int BETWEEN 5 AND 20 THEN '5..20 runs'
+						WHEN m[1]::int > 32 THEN 'more than 32 runs'
 						ELSE m[1] || ' runs' END ||
 				CASE WHEN m[2]::int = m[1]::int + 1 THEN ', and the rows in memory, merged'
+					 WHEN m[2]::int < m[1]::int AND m[2]::int <= 33 THEN ', merged at most 33 ways'
 					 ELSE ', merged ' || m[2] || ' ways' END ||
 				m[3];
 		END IF;
@@ -122,6 +124,11 @@ SELECT gs_check('SELECT lp FROM sp ORDER BY lp');
 SELECT gs_check('SELECT * FROM sp ORDER BY k, b, i2, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY k DESC, t, i8 NULLS FIRST, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY lp, n DESC, id');
+
+-- more runs than one merge reads at once: 32 of them merged into one
+-- longer run first
+SELECT spill('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
+SELECT gs_check('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 
 -- windows and GROUP BY over a spilled sort
 SELECT gs_check('SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY i8, id) AS r FROM sp ORDER BY k, r');

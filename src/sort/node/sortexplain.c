@@ -192,15 +192,19 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 {
 	const char *into = info->spill_stored ?
 		" into a tuplestore for backward scans and marks" : "";
+	char		passes[64] = "";
 
+	if (info->merge_passes > 0)
+		snprintf(passes, sizeof(passes), " (%d intermediate merge%s)",
+				 info->merge_passes, info->merge_passes > 1 ? "s" : "");
 	if (es->timing)
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways in %.3f ms%s",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways%s in %.3f ms%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->ms_spill, info->merge_ways, info->ms_merge, into);
+					 info->ms_spill, info->merge_ways, passes, info->ms_merge, into);
 	else
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->merge_ways, into);
+					 info->merge_ways, passes, into);
 }
 
 /* the text format's lines of times and of the GPU's work */
@@ -311,6 +315,7 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		ExplainPropertyUInteger("Spill Written", "kB",
 								(info->spill_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
+		ExplainPropertyInteger("Merge Passes", NULL, info->merge_passes, es);
 		ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
 		if (es->timing)
 		{

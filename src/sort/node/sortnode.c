@@ -838,6 +838,7 @@ prune_to_bound(GpuSortState *node)
 	node->maxtuples = capacity;
 	node->tuples = kept;
 	node->ntuples = node->nout;
+	node->prefaulted_rows = node->nout;	/* fresh arrays past the kept rows */
 	node->cutoff = (node->nout == (uint64) node->bound) ?
 		node->tuples[node->nout - 1] : NULL;
 	if (node->cutoff)
@@ -1002,8 +1003,11 @@ prefault_arrays(GpuSortState *node)
 	uint64		from = node->ntuples + GS_PREFAULT_WINDOW;
 	uint64		to = Min(from + GS_PREFAULT_WINDOW, node->maxtuples);
 
+	/* the runs after the first fill arrays already faulted in */
+	from = Max(from, node->prefaulted_rows);
 	if (from >= to)
 		return;
+	node->prefaulted_rows = to;
 	gs_prefault(node->prefault, node->tuples + from,
 				sizeof(MinimalTuple) * (to - from));
 	if (node->raw)
@@ -1196,6 +1200,7 @@ start_run(GpuSortState *node)
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
+	node->prefaulted_rows = 0;
 
 	if (node->keys == NULL)
 	{
@@ -1227,6 +1232,8 @@ grow_arrays(GpuSortState *node)
 	newmax = Min(node->maxtuples * 2, (uint64) PG_UINT32_MAX);
 	if (node->ntuples >= newmax)
 		return false;
+	/* the copies of the filled rows are touched, the rest is fresh */
+	node->prefaulted_rows = Min(node->prefaulted_rows, node->ntuples);
 	node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
 	if (node->raw)
 		node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * newmax);

@@ -34,6 +34,14 @@
  * keys in the engine's rank order: its keys are then built again from
  * each row (gs_spill_write_run), so every row travels with its own key.
  *
+ * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
+ * buffer of its own: where more runs accumulate (a budget small for the
+ * rows), the last GS_SPILL_MAX_WAYS runs, when of one level, are merged
+ * into one run of the next level as soon as they are written
+ * (merge_full_levels), so that every row is written once per level,
+ * log_{GS_SPILL_MAX_WAYS} of the runs, and the final merge reads fewer than
+ * GS_SPILL_MAX_WAYS runs per level.
+ *
  * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
  * resource owner at the end of the transaction (ERROR, cancel).
  *
@@ -55,6 +63,11 @@
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16
 
+/* runs of one level merged into one of the next (see above) */
+#define GS_SPILL_MAX_WAYS	32
+
+static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
+
 /*
  * Lays out the key of every run of this sort: statistics that cover any
  * row make the layout independent of the rows seen, and the key is cut to
@@ -72,6 +85,7 @@ gs_spill_fix_layout(GpuSortState *node)
 	gs_keys_layout(node->keys, GS_KEY_MAX_BYTES);
 	if (gs_keys_nwords(node->keys) * 8 > GS_SPILL_KEY_BYTES)
 		gs_keys_layout(node->keys, GS_SPILL_KEY_BYTES);
+	node->spill_vcol = gs_keys_verified_column(node->keys);
 	pfree(wide);
 }
 
@@ -114,6 +128,59 @@ add_run(GpuSortState *node, GsRun *run)
 			MemoryContextAlloc(node->runcxt, sizeof(GsRun *) * node->maxruns);
 	}
 	node->runs[node->nruns++] = run;
+}
+
+/*
+ * Merges runs[first .. nruns) into one run of the next level, which takes
+ * their place: the merge of the whole sort, written out.
+ */
+static void
+merge_tail(GpuSortState *node, int first)
+{
+	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
+												  ALLOCSET_DEFAULT_SIZES);
+	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first,
+								   node->nruns - first, spill_compare, node);
+	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys));
+	GsRun	   *run;
+	uint64		i = 0;
+	int			r;
+
+	out->level = node->runs[first]->level + 1;
+	while ((run = gs_merge_next(m)) != NULL)
+	{
+		gs_run_write(out, run->key, run->tup);
+		if (++i % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	for (r = first; r < node->nruns; r++)
+		gs_run_close(node->runs[r]);
+	node->nruns = first;
+	add_run(node, out);
+	node->info.spill_bytes += out->bytes;
+	node->info.merge_passes++;
+	MemoryContextDelete(passcxt);
+}
+
+/* while the last GS_SPILL_MAX_WAYS runs are of one level: merged (above) */
+static void
+merge_full_levels(GpuSortState *node)
+{
+	while (node->nruns >= GS_SPILL_MAX_WAYS)
+	{
+		int			first = node->nruns - GS_SPILL_MAX_WAYS;
+		int			level = node->runs[node->nruns - 1]->level;
+		int			r;
+
+		for (r = first; r < node->nruns; r++)
+		{
+			if (node->runs[r]->level != level)
+				return;
+		}
+		merge_tail(node, first);
+	}
 }
 
 /*
@@ -162,6 +229,7 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	pfree(rawbuf);
 	node->info.spill_runs++;
 	node->info.spill_bytes += run->bytes;
+	merge_full_levels(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
 }
 

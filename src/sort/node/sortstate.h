@@ -81,6 +81,7 @@ typedef struct GsRunInfo
 	int			merge_ways;		/* runs merged at once */
 	double		ms_spill;		/* writing the runs */
 	double		ms_merge;		/* merging them, as rows are returned */
+	int			merge_passes;	/* runs merged into longer runs meanwhile */
 	bool		spill_stored;	/* merged into a tuplestore (random access) */
 } GsRunInfo;
 
@@ -122,6 +123,7 @@ typedef struct GpuSortState
 	int			raw_bytes;
 	uint64		ntuples;
 	uint64		maxtuples;
+	uint64		prefaulted_rows;	/* the arrays are faulted in this far */
 	Size		shared_bytes;	/* rows that stay in participants' memory */
 	GsReservation *reservation;	/* of the server-wide account (runcxt) */
 	Size		reserved_to;	/* stored_bytes may grow this far */

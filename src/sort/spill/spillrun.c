@@ -142,4 +142,8 @@ gs_run_close(GsRun *run)
 	if (run->file)
 		BufFileClose(run->file);
 	run->file = NULL;
+	if (run->tup && !run->mem_keys)
+		pfree(run->tup);
+	run->tup = NULL;
+	run->bufsize = 0;
 }
