@@ -99,6 +99,8 @@ read_exact(GsRun *run, void *ptr, size_t len)
 bool
 gs_run_next(GsRun *run)
 {
+	Size		kb = sizeof(uint64) * run->nwords;
+	uint8		head[sizeof(uint64) * 4 + sizeof(uint32)];
 	uint32		len;
 
 	if (run->left == 0)
@@ -114,8 +116,10 @@ gs_run_next(GsRun *run)
 		return true;
 	}
 	run->left--;
-	read_exact(run, run->key, sizeof(uint64) * run->nwords);
-	read_exact(run, &len, sizeof(len));
+	/* the key and the row's length lie together: one read */
+	read_exact(run, head, kb + sizeof(len));
+	memcpy(run->key, head, kb);
+	memcpy(&len, head + kb, sizeof(len));
 	if (len < sizeof(len) || len > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
