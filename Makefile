@@ -17,7 +17,7 @@
 
 MODULE_big = gpusort
 EXTENSION  = gpusort
-DATA       = gpusort--1.0.sql
+DATA       = gpusort--1.1.sql gpusort--1.0--1.1.sql
 PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
 
 C_SRCS  := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))

@@ -1068,6 +1068,7 @@ gpusort_run(GpuSortState *node)
 {
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = gpusort_memory_budget();
+	instr_time	intake_start;
 
 	gs_sort_prepare_support(node);
 	memset(&node->info, 0, sizeof(GsRunInfo));
@@ -1081,6 +1082,8 @@ gpusort_run(GpuSortState *node)
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
+	gs_sort_stat_watch(node);
+	INSTR_TIME_SET_CURRENT(intake_start);
 
 	if (node->keys == NULL)
 		switch_to_tuplesort(node, node->nokey_reason);
@@ -1106,6 +1109,7 @@ gpusort_run(GpuSortState *node)
 
 		if (TupIsNull(slot))
 			break;
+		node->info.rows_in++;
 		if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
 		{
 			/* the participants ran out of room and pass their rows on */
@@ -1171,6 +1175,7 @@ gpusort_run(GpuSortState *node)
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
 	if (node->par)
 		absorb_shared(node, budget);
+	node->info.ms_intake = elapsed_ms(intake_start);
 	if (node->tuplesort)
 	{
 		instr_time	start;
@@ -1184,6 +1189,7 @@ gpusort_run(GpuSortState *node)
 	{
 		gs_rows_finish(&node->rows);
 		node->info.rows_sorted = node->ntuples;
+		node->info.stored_bytes = stored_bytes(node);
 		sort_stored(node, false);
 	}
 	node->current = 0;
