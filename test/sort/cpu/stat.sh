@@ -13,7 +13,9 @@
 #     strcoll check (its ties as EXPLAIN ANALYZE showed them), and a cancel
 #     (statement_timeout) while the sort reads its input;
 #  2. another database's sort is counted in its own row only;
-#  3. gpusort_stat_reset() zeroes every counter and moves stats_reset;
+#  3. gpusort_stat_reset() zeroes every counter and moves stats_reset, and
+#     only a superuser may call it; ALTER EXTENSION gpusort UPDATE from 1.0
+#     (gpusort--1.0--1.1.sql) makes the view and functions members;
 #  4. pgbench, 8 clients each running the same sort GS_STAT_TX (200) times:
 #     exactly 8 * GS_STAT_TX sorts and their rows, no count lost.
 #
@@ -173,6 +175,21 @@ moved=$(q statdb "SELECT stats_reset > '$before' AND intake_ms = 0 AND bytes_sor
 q statdb "CREATE ROLE nobody_stat LOGIN" >/dev/null
 err=$(PGOPTIONS="$opts" psql -X -At -U nobody_stat -d statdb -c "SELECT gpusort_stat_reset()" 2>&1)
 grep -q "permission denied" <<<"$err" || fail "a plain role could reset: $err"
+
+# ---- 3b. the update from extension version 1.0 -----------------------------------
+# 1.0 is 1.1 without the statistics: made by taking them out of a new 1.1;
+# then the update script must bring them back as members of the extension
+q postgres "CREATE DATABASE upgradedb" >/dev/null
+q upgradedb "CREATE EXTENSION gpusort;
+ALTER EXTENSION gpusort DROP VIEW gpusort_stat;
+ALTER EXTENSION gpusort DROP FUNCTION gpusort_stat();
+ALTER EXTENSION gpusort DROP FUNCTION gpusort_stat_reset(oid);
+DROP VIEW gpusort_stat; DROP FUNCTION gpusort_stat(); DROP FUNCTION gpusort_stat_reset(oid);
+UPDATE pg_extension SET extversion = '1.0' WHERE extname = 'gpusort'" >/dev/null || fail "making version 1.0"
+got=$(q upgradedb "ALTER EXTENSION gpusort UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'gpusort'" \
+	-c "SELECT count(*) >= 0 FROM gpusort_stat" -c "DROP EXTENSION gpusort" \
+	-c "SELECT to_regclass('gpusort_stat') IS NULL AND to_regprocedure('gpusort_stat_reset(oid)') IS NULL" 2>&1 | tr '\n' ' ')
+[ "$got" = "ALTER EXTENSION 1.1 t DROP EXTENSION t " ] && echo "ok: ALTER EXTENSION gpusort UPDATE from 1.0" || fail "the update from 1.0: $got"
 
 # ---- 4. concurrent sessions --------------------------------------------------------
 script=$(mktemp /tmp/gpusort-stat.XXXXXX.sql)
