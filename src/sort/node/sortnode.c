@@ -63,7 +63,8 @@
  * an ERROR or a cancel frees it with the query.
  *
  * Files: the node's state is in sortstate.h, shared with sortties.c (step
- * 4) and sortexplain.c (EXPLAIN, from the GsRunInfo filled here); this file
+ * 4), sortexplain.c (EXPLAIN, from the GsRunInfo filled here) and
+ * sortstat.c (the gpusort_stat view, from the same, once per sort); this file
  * holds the executor callbacks, steps 1 to 3 and 5, the bounded sort and
  * the fallback.
  *
