@@ -82,6 +82,7 @@
 #include "sortnode.h"
 #include "sortpar.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "windownode.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
@@ -127,12 +128,20 @@ static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 static bool
 eligible(Plan *sort, Oid sortop0, Oid collation0)
 {
+	GsStatCounter why;
+
 	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
-		return false;
-	if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
-		(double) gpusort_memory_budget())
-		return false;
-	return gs_keys_encodable(sortop0, collation0);
+		why = GS_STAT_STOCK_MIN_ROWS;
+	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
+			 (double) gpusort_memory_budget())
+		why = GS_STAT_STOCK_MAX_MEMORY;
+	else if (!gs_keys_encodable(sortop0, collation0))
+		why = GS_STAT_STOCK_NO_ENCODING;
+	else
+		return true;
+	/* gpusort_stat's planned-stock counts, one per plan node */
+	gs_stat_count(why);
+	return false;
 }
 
 /*

@@ -53,6 +53,7 @@
 #include "memaccount.h"
 #include "sortnode.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "threads.h"
 #include "timing.h"
 #include "windowfuncs.h"
@@ -589,7 +590,11 @@ window_exec(CustomScanState *cnode)
 	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
 
 	if (!node->computed && node->fallback == NULL)
+	{
 		window_run(node);
+		gs_stat_count_window(node->why, node->computed ?
+							 node->ms_bounds + node->ms_funcs : 0);
+	}
 	if (node->fallback)
 		return ExecProcNode(node->fallback);
 
