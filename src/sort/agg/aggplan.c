@@ -36,6 +36,7 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
 
 #include "aggfuncs.h"
 #include "aggnode.h"
@@ -336,6 +337,88 @@ make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
 	return (Plan *) cscan;
 }
 
+/* the input columns an Agg's expressions read */
+static bool
+outer_columns(Node *node, Bitmapset **cols)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		*cols = bms_add_member(*cols, ((Var *) node)->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, outer_columns, (void *) cols);
+}
+
+/* renumbers OUTER_VAR Vars by map (old column number -> new) */
+static Node *
+renumber(Node *node, AttrNumber *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varattno = map[var->varattno];
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, renumber, (void *) map);
+}
+
+/*
+ * A plain Agg reads its input as the planner made it, often the scan's
+ * whole row (a physical targetlist: no projection to pay for).  Sorted, the
+ * whole row would be stored and moved: so the scan below a plain Agg
+ * returns only the columns the Agg reads, and the Agg's Vars are numbered
+ * anew.  Only for a scan (or a Gather over one that passes its columns
+ * on), whose targetlist may be any subset of its own.
+ */
+static void
+narrow_input(Agg *agg)
+{
+	Plan	   *top = agg->plan.lefttree;
+	Plan	   *scan = IsA(top, Gather) ? top->lefttree : top;
+	Bitmapset  *cols = NULL;
+	AttrNumber *map;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	int			width = 0;
+
+	if (scan == NULL || agg->numCols != 0 || agg->plan.initPlan != NIL ||
+		!(IsA(scan, SeqScan) || IsA(scan, IndexScan) || IsA(scan, BitmapHeapScan)) ||
+		(top != scan && !passthrough(top)))
+		return;
+	(void) outer_columns((Node *) agg->plan.targetlist, &cols);
+	(void) outer_columns((Node *) agg->plan.qual, &cols);
+	if (bms_is_empty(cols) || bms_num_members(cols) >= list_length(scan->targetlist))
+		return;
+	map = palloc0(sizeof(AttrNumber) * (list_length(scan->targetlist) + 1));
+	foreach(lc, scan->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!bms_is_member(tle->resno, cols))
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		map[tle->resno] = list_length(tlist) + 1;
+		tle->resno = map[tle->resno];
+		width += get_typavgwidth(exprType((Node *) tle->expr),
+								 exprTypmod((Node *) tle->expr));
+		tlist = lappend(tlist, tle);
+	}
+	scan->targetlist = tlist;
+	scan->plan_width = width;
+	if (top != scan)
+	{
+		top->targetlist = gs_plan_column_refs(tlist, OUTER_VAR);
+		top->plan_width = width;
+	}
+	agg->plan.targetlist = (List *) renumber((Node *) agg->plan.targetlist, map);
+	agg->plan.qual = (List *) renumber((Node *) agg->plan.qual, map);
+}
+
 /* may agg become a GpuAgg, given its aggregates?  Collects them */
 static bool
 agg_supported(Agg *agg, CollectContext *collect)
@@ -387,6 +470,9 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 		if (sort == NULL && agg->aggstrategy == AGG_PLAIN &&
 			!IsA(agg->plan.lefttree, Sort) && !IsA(agg->plan.lefttree, GatherMerge))
 		{
+			/* the sorted column's number changes with the input's */
+			narrow_input(agg);
+			(void) agg_supported(agg, &collect);
 			sort = (Plan *) make_sort(agg->plan.lefttree, &collect.sort, walker);
 			agg->plan.lefttree = sort;
 			inserted = true;
