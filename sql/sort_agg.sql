@@ -1,6 +1,7 @@
 -- Aggregates that sort, over a GpuSort, against stock PostgreSQL (issue 28):
 -- count(DISTINCT x), percentile_cont and percentile_disc (scalar and array
--- fractions), mode(), with count(*) and count(x) beside them, computed by
+-- fractions), mode(), string_agg and array_agg with ORDER BY, with count(*)
+-- and count(x) beside them, computed by
 -- the GpuAgg node over one GpuSort by (group columns, the aggregates'
 -- column); and the cases that must stay with the Agg.  Each query is
 -- compared whole, in order, with gpusort off, with a column that says
@@ -130,6 +131,35 @@ SELECT * FROM agg_check('SELECT g, mode() WITHIN GROUP (ORDER BY d) FROM a GROUP
 SELECT * FROM agg_check_eq('SELECT g, mode() WITHIN GROUP (ORDER BY f8) m1, mode() WITHIN GROUP (ORDER BY f8) IS NULL m2 FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check_eq('SELECT g, mode() WITHIN GROUP (ORDER BY n) FROM a GROUP BY g ORDER BY g');
 
+-- string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y): every
+-- row of the group in order, NULL values skipped by string_agg and kept by
+-- array_agg, NULL ORDER BY keys where the order puts them (ORDER BY a
+-- unique column, whose order is the same in stock and here)
+CREATE TABLE s AS
+SELECT i AS id, i % 9 AS g,
+	   CASE WHEN i % 7 = 0 THEN NULL ELSE 'v' || i || repeat('é', i % 3) END AS t,
+	   CASE WHEN i % 5 = 0 THEN NULL ELSE i % 1000 END AS x,
+	   CASE WHEN i < 10 THEN NULL ELSE (i * 7919) % 100003 END AS y,
+	   decode(md5(i::text), 'hex') AS by,
+	   date '2020-01-01' + i AS d
+  FROM generate_series(1, 3000) i;
+INSERT INTO s VALUES (3001, 100, NULL, NULL, 1, NULL, NULL), (3002, 101, 'only', 1, 2, '\x00ff', '2020-01-01');
+ANALYZE s;
+SELECT * FROM agg_check('SELECT g, string_agg(t, '','' ORDER BY y), count(*) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(t, '' | '' ORDER BY y DESC NULLS LAST), string_agg(t, NULL ORDER BY y DESC NULLS LAST) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT string_agg(t, '','' ORDER BY y NULLS FIRST) FROM s');
+SELECT * FROM agg_check('SELECT g, string_agg(by, ''\x2c''::bytea ORDER BY id DESC) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, array_agg(x ORDER BY y), array_agg(t ORDER BY y), array_agg(d ORDER BY y) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT array_agg(x ORDER BY id DESC) FROM s');
+SELECT * FROM agg_check('SELECT g, array_agg(id ORDER BY id), string_agg(t, ''-'' ORDER BY id) FROM s GROUP BY g HAVING count(*) < 400 ORDER BY g');
+SELECT * FROM agg_check('SELECT string_agg(t, '','' ORDER BY id), array_agg(x ORDER BY id), count(*) FROM s WHERE id < 0');
+-- kept by the Agg: two ORDER BY columns, a delimiter per row, an
+-- expression, DISTINCT
+SELECT * FROM agg_check('SELECT g, string_agg(t, '','' ORDER BY x, id) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(t, t ORDER BY id) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, array_agg(x + 1 ORDER BY id) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, array_agg(DISTINCT x) FROM s GROUP BY g ORDER BY g');
+
 -- several aggregates of one column; HAVING; expressions over aggregates
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x), count(*), count(f8) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FROM a GROUP BY g HAVING count(DISTINCT x) > 38 ORDER BY g');
@@ -189,6 +219,7 @@ ANALYZE b;
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), count(*), count(x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x) FROM b GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM b');
 SELECT * FROM agg_check('SELECT percentile_cont(ARRAY[0.01, 0.5, 0.99]) WITHIN GROUP (ORDER BY f), percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FROM b');
+SELECT * FROM agg_check('SELECT g, md5(array_agg(x ORDER BY i)::text), cardinality(array_agg(x ORDER BY i)) FROM b GROUP BY g ORDER BY g');
 
 -- parallel plans under the GpuSort, with the parallel node and without
 SET parallel_setup_cost = 0;

@@ -38,6 +38,12 @@
  *	 - mode() is the first of the most frequent runs, mode_final's tie rule
  *	   (a later run replaces it only when strictly more frequent), and its
  *	   value is the run's first row's;
+ *	 - string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y)
+ *	   take every row of the group in the sorted order (NULLs of y where
+ *	   ORDER BY puts them), built in the backend when the group is
+ *	   returned: string_agg skips NULL values and puts the delimiter
+ *	   before every value but the first, array_agg keeps NULLs; the
+ *	   delimiter is a constant;
  *	 - errors (a fraction outside [0, 1]) are raised where the final
  *	   function raises them: for the group being returned, the scalar
  *	   forms before looking at its rows, the array forms only when the
@@ -51,7 +57,9 @@
 
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/tlist.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
@@ -129,9 +137,9 @@ numeric_reader(Oid type)
 }
 
 /*
- * The sorted column of an aggregate with one argument and one DISTINCT or
- * ORDER BY clause on it; false if the argument is not a plain column (or,
- * with cast_ok, a cast to float8 of one, see cast_column)
+ * The sorted column of an aggregate with one DISTINCT or ORDER BY clause,
+ * filling f's argument from it; false if what it sorts is not a plain
+ * column (or, with cast_ok, a cast to float8 of one, see cast_column)
  */
 static bool
 sorted_column(Aggref *aggref, List *clauses, bool cast_ok, GsAggSortCol *sort,
@@ -145,12 +153,11 @@ sorted_column(Aggref *aggref, List *clauses, bool cast_ok, GsAggSortCol *sort,
 	bool		desc;
 	TypeCacheEntry *tc;
 
-	if (list_length(clauses) != 1 || list_length(aggref->args) != 1)
+	if (list_length(clauses) != 1)
 		return false;
 	sgc = linitial(clauses);
-	tle = linitial(aggref->args);
-	if (tle->ressortgroupref != sgc->tleSortGroupRef ||
-		!OidIsValid(sgc->sortop) || !OidIsValid(sgc->eqop))
+	tle = get_sortgroupclause_tle(sgc, aggref->args);
+	if (!OidIsValid(sgc->sortop) || !OidIsValid(sgc->eqop))
 		return false;
 	sort->collation = exprCollation((Node *) tle->expr);
 	sort->nulls_first = sgc->nulls_first;
@@ -247,6 +254,39 @@ ordered_set_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 	return true;
 }
 
+/*
+ * string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y): x a
+ * column, the delimiter a constant, one ORDER BY column
+ */
+static bool
+ordered_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort)
+{
+	GsAggFunc	sorted;
+	int			nvalue = aggref->aggfnoid == F_ARRAY_AGG_ANYNONARRAY ? 1 : 2;
+	TargetEntry *value;
+
+	f->fn = nvalue == 1 ? GSA_ARRAY_AGG : GSA_STRING_AGG;
+	if (aggref->aggkind != AGGKIND_NORMAL || aggref->aggdistinct != NIL ||
+		list_length(aggref->args) < nvalue ||
+		!sorted_column(aggref, aggref->aggorder, false, sort, &sorted))
+		return false;
+	value = linitial(aggref->args);
+	f->argattno = outer_column(value->expr);
+	f->argtype = exprType((Node *) value->expr);
+	if (nvalue == 2)
+	{
+		Const	   *delim = (Const *) ((TargetEntry *) lsecond(aggref->args))->expr;
+
+		if (!IsA(delim, Const))
+			return false;
+		f->delim = delim->constvalue;
+		f->delim_null = delim->constisnull;
+	}
+	/* beyond the values, only the ORDER BY column */
+	return f->argattno != 0 &&
+		list_length(aggref->args) <= nvalue + 1;
+}
+
 /* count(*), count(x) and count(DISTINCT x) */
 static bool
 count_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort, bool *sorts)
@@ -303,6 +343,15 @@ gs_agg_func_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 		if (!count_from_aggref(aggref, f, sort, sorts))
 			return false;
 	}
+	else if (aggref->aggfnoid == F_STRING_AGG_TEXT_TEXT ||
+			 aggref->aggfnoid == F_STRING_AGG_BYTEA_BYTEA ||
+			 aggref->aggfnoid == F_ARRAY_AGG_ANYNONARRAY)
+	{
+		*why = "a string_agg or array_agg of an expression, or not ordered by a column";
+		if (!ordered_from_aggref(aggref, f, sort))
+			return false;
+		*sorts = true;
+	}
 	else
 	{
 		if (!ordered_set_from_aggref(aggref, f, sort, why))
@@ -332,6 +381,10 @@ gs_agg_name(const GsAggFunc *f)
 			return "percentile_cont";
 		case GSA_MODE:
 			return "mode";
+		case GSA_STRING_AGG:
+			return "string_agg";
+		case GSA_ARRAY_AGG:
+			return "array_agg";
 	}
 	return "?";
 }
@@ -541,6 +594,9 @@ compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
 		f->i64[g] = (int64) (e - s);
 		return;
 	}
+	/* string_agg and array_agg are built when the group is returned */
+	if (f->fn == GSA_STRING_AGG || f->fn == GSA_ARRAY_AGG)
+		return;
 	/* the group's non-NULL values: one run, NULLs sort together */
 	while (a < b && nul[a])
 		a++;
@@ -620,6 +676,8 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 	{
 		GsAggFunc  *f = &funcs[k];
 		Size		rows = Max(ngroups, 1) * Max(f->nfrac, 1);
+
+		f->starts = starts;
 
 		f->nvalues = palloc_extended(sizeof(uint64) * Max(ngroups, 1),
 									 MCXT_ALLOC_HUGE);
@@ -701,6 +759,85 @@ array_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows, TupleTableSlot *slot,
 											  typalign));
 }
 
+/*
+ * string_agg of the group's rows [s, e): as string_agg_transfn and its
+ * final function build it (text and bytea alike: the bytes of each value)
+ */
+static Datum
+string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
+				 TupleTableSlot *slot, bool *isnull)
+{
+	StringInfoData buf;
+	bool		first = true;
+	uint64		i;
+	bytea	   *result;
+
+	initStringInfo(&buf);
+	for (i = s; i < e; i++)
+	{
+		bool		vnull;
+		Datum		v = row_value(f, rows, i, slot, &vnull);
+		struct varlena *t;
+
+		if ((i - s + 1) % GSW_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (vnull)
+			continue;
+		if (!first && !f->delim_null)
+		{
+			t = PG_DETOAST_DATUM_PACKED(f->delim);
+			appendBinaryStringInfo(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		}
+		first = false;
+		t = PG_DETOAST_DATUM_PACKED(v);
+		appendBinaryStringInfo(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	}
+	*isnull = first;
+	if (first)
+		return (Datum) 0;
+	result = (bytea *) palloc(buf.len + VARHDRSZ);
+	SET_VARSIZE(result, buf.len + VARHDRSZ);
+	memcpy(VARDATA(result), buf.data, buf.len);
+	pfree(buf.data);
+	return PointerGetDatum(result);
+}
+
+/* array_agg of the group's rows [s, e), NULLs kept; NULL over no rows */
+static Datum
+array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
+				TupleTableSlot *slot, bool *isnull)
+{
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	int			n = (int) (e - s);
+	int			lbs = 1;
+	Datum	   *values;
+	bool	   *nulls;
+	uint64		i;
+
+	*isnull = (e == s);
+	if (*isnull)
+		return (Datum) 0;
+	if (e - s > (uint64) MaxArraySize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("array size exceeds the maximum allowed (%d)",
+						(int) MaxArraySize)));
+	get_typlenbyvalalign(f->argtype, &typlen, &typbyval, &typalign);
+	values = palloc_extended(sizeof(Datum) * n, MCXT_ALLOC_HUGE);
+	nulls = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
+	for (i = s; i < e; i++)
+	{
+		values[i - s] = row_value(f, rows, i, slot, &nulls[i - s]);
+		if ((i - s + 1) % GSW_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return PointerGetDatum(construct_md_array(values, nulls, 1, &n, &lbs,
+											  f->argtype, typlen, typbyval,
+											  typalign));
+}
+
 Datum
 gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 			 TupleTableSlot *row_slot, bool *isnull)
@@ -708,6 +845,12 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 	*isnull = false;
 	switch (f->fn)
 	{
+		case GSA_STRING_AGG:
+			return string_agg_datum(f, f->starts[g], f->starts[g + 1], rows,
+									row_slot, isnull);
+		case GSA_ARRAY_AGG:
+			return array_agg_datum(f, f->starts[g], f->starts[g + 1], rows,
+								   row_slot, isnull);
 		case GSA_COUNT_STAR:
 		case GSA_COUNT:
 		case GSA_COUNT_DISTINCT:

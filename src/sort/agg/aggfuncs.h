@@ -33,7 +33,9 @@ typedef enum GsAggFn
 	GSA_COUNT_DISTINCT,			/* count(DISTINCT x) */
 	GSA_PERCENTILE_DISC,		/* percentile_disc(f) WITHIN GROUP (ORDER BY x) */
 	GSA_PERCENTILE_CONT,		/* percentile_cont(f) ... (ORDER BY float8) */
-	GSA_MODE					/* mode() WITHIN GROUP (ORDER BY x) */
+	GSA_MODE,					/* mode() WITHIN GROUP (ORDER BY x) */
+	GSA_STRING_AGG,				/* string_agg(x, 'constant' ORDER BY y) */
+	GSA_ARRAY_AGG				/* array_agg(x ORDER BY y) */
 } GsAggFn;
 
 /*
@@ -58,6 +60,8 @@ typedef struct GsAggFunc
 	Oid			argtype;		/* that column's type */
 	Oid			restype;		/* the aggregate's result type */
 	Expr	   *fraction;		/* a percentile's direct argument */
+	Datum		delim;			/* string_agg's delimiter (a Const) */
+	bool		delim_null;
 
 	/* the fractions, evaluated once per run by the caller */
 	int			nfrac;			/* 1 for the scalar form */
@@ -76,6 +80,7 @@ typedef struct GsAggFunc
 	double	   *f8;				/* percentile_cont */
 	bool	   *isnull;
 	uint64	   *nvalues;		/* [ngroups]: the group's non-NULL values */
+	const uint64 *starts;		/* [ngroups + 1]: each group's first row */
 } GsAggFunc;
 
 /*
@@ -116,7 +121,8 @@ extern void gs_agg_compute(const uint8 *flags, const uint64 *starts,
 /*
  * Group g's result of f, as the Agg returns it (in the current memory
  * context): raises the Agg's errors for the group (a fraction outside
- * [0, 1]); row_slot deforms the row a value is taken from.
+ * [0, 1]); row_slot deforms the rows values are taken from.  string_agg
+ * and array_agg are built here, from the group's rows in order.
  */
 extern Datum gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 						  TupleTableSlot *row_slot, bool *isnull);

@@ -1,6 +1,7 @@
 -- The text part of sql/sort_agg.sql, run in a database of each collation:
 -- count(DISTINCT t) and percentile_disc over text, with ties under the
--- collation that differ in bytes, and a COLLATE "C" column beside.
+-- collation that differ in bytes, and a COLLATE "C" column beside;
+-- string_agg and array_agg of text.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -23,3 +24,4 @@ SELECT * FROM agg_check('SELECT count(DISTINCT t) FROM tx');
 SELECT * FROM agg_check('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY t), percentile_disc(ARRAY[0, 0.3, 1]) WITHIN GROUP (ORDER BY t) FROM tx GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY t COLLATE "C") FROM tx GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, mode() WITHIN GROUP (ORDER BY t) FROM tx GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(t, '', '' ORDER BY i), array_agg(t ORDER BY i) FROM tx GROUP BY g ORDER BY g');
