@@ -648,21 +648,32 @@ typedef struct ComputeArg
 {
 	const uint8 *flags;
 	const uint64 *starts;
+	uint64		ngroups;
+	uint64		ntasks;
 	GsAggFunc  *funcs;
 	int			nfuncs;
 } ComputeArg;
 
+/* tasks [tlo, thi), each a slice of the groups */
 static void
-compute_slice(void *p, uint64 lo, uint64 hi)
+compute_tasks(void *p, uint64 tlo, uint64 thi)
 {
 	ComputeArg *a = (ComputeArg *) p;
-	uint64		g;
-	int			k;
+	uint64		t;
 
-	for (g = lo; g < hi; g++)
-		for (k = 0; k < a->nfuncs; k++)
-			compute_group(&a->funcs[k], a->flags, g, a->starts[g],
-						  a->starts[g + 1]);
+	for (t = tlo; t < thi; t++)
+	{
+		uint64		lo,
+					hi,
+					g;
+		int			k;
+
+		gs_team_slice(a->ngroups, (int) a->ntasks, (int) t, &lo, &hi);
+		for (g = lo; g < hi; g++)
+			for (k = 0; k < a->nfuncs; k++)
+				compute_group(&a->funcs[k], a->flags, g, a->starts[g],
+							  a->starts[g + 1]);
+	}
 }
 
 void
@@ -690,12 +701,17 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 	}
 	a.flags = flags;
 	a.starts = starts;
+	a.ngroups = ngroups;
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
-	if (ngroups < GSA_THREADED_MIN / 64)
-		compute_slice(&a, 0, ngroups);
+	/* threads for many rows, in slices of groups (one group: one thread) */
+	if (ngroups < 2 || starts[ngroups] < GSA_THREADED_MIN)
+		nthreads = 1;
+	a.ntasks = Min(ngroups, (uint64) nthreads * GSA_TASKS_PER_THREAD);
+	if (a.ntasks <= 1)
+		compute_tasks(&a, 0, a.ntasks);
 	else
-		gs_cpu_for_slices(ngroups, nthreads, compute_slice, &a);
+		gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
 }
 
 /* ---- 3. results -------------------------------------------------------------------- */
