@@ -13,8 +13,10 @@
 #                 session settings of stock_tuned
 # The best of R rounds (default 3) is kept; the ratios are stock's time
 # over gpusort's (above 1: gpusort is faster).  Prints a markdown table and
-# writes it, with every plan (EXPLAIN ANALYZE of the gpusort mode), into
-# DIR (default bench/results/aggs_<host>_<date>).  Uses a throwaway cluster
+# writes it, with every plan (EXPLAIN ANALYZE of the gpusort mode) and the
+# sessions' logs, into DIR (default /tmp/gpusort-aggs.XXXXXX), and copies
+# the table and the plans to bench/results/aggs_<host>_<date>.md and
+# ..._explain.txt.  Uses a throwaway cluster
 # (test/lib.sh; GS_PRIVATE_PG as for the tests) and installs the build.
 #
 # Queries (the table: ev(day date, user_id int8, category int, amount
@@ -47,8 +49,10 @@ cores=$(nproc)
 workers=$((cores > 8 ? 8 : cores))
 host=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
 host=${host:-${cores}core}
-out=${out:-$GS_ROOT/bench/results/aggs_${host}_$(date -u +%Y-%m-%d)}
+out=${out:-$(mktemp -d /tmp/gpusort-aggs.XXXXXX)}
+results=$GS_ROOT/bench/results/aggs_${host}_$(date -u +%Y-%m-%d)
 mkdir -p "$out"
+chmod 755 "$out"
 
 query_sql() {
 	case $1 in
@@ -90,11 +94,14 @@ run_ms() {
 		echo "\\timing off"
 		echo "\\o"
 		if [ "$1" = gpusort ] && [ "$3" = 1 ]; then
-			echo "\\echo == $2: $sql"
+			echo "\\echo @@ explain"
 			echo "EXPLAIN (ANALYZE, COSTS OFF) $sql;"
 		fi
 	} | gs_as_pg psql -X -q >"$log" 2>&1
-	[ "$1" = gpusort ] && [ "$3" = 1 ] && sed -n '/^== /,$p' "$log" >>"$out/explain_gpusort.txt"
+	if [ "$1" = gpusort ] && [ "$3" = 1 ]; then
+		echo "== $2: $sql" >>"$out/explain_gpusort.txt"
+		sed '1,/^@@ explain/d' "$log" >>"$out/explain_gpusort.txt"
+	fi
 	awk '/^Time: / { ms = $2 } /ERROR/ { err = 1 }
 		END { if (err || ms == "") print "error"; else printf "%.0f\n", ms }' "$log"
 }
@@ -158,5 +165,7 @@ for q in $queries; do
 		printf "| %s | %s | %s | %s | %s | %s | %s |\n", q, st, s1, gp, r1, r2, n }')
 	echo "$line" | tee -a "$out/aggs.md"
 done
+cp "$out/aggs.md" "$results.md"
+cp "$out/explain_gpusort.txt" "$results"_explain.txt
 echo
-echo "written: $out/aggs.md, $out/explain_gpusort.txt"
+echo "written: $results.md, $results""_explain.txt (and the logs in $out)"
