@@ -87,6 +87,12 @@ SELECT * FROM agg_check('SELECT g, count(DISTINCT ts) FROM a GROUP BY g ORDER BY
 SELECT * FROM agg_check('SELECT g, count(DISTINCT tz) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, x % 3, count(DISTINCT i2), count(*) FROM a GROUP BY g, x % 3 ORDER BY 2, 1');
 SELECT * FROM agg_check('SELECT x, count(DISTINCT x) FROM a GROUP BY x ORDER BY x');
+-- sum(DISTINCT x) and avg(DISTINCT x) of integers (int8 limits included)
+SELECT * FROM agg_check('SELECT g, sum(DISTINCT x), avg(DISTINCT x), count(DISTINCT x) FROM a GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, sum(DISTINCT i2), avg(DISTINCT i2) FROM a GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, sum(DISTINCT i8), avg(DISTINCT i8) FROM a GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT sum(DISTINCT i8), avg(DISTINCT i8), count(DISTINCT i8) FROM a');
+SELECT * FROM agg_check('SELECT sum(DISTINCT x), avg(DISTINCT x), count(*) FROM a WHERE id < 0');
 -- no rows: a plain Agg returns one row, a grouped one none
 SELECT * FROM agg_check('SELECT count(DISTINCT x), count(*), count(x) FROM empty');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FROM empty GROUP BY g');

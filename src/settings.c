@@ -377,9 +377,10 @@ gpusort_define_settings(void)
 
 	DefineCustomBoolVariable("gpusort.aggregates",
 							 "Computes aggregates that sort in a GpuAgg node over one GpuSort.",
-							 "An Agg whose aggregates all are count(DISTINCT x), percentile_cont, "
-							 "percentile_disc, mode or counts, sorting one column, is replaced "
-							 "by it; off keeps every Agg.",
+							 "An Agg whose aggregates all are count, sum or avg (DISTINCT x), "
+							 "percentile_cont, percentile_disc, mode, string_agg or array_agg "
+							 "(ORDER BY y), or counts, sorting one column, is replaced by it; "
+							 "off keeps every Agg.",
 							 &gpusort_aggregates,
 							 true,
 							 PGC_USERSET, 0,

@@ -38,6 +38,10 @@
  *	 - mode() is the first of the most frequent runs, mode_final's tie rule
  *	   (a later run replaces it only when strictly more frequent), and its
  *	   value is the run's first row's;
+ *	 - sum(DISTINCT x) and avg(DISTINCT x) of integers add the distinct
+ *	   values exactly (int128), as int2_sum/int4_sum (an int8 result) and
+ *	   the numeric states of int8 and of avg do; avg is numeric_div of the
+ *	   sum by the count, as int8_avg and numeric_poly_avg compute it;
  *	 - string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y)
  *	   take every row of the group in the sorted order (NULLs of y where
  *	   ORDER BY puts them), built in the backend when the group is
@@ -64,7 +68,9 @@
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
 #include "utils/typcache.h"
 
 #include "compat.h"
@@ -287,6 +293,26 @@ ordered_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort)
 		list_length(aggref->args) <= nvalue + 1;
 }
 
+/* sum(DISTINCT x) and avg(DISTINCT x) of an integer column */
+static bool
+sum_distinct_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort)
+{
+#ifdef HAVE_INT128
+	bool		avg = (aggref->aggfnoid == F_AVG_INT2 ||
+					   aggref->aggfnoid == F_AVG_INT4 ||
+					   aggref->aggfnoid == F_AVG_INT8);
+
+	f->fn = avg ? GSA_AVG_DISTINCT : GSA_SUM_DISTINCT;
+	f->w.arg = GSW_ARG_INT;
+	return aggref->aggkind == AGGKIND_NORMAL && aggref->aggorder == NIL &&
+		aggref->aggdistinct != NIL &&
+		sorted_column(aggref, aggref->aggdistinct, false, sort, f) &&
+		(f->argtype == INT2OID || f->argtype == INT4OID || f->argtype == INT8OID);
+#else
+	return false;
+#endif
+}
+
 /* count(*), count(x) and count(DISTINCT x) */
 static bool
 count_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort, bool *sorts)
@@ -343,6 +369,15 @@ gs_agg_func_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 		if (!count_from_aggref(aggref, f, sort, sorts))
 			return false;
 	}
+	else if (aggref->aggfnoid == F_SUM_INT2 || aggref->aggfnoid == F_SUM_INT4 ||
+			 aggref->aggfnoid == F_SUM_INT8 || aggref->aggfnoid == F_AVG_INT2 ||
+			 aggref->aggfnoid == F_AVG_INT4 || aggref->aggfnoid == F_AVG_INT8)
+	{
+		*why = "a sum or avg that is not DISTINCT of an integer column";
+		if (!sum_distinct_from_aggref(aggref, f, sort))
+			return false;
+		*sorts = true;
+	}
 	else if (aggref->aggfnoid == F_STRING_AGG_TEXT_TEXT ||
 			 aggref->aggfnoid == F_STRING_AGG_BYTEA_BYTEA ||
 			 aggref->aggfnoid == F_ARRAY_AGG_ANYNONARRAY)
@@ -375,6 +410,10 @@ gs_agg_name(const GsAggFunc *f)
 			return "count";
 		case GSA_COUNT_DISTINCT:
 			return "count(DISTINCT)";
+		case GSA_SUM_DISTINCT:
+			return "sum(DISTINCT)";
+		case GSA_AVG_DISTINCT:
+			return "avg(DISTINCT)";
 		case GSA_PERCENTILE_DISC:
 			return "percentile_disc";
 		case GSA_PERCENTILE_CONT:
@@ -502,8 +541,12 @@ gs_agg_groups(const uint8 *flags, uint64 n, bool plain, uint64 **starts,
 Size
 gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups)
 {
-	return (Size) ngroups * (sizeof(uint64) +
-							 (sizeof(int64) + sizeof(bool)) * Max(f->nfrac, 1));
+	Size		per_group = sizeof(uint64) +
+		(sizeof(int64) + sizeof(bool)) * Max(f->nfrac, 1);
+
+	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
+		per_group += 16;
+	return (Size) ngroups * per_group;
 }
 
 static inline bool
@@ -621,6 +664,23 @@ compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
 		f->i64[g] = c;
 		return;
 	}
+#ifdef HAVE_INT128
+	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
+	{
+		int64		c = 0;
+		int128		sum = 0;
+
+		for (i = a; i < b; i++)
+			if (i == a || (flags[i] & GSW_NEW_PEERS))
+			{
+				sum += f->w.argi[i];
+				c++;
+			}
+		f->i64[g] = c;
+		f->sum[g] = sum;
+		return;
+	}
+#endif
 	if (f->fn == GSA_MODE)
 	{
 		f->isnull[g] = (a == b);
@@ -698,6 +758,10 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 		else
 			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+#ifdef HAVE_INT128
+		if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
+			f->sum = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+#endif
 	}
 	a.flags = flags;
 	a.starts = starts;
@@ -854,6 +918,45 @@ array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 											  typalign));
 }
 
+#ifdef HAVE_INT128
+/* an int128 as numeric, the value int128_to_numericvar would give */
+static Datum
+int128_numeric(int128 v)
+{
+	char		buf[48];
+	char	   *p = buf + sizeof(buf) - 1;
+	bool		neg = v < 0;
+	uint128		u = neg ? -(uint128) v : (uint128) v;
+
+	*p = '\0';
+	do
+	{
+		*--p = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (neg)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* sum or avg DISTINCT of group g: NULL without values */
+static Datum
+sum_datum(GsAggFunc *f, uint64 g, bool *isnull)
+{
+	*isnull = (f->i64[g] == 0);
+	if (*isnull)
+		return (Datum) 0;
+	if (f->fn == GSA_AVG_DISTINCT)
+		return DirectFunctionCall2(numeric_div, int128_numeric(f->sum[g]),
+								   NumericGetDatum(int64_to_numeric(f->i64[g])));
+	/* sum(int2) and sum(int4) are int8; sum(int8) numeric */
+	if (f->argtype != INT8OID)
+		return Int64GetDatum((int64) f->sum[g]);
+	return int128_numeric(f->sum[g]);
+}
+#endif
+
 Datum
 gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 			 TupleTableSlot *row_slot, bool *isnull)
@@ -861,6 +964,15 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 	*isnull = false;
 	switch (f->fn)
 	{
+#ifdef HAVE_INT128
+		case GSA_SUM_DISTINCT:
+		case GSA_AVG_DISTINCT:
+			return sum_datum(f, g, isnull);
+#else
+		case GSA_SUM_DISTINCT:
+		case GSA_AVG_DISTINCT:
+			elog(ERROR, "sum and avg DISTINCT need int128");
+#endif
 		case GSA_STRING_AGG:
 			return string_agg_datum(f, f->starts[g], f->starts[g + 1], rows,
 									row_slot, isnull);

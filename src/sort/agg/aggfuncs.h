@@ -31,6 +31,8 @@ typedef enum GsAggFn
 	GSA_COUNT_STAR,				/* count(*) */
 	GSA_COUNT,					/* count(x) */
 	GSA_COUNT_DISTINCT,			/* count(DISTINCT x) */
+	GSA_SUM_DISTINCT,			/* sum(DISTINCT x), x int2, int4, int8 */
+	GSA_AVG_DISTINCT,			/* avg(DISTINCT x), the same */
 	GSA_PERCENTILE_DISC,		/* percentile_disc(f) WITHIN GROUP (ORDER BY x) */
 	GSA_PERCENTILE_CONT,		/* percentile_cont(f) ... (ORDER BY float8) */
 	GSA_MODE,					/* mode() WITHIN GROUP (ORDER BY x) */
@@ -77,6 +79,9 @@ typedef struct GsAggFunc
 
 	/* results of groups [0, ngroups) (x nfrac), in the caller's memory */
 	int64	   *i64;			/* counts; a row number for disc and mode */
+#ifdef HAVE_INT128
+	int128	   *sum;			/* sum and avg DISTINCT */
+#endif
 	double	   *f8;				/* percentile_cont */
 	bool	   *isnull;
 	uint64	   *nvalues;		/* [ngroups]: the group's non-NULL values */
