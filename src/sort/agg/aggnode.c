@@ -341,21 +341,6 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 	pfree(w);
 }
 
-/*
- * Does the run read each row only once (the boundaries pass, then a group's
- * first row)?  string_agg and array_agg read every row again
- */
-static bool
-reads_once(GpuAggState *node)
-{
-	int			k;
-
-	for (k = 0; k < node->nfuncs; k++)
-		if (node->funcs[k].fn == GSA_STRING_AGG || node->funcs[k].fn == GSA_ARRAY_AGG)
-			return false;
-	return true;
-}
-
 /* Sorts (the GpuSort below) and computes every group's aggregates */
 static void
 agg_run(GpuAggState *node)
@@ -371,7 +356,7 @@ agg_run(GpuAggState *node)
 
 	node->ran = true;
 	node->why[0] = '\0';
-	if (!gs_sort_sorted_rows_read_once(input, reads_once(node), &rows, &n))
+	if (!gs_sort_sorted_rows(input, &rows, &n))
 	{
 		start_fallback(node, "the sort went to tuplesort");
 		return;

@@ -732,8 +732,7 @@ gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
 	if (node->shared_bytes > 0 && gpusort_copy_rows &&
 		(!node->forward_only || node->as_array))
 		copy_in_order(node, node->tuples, order, sorted, node->nout);
-	else if (node->as_array && !node->read_once && !keep_raw &&
-			 copy_rows_for_array(node))
+	else if (node->as_array && !keep_raw && copy_rows_for_array(node))
 	{
 		/*
 		 * A GpuWindow reads every row twice, in output order: once the rows
@@ -1398,19 +1397,6 @@ gpusort_restrpos(CustomScanState *cnode)
 bool
 gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 {
-	return gs_sort_sorted_rows_read_once(ps, false, rows, n);
-}
-
-/*
- * The same for a reader that says whether it reads each row only once (a
- * GpuAgg whose aggregates are computed in one pass): the rows then stay
- * where they were stored, not copied into output order, since the copy
- * would cost one more pass over them (and fresh memory) to spare one.
- */
-bool
-gs_sort_sorted_rows_read_once(PlanState *ps, bool read_once,
-							  MinimalTuple **rows, uint64 *n)
-{
 	GpuSortState *node = (GpuSortState *) ps;
 	bool		ok;
 
@@ -1426,7 +1412,6 @@ gs_sort_sorted_rows_read_once(PlanState *ps, bool read_once,
 		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
 
 		node->as_array = true;
-		node->read_once = read_once;
 		gpusort_run(node);
 		MemoryContextSwitchTo(oldcxt);
 	}

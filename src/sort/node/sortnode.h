@@ -30,8 +30,5 @@ extern const CustomScanMethods gpusort_plan_methods;
 struct PlanState;
 extern bool gs_sort_sorted_rows(struct PlanState *ps, MinimalTuple **rows,
 								uint64 *n);
-/* the same for GpuAgg, which may read each row only once (sortnode.c) */
-extern bool gs_sort_sorted_rows_read_once(struct PlanState *ps, bool read_once,
-										  MinimalTuple **rows, uint64 *n);
 
 #endif							/* GPUSORT_SORTNODE_H */

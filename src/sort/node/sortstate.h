@@ -89,7 +89,6 @@ typedef struct GpuSortState
 	bool		random_access;	/* rewind, backward scan or mark needed */
 	bool		forward_only;	/* no backward scan, no mark */
 	bool		as_array;		/* a GpuWindow reads the rows as an array */
-	bool		read_once;		/* ... and each of them once (GpuAgg) */
 	GsParInput *par;			/* parallel intake below the Gather, or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
