@@ -622,65 +622,39 @@ mode_row(const uint8 *flags, uint64 a, uint64 b)
 	return mode;
 }
 
-/* f's result (or results, one per fraction) for the group at rows [s, e) */
+/* a count, sum or avg DISTINCT over the group's non-NULL values [a, b) */
 static void
-compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
+distinct_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 a, uint64 b)
 {
-	const bool *nul = f->w.argnull;
-	uint64		a = s,
-				b = e,
-				i;
+	int64		c = 0;
+	uint64		i;
+#ifdef HAVE_INT128
+	int128		sum = 0;
+#endif
+
+	for (i = a; i < b; i++)
+	{
+		if (i > a && !(flags[i] & GSW_NEW_PEERS))
+			continue;
+		c++;
+#ifdef HAVE_INT128
+		if (f->fn != GSA_COUNT_DISTINCT)
+			sum += f->w.argi[i];
+#endif
+	}
+	f->i64[g] = c;
+#ifdef HAVE_INT128
+	if (f->fn != GSA_COUNT_DISTINCT)
+		f->sum[g] = sum;
+#endif
+}
+
+/* mode() and the percentiles over the group's non-NULL values [a, b) */
+static void
+pick_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 a, uint64 b)
+{
 	int			j;
 
-	if (f->fn == GSA_COUNT_STAR)
-	{
-		f->i64[g] = (int64) (e - s);
-		return;
-	}
-	/* string_agg and array_agg are built when the group is returned */
-	if (f->fn == GSA_STRING_AGG || f->fn == GSA_ARRAY_AGG)
-		return;
-	/* the group's non-NULL values: one run, NULLs sort together */
-	while (a < b && nul[a])
-		a++;
-	while (b > a && nul[b - 1])
-		b--;
-	f->nvalues[g] = b - a;
-	if (f->fn == GSA_COUNT)
-	{
-		int64		c = 0;
-
-		for (i = s; i < e; i++)
-			c += !nul[i];
-		f->i64[g] = c;
-		return;
-	}
-	if (f->fn == GSA_COUNT_DISTINCT)
-	{
-		int64		c = (a < b);
-
-		for (i = a + 1; i < b; i++)
-			c += (flags[i] & GSW_NEW_PEERS) != 0;
-		f->i64[g] = c;
-		return;
-	}
-#ifdef HAVE_INT128
-	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
-	{
-		int64		c = 0;
-		int128		sum = 0;
-
-		for (i = a; i < b; i++)
-			if (i == a || (flags[i] & GSW_NEW_PEERS))
-			{
-				sum += f->w.argi[i];
-				c++;
-			}
-		f->i64[g] = c;
-		f->sum[g] = sum;
-		return;
-	}
-#endif
 	if (f->fn == GSA_MODE)
 	{
 		f->isnull[g] = (a == b);
@@ -702,6 +676,46 @@ compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
 		else
 			f->f8[r] = cont_value(f, p, a, b - a);
 	}
+}
+
+/* f's result (or results, one per fraction) for the group at rows [s, e) */
+static void
+compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
+{
+	const bool *nul = f->w.argnull;
+	uint64		a = s,
+				b = e,
+				i;
+	int64		c = 0;
+
+	switch (f->fn)
+	{
+		case GSA_COUNT_STAR:
+			f->i64[g] = (int64) (e - s);
+			return;
+		case GSA_COUNT:
+			for (i = s; i < e; i++)
+				c += !nul[i];
+			f->i64[g] = c;
+			return;
+		case GSA_STRING_AGG:
+		case GSA_ARRAY_AGG:
+			/* built when the group is returned */
+			return;
+		default:
+			break;
+	}
+	/* the sorted column's non-NULL values: one run, NULLs sort together */
+	while (a < b && nul[a])
+		a++;
+	while (b > a && nul[b - 1])
+		b--;
+	f->nvalues[g] = b - a;
+	if (f->fn == GSA_COUNT_DISTINCT || f->fn == GSA_SUM_DISTINCT ||
+		f->fn == GSA_AVG_DISTINCT)
+		distinct_group(f, flags, g, a, b);
+	else
+		pick_group(f, flags, g, a, b);
 }
 
 typedef struct ComputeArg
