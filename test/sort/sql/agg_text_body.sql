@@ -7,6 +7,7 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+SET gpusort.parallel = on;
 \set ECHO none
 \i :gs_check_sql
 \i :win_check_sql
