@@ -194,6 +194,26 @@ SET gpusort.aggregates = off;
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FROM a GROUP BY g ORDER BY g');
 RESET gpusort.aggregates;
 
+-- a Sort that stays stock's (fewer rows than gpusort.min_rows) gets its
+-- keys back, a Sort put in below a plain Agg goes, and the Agg stays
+SET gpusort.min_rows = 100000000;
+SELECT gs_plan_has('SELECT g, count(DISTINCT x) FROM a GROUP BY g', 'GpuAgg') AS grouped,
+	   gs_plan_has('SELECT count(DISTINCT x) FROM a', 'GpuAgg') AS plain,
+	   gs_plan_has('SELECT count(DISTINCT x) FROM a', 'GpuSort') AS plain_sort;
+CREATE TEMP TABLE r_on AS
+SELECT g, count(DISTINCT x) c, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) p,
+	   (SELECT count(DISTINCT i2) FROM a) d
+  FROM a GROUP BY g;
+SET gpusort.enabled = off;
+CREATE TEMP TABLE r_off AS
+SELECT g, count(DISTINCT x) c, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) p,
+	   (SELECT count(DISTINCT i2) FROM a) d
+  FROM a GROUP BY g;
+RESET gpusort.enabled;
+SELECT count(*) AS rows, (SELECT count(*) FROM (TABLE r_on EXCEPT ALL TABLE r_off) x) AS differ FROM r_on;
+DROP TABLE r_on, r_off;
+SET gpusort.min_rows = 0;
+
 -- errors: a fraction outside [0, 1], raised as the final function raises
 -- it (the scalar forms even over no rows, the array forms only for a
 -- group with values)
