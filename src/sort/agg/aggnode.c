@@ -33,9 +33,11 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "parser/parsetree.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 
 #include "compat.h"
 #include "aggfuncs.h"
@@ -496,11 +498,45 @@ aggregate_names(GpuAggState *node)
 	return names;
 }
 
+/*
+ * The group columns, as EXPLAIN shows an Agg's "Group Key": the input's
+ * targetlist entries, deparsed in the input's context with this node above
+ * it
+ */
+static void
+explain_group_key(GpuAggState *node, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = node->css.ss.ps.plan;
+	Plan	   *input = outerPlan(plan);
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix;
+	int			i;
+
+	if (node->ngrp == 0)
+		return;
+	ancestors = lcons(plan, ancestors);
+	context = set_deparse_context_plan(es->deparse_cxt, input, ancestors);
+	useprefix = (gs_explain_rtable_size(es) > 1 || es->verbose);
+	for (i = 0; i < node->ngrp; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(input->targetlist, node->grp[i].attno);
+
+		if (tle == NULL)
+			elog(ERROR, "no tlist entry for group column %d", node->grp[i].attno);
+		keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
+												useprefix, true));
+	}
+	ExplainPropertyList("Group Key", keys, es);
+	ancestors = list_delete_first(ancestors);
+}
+
 static void
 agg_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
 	GpuAggState *node = (GpuAggState *) cnode;
 
+	explain_group_key(node, ancestors, es);
 	ExplainPropertyList("Aggregates", aggregate_names(node), es);
 	if (!es->analyze || !node->ran)
 		return;
