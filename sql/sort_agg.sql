@@ -177,6 +177,15 @@ SELECT * FROM agg_check('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x
 SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM a HAVING count(DISTINCT x) > 1000');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FROM a GROUP BY g HAVING g > (SELECT min(g) + 3 FROM a) ORDER BY g');
 
+-- EXPLAIN: the node's lines, and VERBOSE's deparsing of its aggregates
+SELECT agg_explain_has('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x) FROM a GROUP BY g HAVING count(*) > 1',
+					   'Aggregates: count(DISTINCT), percentile_cont, mode, count(*)') AS aggregates_line,
+	   agg_explain_has('SELECT g, count(DISTINCT x) FROM a GROUP BY g', 'Groups: 22') AS groups_line;
+SELECT count(*) > 0 AS explained
+  FROM explain_masked('EXPLAIN (ANALYZE, VERBOSE, BUFFERS OFF, COSTS OFF) SELECT g, count(DISTINCT x), percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x), count(*) FROM a GROUP BY g HAVING count(*) > 1');
+SELECT count(*) > 0 AS explained
+  FROM explain_masked('EXPLAIN (VERBOSE, COSTS OFF) SELECT g, string_agg(t, '','' ORDER BY y), array_agg(x ORDER BY y), sum(DISTINCT y) IS NULL FROM s GROUP BY g');
+
 -- what stays with the Agg (gpuagg false): FILTER, several sorted columns,
 -- an expression argument, other aggregates, grouping sets, mode of text
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FILTER (WHERE id > 100) FROM a GROUP BY g ORDER BY g');
