@@ -5,9 +5,9 @@
  *	  the group columns and then by the aggregates' one sorted column
  *	  (src/sort/agg/aggfuncs.c).
  *
- * Each aggregate that sorts in stock PostgreSQL (DISTINCT, or an
- * ordered-set aggregate's WITHIN GROUP) sorts its group's values in a
- * tuplesort of its own.  Under a GpuAgg every row is sorted once, by
+ * Each aggregate that sorts in stock PostgreSQL (DISTINCT, an ordered-set
+ * aggregate's WITHIN GROUP, an ORDER BY in its arguments) sorts its
+ * group's values in a tuplesort of its own.  Under a GpuAgg every row is sorted once, by
  * (group columns, sorted column): a group is then a run of rows, and its
  * values of the sorted column a sorted sub-run.  gs_agg_compute fills each
  * aggregate's per-group results from those runs, groups shared out among

@@ -4,10 +4,11 @@
  *	  The plan rewrite of GpuAgg: an Agg whose aggregates sort, over one
  *	  GpuSort by (group columns, the aggregates' sorted column).
  *
- * Stock PostgreSQL computes count(DISTINCT x), percentile_cont,
- * percentile_disc and mode() in the Agg node by sorting each group's
- * values in a tuplesort of the aggregate's own, in one process; GpuSort
- * never sees those sorts.  Here the sort moves below the Agg: the Sort
+ * Stock PostgreSQL computes count, sum and avg (DISTINCT x),
+ * percentile_cont, percentile_disc, mode() and string_agg/array_agg
+ * (ORDER BY y) in the Agg node by sorting each group's values in a
+ * tuplesort of the aggregate's own, in one process; GpuSort never sees
+ * those sorts.  Here the sort moves below the Agg: the Sort
  * that feeds a GroupAggregate (by the group columns) gets the aggregates'
  * column as its last key, and a plain Aggregate, which reads its input
  * unsorted, gets a Sort by that column put in below it.  planner.c's walk
