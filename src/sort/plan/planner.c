@@ -84,6 +84,8 @@
 #include "sortplan.h"
 #include "stat.h"
 #include "windownode.h"
+#include "aggnode.h"
+#include "aggplan.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
 typedef struct GsLimit
@@ -523,6 +525,13 @@ walk_list(GsPlanWalk *w, List *plans, const GsLimit *limit)
 
 static Plan *walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 
+/* gs_agg_plan's walk of an Agg's input */
+static Plan *
+walk_agg_input(void *cxt, Plan *plan)
+{
+	return walk_plan((GsPlanWalk *) cxt, plan, NULL);
+}
+
 /*
  * Replaces the Sorts in the tree under plan; returns what should stand
  * where plan stood.  limit is the Limit whose bound reaches plan.
@@ -617,6 +626,14 @@ walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 			/* a WindowAgg over a GpuSort may become a GpuWindow (windownode.c) */
 			plan->lefttree = walk_plan(w, plan->lefttree, NULL);
 			return gs_window_plan((WindowAgg *) plan);
+
+		case T_Agg:
+			{
+				/* an Agg whose aggregates sort may become a GpuAgg (aggplan.c) */
+				GsAggWalker walker = {walk_agg_input, w, &w->next_plan_node_id};
+
+				return gs_agg_plan((Agg *) plan, &walker);
+			}
 
 		case T_BitmapAnd:
 			walk_list(w, ((BitmapAnd *) plan)->bitmapplans, NULL);
@@ -862,6 +879,7 @@ gpusort_planner_init(void)
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 	RegisterCustomScanMethods(&gpusort_store_plan_methods);
 	gs_window_register();
+	gs_agg_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }
