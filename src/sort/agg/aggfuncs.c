@@ -483,7 +483,7 @@ groups_tasks(void *p, uint64 tlo, uint64 thi)
 					i,
 					k = a->starts ? a->counts[t] : 0;
 
-		gs_team_slice(a->n, (int) a->ntasks, (int) t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			if (!(a->flags[i] & GSW_NEW_PARTITION))
@@ -742,11 +742,15 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 					g;
 		int			k;
 
-		gs_team_slice(a->ngroups, (int) a->ntasks, (int) t, &lo, &hi);
+		gs_team_slice(a->ngroups, a->ntasks, t, &lo, &hi);
 		for (g = lo; g < hi; g++)
+		{
+			if ((g & 255) == 255 && gs_slice_stopped())
+				return;
 			for (k = 0; k < a->nfuncs; k++)
 				compute_group(&a->funcs[k], a->flags, g, a->starts[g],
 							  a->starts[g + 1]);
+		}
 	}
 }
 
@@ -873,7 +877,7 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 		Datum		v = row_value(f, rows, i, slot, &vnull);
 		struct varlena *t;
 
-		if ((i - s + 1) % GSW_INTERRUPT_EVERY == 0)
+		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (vnull)
 			continue;
@@ -924,7 +928,7 @@ array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 	for (i = s; i < e; i++)
 	{
 		values[i - s] = row_value(f, rows, i, slot, &nulls[i - s]);
-		if ((i - s + 1) % GSW_INTERRUPT_EVERY == 0)
+		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	return PointerGetDatum(construct_md_array(values, nulls, 1, &n, &lbs,

@@ -46,6 +46,7 @@
 #include "memaccount.h"
 #include "settings.h"
 #include "sortnode.h"
+#include "timing.h"
 
 typedef struct GpuAggState
 {
@@ -202,16 +203,6 @@ agg_begin(CustomScanState *cnode, EState *estate, int eflags)
 		gs_win_col_init(&node->grp[i], agg->grpColIdx[i], agg->grpOperators[i],
 						agg->grpCollations[i]);
 	init_funcs(node, list_nth(cscan->custom_private, GSAP_AGGREFS));
-}
-
-static inline double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /* frees the current run; the rows go with the GpuSort's rescan */
@@ -378,7 +369,7 @@ agg_run(GpuAggState *node)
 	find_boundaries(node, ExecGetResultType(input), flags);
 	node->ngroups = gs_agg_groups(flags, n, node->plain, &node->starts,
 								  node->nthreads);
-	node->ms_bounds = elapsed_ms(start);
+	node->ms_bounds = gs_elapsed_ms(start);
 
 	bytes = sizeof(uint64) * (node->ngroups + 1);
 	for (k = 0; k < node->nfuncs; k++)
@@ -390,7 +381,7 @@ agg_run(GpuAggState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	gs_agg_compute(flags, node->starts, node->ngroups, node->funcs,
 				   node->nfuncs, node->nthreads);
-	node->ms_aggs = elapsed_ms(start);
+	node->ms_aggs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 	node->current = 0;
 	node->computed = true;
