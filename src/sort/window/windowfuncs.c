@@ -22,6 +22,22 @@
  *	 3. results (the backend, row by row as the node returns them): row i's
  *		value as the Datum WindowAgg returns, numeric results made then.
  *
+ * An argument that is an expression rather than a column is evaluated in
+ * the backend: an aggregate's over every row between passes 1 and 2
+ * (windownode.c's evaluate_arguments, which records an error instead of
+ * raising it, see arg_expr_walker), lag's, lead's and the value functions'
+ * on the row they read, when the row is returned (argument_at).
+ *
+ * numeric arguments are read as fixed point, an int128 and the value's
+ * display scale (numeric_fixed, from the bytes, on threads; a toasted value
+ * in the backend).  sum and avg add them exactly at the largest scale taken
+ * so far, which is the display scale numeric.c's accumulator gives the
+ * sum; NaN and the infinities are counted apart, as numeric.c counts them;
+ * avg divides with numeric_div in pass 3, as numeric_avg does.  min and max
+ * keep the row whose value numeric_smaller or numeric_larger keeps.  A
+ * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
+ * window to WindowAgg.
+ *
  * Invariants that make the values WindowAgg's, value for value:
  *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
  *	   frames that start at the partition's first row share one running
@@ -45,8 +61,13 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "access/transam.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -57,6 +78,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
@@ -204,6 +226,14 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 			*fn = GSW_MAX;
 			*arg = GSW_ARG_INT;
 			return true;
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
+		case F_MIN_NUMERIC:
+		case F_MAX_NUMERIC:
+			*fn = fnoid == F_SUM_NUMERIC ? GSW_SUM : fnoid == F_AVG_NUMERIC ? GSW_AVG :
+				fnoid == F_MIN_NUMERIC ? GSW_MIN : GSW_MAX;
+			*arg = GSW_ARG_NUMERIC;
+			return true;
 		case F_MIN_FLOAT4:
 		case F_MIN_FLOAT8:
 		case F_MAX_FLOAT4:
@@ -217,30 +247,206 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 	}
 }
 
-bool
-gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+/*
+ * The types an aggregate's argument expression may compute with: fixed-size
+ * values whose built-in functions allocate at most palloc'd memory and
+ * touch no catalog, lock or buffer (see arg_expr_walker)
+ */
+static bool
+plain_scalar_type(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case INTERVALOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* a built-in C function of plain scalars (plain_scalar_type), one row out */
+static bool
+plain_scalar_function(Oid fnoid, Oid rettype, List *args)
+{
+	HeapTuple	tp;
+	bool		ok;
+	ListCell   *lc;
+
+	if (fnoid >= FirstGenbkiObjectId || !plain_scalar_type(rettype))
+		return false;
+	foreach(lc, args)
+		if (!plain_scalar_type(exprType(lfirst(lc))))
+			return false;
+	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	ok = ((Form_pg_proc) GETSTRUCT(tp))->prolang == INTERNALlanguageId &&
+		!((Form_pg_proc) GETSTRUCT(tp))->proretset;
+	ReleaseSysCache(tp);
+	return ok;
+}
+
+typedef struct ArgExprContext
+{
+	bool		ok;
+	bool		may_raise;		/* a function that is not leakproof */
+} ArgExprContext;
+
+/*
+ * Whether an aggregate's argument expression is one GpuWindow evaluates
+ * over every row before computing (windownode.c's evaluate_arguments): Vars
+ * of the input row, Consts, Params, and built-in functions and operators of
+ * plain scalars, with NULL tests, AND/OR/NOT, CASE and COALESCE.  Such an
+ * expression may raise an error (an overflow, a division by zero), which
+ * the node catches and records for the row: safe because these functions
+ * hold no resource that an error would have to release.  (A PARAM_EXEC
+ * whose value an initplan computes is computed before, uncaught: see
+ * evaluate_arguments.)
+ */
+static bool
+arg_expr_walker(Node *node, ArgExprContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				Var		   *var = (Var *) node;
+
+				cxt->ok &= var->varno == OUTER_VAR && var->varattno > 0 &&
+					var->varlevelsup == 0;
+				break;
+			}
+		case T_Param:
+			cxt->ok &= ((Param *) node)->paramkind == PARAM_EXEC ||
+				((Param *) node)->paramkind == PARAM_EXTERN;
+			break;
+		case T_List:
+			break;
+		case T_Const:
+		case T_RelabelType:
+		case T_NullTest:
+		case T_BoolExpr:
+		case T_CoalesceExpr:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CaseTestExpr:
+			cxt->ok &= plain_scalar_type(exprType(node)) || IsA(node, CaseWhen);
+			break;
+		case T_FuncExpr:
+		case T_OpExpr:
+			{
+				Oid			fnoid;
+				List	   *args;
+
+				if (IsA(node, OpExpr))
+				{
+					set_opfuncid((OpExpr *) node);
+					fnoid = ((OpExpr *) node)->opfuncid;
+					args = ((OpExpr *) node)->args;
+				}
+				else
+				{
+					fnoid = ((FuncExpr *) node)->funcid;
+					args = ((FuncExpr *) node)->args;
+				}
+				cxt->ok &= plain_scalar_function(fnoid, exprType(node), args);
+				if (cxt->ok && !get_func_leakproof(fnoid))
+					cxt->may_raise = true;
+				break;
+			}
+		default:
+			cxt->ok = false;
+			break;
+	}
+	if (!cxt->ok)
+		return true;
+	return expression_tree_walker(node, arg_expr_walker, (void *) cxt);
+}
+
+/*
+ * The first argument of f's function: a column of the input row, or an
+ * expression.  Lag, lead and the value functions evaluate theirs when a
+ * row is returned, on the row they read, as WindowAgg does: any expression
+ * that is not volatile will do.  An aggregate's is evaluated over every
+ * row first: see arg_expr_walker.
+ */
+static bool
+func_argument(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+{
+	Expr	   *arg = linitial(wfunc->args);
+	ArgExprContext cxt = {true, false};
+
+	f->argtype = exprType((Node *) arg);
+	f->argattno = arg_column(wfunc, 0);
+	if (f->argattno != 0)
+		return true;
+	*why = "a window function of an expression GpuWindow does not evaluate";
+	if (contain_volatile_functions((Node *) arg) ||
+		contain_subplans((Node *) arg))
+		return false;
+	if (wfunc->winagg)
+	{
+		(void) arg_expr_walker((Node *) arg, &cxt);
+		if (!cxt.ok)
+			return false;
+	}
+	f->argexpr = arg;
+	f->arg_may_raise = cxt.may_raise;
+	return true;
+}
+
+/* lag and lead: the offset and the default */
+static bool
+lag_lead_params(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 {
 	int			nargs = list_length(wfunc->args);
 
-	memset(f, 0, sizeof(GsWinFunc));
-	f->restype = wfunc->wintype;
-	*why = "a window function GpuWindow does not compute";
-	/*
-	 * A FILTER is evaluated on every row before any is returned, where
-	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
-	 * neither change with its evaluation nor raise an error about a value
-	 * (leakproof functions of the row's columns) gives the same answers.
-	 */
-	if (wfunc->aggfilter != NULL &&
-		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
-		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
-		 contain_subplans((Node *) wfunc->aggfilter)))
+	f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
+			 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
+			 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
+		GSW_LAG : GSW_LEAD;
+	f->param = 1;
+	if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
 	{
-		*why = "an aggregate with a FILTER that may raise an error or change";
+		*why = "lag or lead by an offset that is not a constant";
 		return false;
 	}
-	f->has_filter = wfunc->aggfilter != NULL;
+	if (nargs >= 3)
+	{
+		Const	   *c = (Const *) lthird(wfunc->args);
 
+		if (!IsA(c, Const))
+		{
+			*why = "lag or lead with a default that is not a constant";
+			return false;
+		}
+		f->has_default = true;
+		f->defval = c->constvalue;
+		f->defnull = c->constisnull;
+	}
+	return true;
+}
+
+/*
+ * The function, for those without an argument to read (true in *done), or
+ * with one; false if not computed here
+ */
+static bool
+func_kind(WindowFunc *wfunc, GsWinFunc *f, bool *done, const char **why)
+{
+	*done = true;
 	switch (wfunc->winfnoid)
 	{
 		case F_ROW_NUMBER:
@@ -260,42 +466,18 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 			return true;
 		case F_NTILE:
 			f->fn = GSW_NTILE;
-			if (!int4_const(wfunc, 0, &f->param, &f->param_null))
-			{
-				*why = "ntile of a value that is not a constant";
-				return false;
-			}
-			return true;
+			if (int4_const(wfunc, 0, &f->param, &f->param_null))
+				return true;
+			*why = "ntile of a value that is not a constant";
+			return false;
 		case F_LAG_ANYELEMENT:
 		case F_LAG_ANYELEMENT_INT4:
 		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
 		case F_LEAD_ANYELEMENT:
 		case F_LEAD_ANYELEMENT_INT4:
 		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-			f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
-					 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
-					 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
-				GSW_LAG : GSW_LEAD;
-			f->param = 1;
-			if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
-			{
-				*why = "lag or lead by an offset that is not a constant";
-				return false;
-			}
-			if (nargs >= 3)
-			{
-				Const	   *c = (Const *) lthird(wfunc->args);
-
-				if (!IsA(c, Const))
-				{
-					*why = "lag or lead with a default that is not a constant";
-					return false;
-				}
-				f->has_default = true;
-				f->defval = c->constvalue;
-				f->defnull = c->constisnull;
-			}
-			break;
+			*done = false;
+			return lag_lead_params(wfunc, f, why);
 		case F_FIRST_VALUE:
 			f->fn = GSW_FIRST_VALUE;
 			break;
@@ -317,16 +499,36 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 				return true;
 			break;
 	}
+	*done = false;
+	return true;
+}
 
-	/* the value read: a column of the input row */
-	f->argattno = arg_column(wfunc, 0);
-	if (f->argattno == 0)
+bool
+gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+{
+	bool		done;
+
+	memset(f, 0, sizeof(GsWinFunc));
+	f->restype = wfunc->wintype;
+	*why = "a window function GpuWindow does not compute";
+	/*
+	 * A FILTER is evaluated on every row before any is returned, where
+	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
+	 * neither change with its evaluation nor raise an error about a value
+	 * (leakproof functions of the row's columns) gives the same answers.
+	 */
+	if (wfunc->aggfilter != NULL &&
+		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
+		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
+		 contain_subplans((Node *) wfunc->aggfilter)))
 	{
-		*why = "a window function of an expression";
+		*why = "an aggregate with a FILTER that may raise an error or change";
 		return false;
 	}
-	f->argtype = exprType(linitial(wfunc->args));
-	return true;
+	f->has_filter = wfunc->aggfilter != NULL;
+	if (!func_kind(wfunc, f, &done, why))
+		return false;
+	return done || func_argument(wfunc, f, why);
 }
 
 /* a ROWS offset: a non-NULL, non-negative int8 Const (WindowAgg raises the rest) */
@@ -532,6 +734,181 @@ row_flags(const BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur)
 	return unsure ? GSW_UNSURE : 0;
 }
 
+/* ---- numeric values as fixed point ------------------------------------------------ */
+
+/*
+ * numeric's on-disk layout (utils/adt/numeric.c, private there): a varlena
+ * whose first uint16 says the format.  A short numeric packs sign, display
+ * scale and weight into it; a long one has the sign and display scale, then
+ * an int16 weight; NaN and the infinities are "special" headers with no
+ * digits.  The digits are int16s in base 10000, the first one weighing
+ * 10000^weight.
+ */
+#define NUMV_SIGN_MASK		0xC000
+#define NUMV_NEG			0x4000
+#define NUMV_SHORT			0x8000
+#define NUMV_SPECIAL		0xC000
+#define NUMV_EXT_MASK		0xF000
+#define NUMV_NAN			0xC000
+#define NUMV_PINF			0xD000
+#define NUMV_NINF			0xF000
+#define NUMV_SHORT_SIGN		0x2000
+#define NUMV_SHORT_DSCALE_MASK	0x1F80
+#define NUMV_SHORT_DSCALE_SHIFT	7
+#define NUMV_SHORT_WEIGHT_SIGN	0x0040
+#define NUMV_SHORT_WEIGHT_MASK	0x003F
+#define NUMV_DSCALE_MASK	0x3FFF
+#define NUMV_NBASE			10000
+
+#ifdef HAVE_INT128
+#define NUMV_MAX_SCALED		((int128) 1 << 95)
+
+/* 10^e for 0 <= e <= 38 */
+static inline int128
+pow10_128(int e)
+{
+	int128		p = 1;
+
+	while (e-- > 0)
+		p *= 10;
+	return p;
+}
+
+/*
+ * A numeric as v / 10^scale, v = *out and scale its display scale (the
+ * return value), or a GSW_NUM_* kind.  Reads bytes only: allocates nothing
+ * and raises nothing, so threads call it.  A display scale is never less
+ * than the digits stored (numeric.c's invariant), so the last digit's
+ * decimal places past the scale are zeros; a value breaking that is left
+ * GSW_NUM_WIDE, for WindowAgg.
+ */
+static int16
+numeric_fixed(const struct varlena *num, int128 *out)
+{
+	const char *p;
+	Size		len;
+	uint16		header;
+	int			weight,
+				dscale,
+				ndigits,
+				e,
+				i;
+	bool		neg;
+	int128		acc = 0;
+
+	if (VARATT_IS_EXTERNAL(num) || VARATT_IS_COMPRESSED(num))
+		return GSW_NUM_UNREAD;
+	p = VARDATA_ANY(num);
+	len = VARSIZE_ANY_EXHDR(num);
+	if (len < sizeof(uint16))
+		return GSW_NUM_WIDE;
+	memcpy(&header, p, sizeof(uint16));
+	if ((header & NUMV_SIGN_MASK) == NUMV_SPECIAL)
+		return (header & NUMV_EXT_MASK) == NUMV_NAN ? GSW_NUM_NAN :
+			(header & NUMV_EXT_MASK) == NUMV_PINF ? GSW_NUM_PINF :
+			(header & NUMV_EXT_MASK) == NUMV_NINF ? GSW_NUM_NINF : GSW_NUM_WIDE;
+	if ((header & NUMV_SIGN_MASK) == NUMV_SHORT)
+	{
+		neg = (header & NUMV_SHORT_SIGN) != 0;
+		dscale = (header & NUMV_SHORT_DSCALE_MASK) >> NUMV_SHORT_DSCALE_SHIFT;
+		weight = ((header & NUMV_SHORT_WEIGHT_SIGN) ? ~NUMV_SHORT_WEIGHT_MASK : 0) |
+			(header & NUMV_SHORT_WEIGHT_MASK);
+		p += sizeof(uint16);
+		len -= sizeof(uint16);
+	}
+	else
+	{
+		int16		w;
+
+		if (len < 2 * sizeof(uint16))
+			return GSW_NUM_WIDE;
+		neg = (header & NUMV_SIGN_MASK) == NUMV_NEG;
+		dscale = header & NUMV_DSCALE_MASK;
+		memcpy(&w, p + sizeof(uint16), sizeof(int16));
+		weight = w;
+		p += 2 * sizeof(uint16);
+		len -= 2 * sizeof(uint16);
+	}
+	ndigits = (int) (len / sizeof(int16));
+	if (dscale > GSW_NUM_MAX_SCALE)
+		return GSW_NUM_WIDE;
+	if (ndigits == 0)
+	{
+		*out = 0;
+		return (int16) dscale;
+	}
+	/* the last digit's power of ten in v: v = digits as an integer * 10^e */
+	e = 4 * (weight - (ndigits - 1)) + dscale;
+	if (e <= -4 || e > GSW_NUM_MAX_SCALE)
+		return GSW_NUM_WIDE;
+	for (i = 0; i < ndigits; i++)
+	{
+		int16		d;
+
+		memcpy(&d, p + i * sizeof(int16), sizeof(int16));
+		if (i == ndigits - 1 && e < 0)
+		{
+			/* the last digit's places past the scale: zeros, dropped */
+			if (__builtin_mul_overflow(acc, pow10_128(4 + e), &acc))
+				return GSW_NUM_WIDE;
+			acc += d / (int) pow10_128(-e);
+		}
+		else if (__builtin_mul_overflow(acc, (int128) NUMV_NBASE, &acc) ||
+				 __builtin_add_overflow(acc, (int128) d, &acc))
+			return GSW_NUM_WIDE;
+		if (acc >= NUMV_MAX_SCALED)
+			return GSW_NUM_WIDE;
+	}
+	if (e > 0 && __builtin_mul_overflow(acc, pow10_128(e), &acc))
+		return GSW_NUM_WIDE;
+	if (acc >= NUMV_MAX_SCALED)
+		return GSW_NUM_WIDE;
+	*out = neg ? -acc : acc;
+	return (int16) dscale;
+}
+#endif
+
+void
+gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
+{
+	f->argnull[i] = isnull;
+	if (isnull)
+		return;
+	switch (f->arg)
+	{
+		case GSW_ARG_INT:
+			switch (f->argtype)
+			{
+				case INT2OID:
+					f->argi[i] = DatumGetInt16(d);
+					break;
+				case INT4OID:
+				case DATEOID:
+					f->argi[i] = DatumGetInt32(d);
+					break;
+				default:
+					f->argi[i] = DatumGetInt64(d);
+					break;
+			}
+			break;
+		case GSW_ARG_FLOAT4:
+			f->argf[i] = DatumGetFloat4(d);
+			break;
+		case GSW_ARG_FLOAT8:
+			f->argf[i] = DatumGetFloat8(d);
+			break;
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			f->argscale[i] = numeric_fixed((const struct varlena *) DatumGetPointer(d),
+										   &f->argw[i]);
+			break;
+#endif
+		default:
+			break;
+	}
+}
+
+/* row i's arguments that are columns, on a thread */
 static inline void
 read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 {
@@ -541,39 +918,40 @@ read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 	{
 		GsWinFunc  *f = &a->funcs[k];
 		AttrNumber	att = f->argattno - 1;
-		Datum		d;
 
-		if (f->argnull == NULL)
+		if (f->argnull == NULL || f->argexpr != NULL)
 			continue;
-		f->argnull[i] = slot->tts_isnull[att];
-		if (f->argnull[i])
+		gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
+	}
+}
+
+/* the numerics the threads left for the backend: toasted ones, detoasted */
+static void
+read_unread_numerics(BoundArg *a, TupleTableSlot *slot)
+{
+	int			k;
+	uint64		i;
+
+	for (k = 0; k < a->nfuncs; k++)
+	{
+		GsWinFunc  *f = &a->funcs[k];
+
+		if (f->arg != GSW_ARG_NUMERIC || f->argexpr != NULL)
 			continue;
-		d = slot->tts_values[att];
-		switch (f->arg)
+		for (i = 0; i < a->n; i++)
 		{
-			case GSW_ARG_INT:
-				switch (f->argtype)
-				{
-					case INT2OID:
-						f->argi[i] = DatumGetInt16(d);
-						break;
-					case INT4OID:
-					case DATEOID:
-						f->argi[i] = DatumGetInt32(d);
-						break;
-					default:
-						f->argi[i] = DatumGetInt64(d);
-						break;
-				}
-				break;
-			case GSW_ARG_FLOAT4:
-				f->argf[i] = DatumGetFloat4(d);
-				break;
-			case GSW_ARG_FLOAT8:
-				f->argf[i] = DatumGetFloat8(d);
-				break;
-			default:
-				break;
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (!f->argnull[i] && f->argscale[i] == GSW_NUM_UNREAD)
+			{
+				bool		isnull;
+				Datum		d;
+
+				ExecStoreMinimalTuple(a->rows[i], slot, false);
+				d = slot_getattr(slot, f->argattno, &isnull);
+				gs_win_store_arg(f, i, PointerGetDatum(PG_DETOAST_DATUM_PACKED(d)),
+								 isnull);
+			}
 		}
 	}
 }
@@ -665,8 +1043,18 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		f->argnull = palloc_extended(sizeof(bool) * rows, MCXT_ALLOC_HUGE);
 		if (f->arg == GSW_ARG_INT)
 			f->argi = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+#ifdef HAVE_INT128
+		else if (f->arg == GSW_ARG_NUMERIC)
+		{
+			f->argw = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+			f->argscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
+		}
+#endif
 		else if (f->arg != GSW_ARG_NULLS)
 			f->argf = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+		if (f->argexpr != NULL && f->arg_may_raise)
+			f->argerr = palloc_extended(sizeof(bool) * rows,
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
 	if (n == 0)
 		return;
@@ -687,7 +1075,7 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	for (c = 0; c < a.ncols; c++)
 		a.maxatt = Max(a.maxatt, a.cols[c].attno);
 	for (k = 0; k < nfuncs; k++)
-		if (funcs[k].argnull)
+		if (funcs[k].argnull && funcs[k].argexpr == NULL)
 			a.maxatt = Max(a.maxatt, funcs[k].argattno);
 
 	if (n < GSW_THREADED_MIN_ROWS)
@@ -705,6 +1093,7 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		if (i % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	read_unread_numerics(&a, a.slots[0]);
 	gs_thread_slots_free(slots);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
@@ -737,29 +1126,132 @@ float_gt(double a, double b)
 }
 
 /* an aggregate's running state */
-typedef struct AggState
+typedef struct WinAggState
 {
 	int64		rows;			/* rows taken, NULLs included */
 	int64		count;			/* non-NULL inputs taken */
 	int64		isum;
 #ifdef HAVE_INT128
-	int128		wide;
+	int128		wide;			/* int8 sums; numeric sums at nscale */
 #endif
 	double		fval;			/* float sum, min or max */
-	int64		ival;			/* integer min or max */
-} AggState;
+	int64		ival;			/* integer min or max; numeric's row */
+	int16		nscale;			/* numeric sum: the largest scale taken */
+	int64		nan,			/* numeric NaN, +Infinity, -Infinity taken */
+				pinf,
+				ninf;
+	bool		wide_fail;		/* the failure is a numeric too wide here */
+} WinAggState;
 
-/* takes row r into the state; false when the transition overflows */
+#ifdef HAVE_INT128
+
+/* a numeric's order among kinds: -Infinity, finite, +Infinity, NaN */
+static inline int
+numeric_kind_order(int16 scale)
+{
+	return scale >= 0 ? 0 : scale == GSW_NUM_NINF ? -1 :
+		scale == GSW_NUM_PINF ? 1 : 2;
+}
+
+/*
+ * cmp_numerics of rows a and b's numerics (NaN above everything and equal
+ * to itself, the infinities equal to themselves): -1, 0 or 1; 2 when the
+ * values do not fit a common scale
+ */
+static inline int
+numeric_cmp_rows(const GsWinFunc *f, uint64 a, uint64 b)
+{
+	int16		sa = f->argscale[a],
+				sb = f->argscale[b];
+	int128		va = f->argw[a],
+				vb = f->argw[b];
+	int			ka = numeric_kind_order(sa),
+				kb = numeric_kind_order(sb);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (ka != 0)
+		return 0;
+	if (sa < sb && __builtin_mul_overflow(va, pow10_128(sb - sa), &va))
+		return 2;
+	if (sb < sa && __builtin_mul_overflow(vb, pow10_128(sa - sb), &vb))
+		return 2;
+	return va < vb ? -1 : va > vb ? 1 : 0;
+}
+
+/*
+ * Takes row r's numeric into the state: a sum, as numeric.c's accumulator
+ * (NaN and the infinities counted apart, finite values added exactly at the
+ * largest display scale taken, which is the result's), or the row whose
+ * value numeric_smaller or numeric_larger keeps (the new one on ties).
+ * False when the threads cannot (s->wide_fail).
+ */
 static inline bool
-agg_take(GsWinFunc *f, AggState *s, uint64 r)
+agg_take_numeric(GsWinFunc *f, WinAggState *s, uint64 r)
+{
+	int16		sc = f->argscale[r];
+	int128		v = f->argw[r];
+
+	s->wide_fail = true;
+	if (sc == GSW_NUM_WIDE || sc == GSW_NUM_UNREAD)
+		return false;
+	if (f->fn == GSW_MIN || f->fn == GSW_MAX)
+	{
+		int			c = s->count == 0 ? 0 : numeric_cmp_rows(f, (uint64) s->ival, r);
+
+		if (c == 2)
+			return false;
+		if (s->count == 0 || (f->fn == GSW_MIN ? c >= 0 : c <= 0))
+			s->ival = (int64) r;
+	}
+	else if (sc == GSW_NUM_NAN)
+		s->nan++;
+	else if (sc == GSW_NUM_PINF)
+		s->pinf++;
+	else if (sc == GSW_NUM_NINF)
+		s->ninf++;
+	else
+	{
+		if (sc > s->nscale)
+		{
+			if (__builtin_mul_overflow(s->wide, pow10_128(sc - s->nscale), &s->wide))
+				return false;
+			s->nscale = sc;
+		}
+		else if (sc < s->nscale &&
+				 __builtin_mul_overflow(v, pow10_128(s->nscale - sc), &v))
+			return false;
+		if (__builtin_add_overflow(s->wide, v, &s->wide))
+			return false;
+	}
+	s->wide_fail = false;
+	return true;
+}
+#endif
+
+/*
+ * takes row r into the state; false when evaluating it fails: an argument
+ * that raised an error, an overflowing transition, or (wide_fail) a numeric
+ * the threads cannot compute with
+ */
+static inline bool
+agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 {
 	if (f->skip && f->skip[r])
 		return true;
+	if (f->argerr && f->argerr[r])
+		return false;
 	s->rows++;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
 		return true;
 	switch (f->arg)
 	{
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			if (!agg_take_numeric(f, s, r))
+				return false;
+			break;
+#endif
 		case GSW_ARG_INT:
 			{
 				int64		v = f->argi[r];
@@ -816,7 +1308,7 @@ agg_take(GsWinFunc *f, AggState *s, uint64 r)
 }
 
 static inline void
-agg_put(GsWinFunc *f, const AggState *s, uint64 r)
+agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 {
 	switch (f->fn)
 	{
@@ -830,6 +1322,20 @@ agg_put(GsWinFunc *f, const AggState *s, uint64 r)
 			break;
 	}
 	f->isnull[r] = s->count == 0;
+#ifdef HAVE_INT128
+	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_MIN || f->fn == GSW_MAX))
+		f->i64[r] = s->ival;
+	else if (f->arg == GSW_ARG_NUMERIC)
+	{
+		f->wide[r] = s->wide;
+		f->rscale[r] = s->nan > 0 || (s->pinf > 0 && s->ninf > 0) ? GSW_NUM_NAN :
+			s->pinf > 0 ? GSW_NUM_PINF : s->ninf > 0 ? GSW_NUM_NINF : s->nscale;
+		if (f->cnt)
+			f->cnt[r] = s->count - s->nan - s->pinf - s->ninf;
+		return;
+	}
+	else
+#endif
 	if (f->arg != GSW_ARG_INT)
 		f->f8[r] = s->fval;
 #ifdef HAVE_INT128
@@ -881,7 +1387,7 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 
 /* takes row r out of an invertible state (see gs_win_restarts) */
 static inline void
-agg_drop(GsWinFunc *f, AggState *s, uint64 r)
+agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 {
 	if (f->skip && f->skip[r])
 		return;
@@ -908,14 +1414,16 @@ agg_drop(GsWinFunc *f, AggState *s, uint64 r)
  * WindowAgg restarts an aggregate that has no inverse (a frame whose start
  * stays put, such as one reaching back past the partition's start, keeps
  * its state).  The plan keeps such restarts to frames of fewer than
- * GSW_MAX_RESTART_ROWS rows.  Returns the row whose evaluation overflows,
- * or PG_UINT64_MAX (also when the pass was stopped, see gs_slice_stopped).
+ * GSW_MAX_RESTART_ROWS rows.  Returns the row whose evaluation fails (an
+ * argument's error or an overflow, at the row errrow says), or
+ * PG_UINT64_MAX (also when the pass was stopped, see gs_slice_stopped, or
+ * met a numeric too wide, see too_wide).
  */
 static uint64
 aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 					const GsWinFrame *frame)
 {
-	AggState	s;
+	WinAggState	s;
 	bool		restart = gs_win_restarts(f, frame);
 	uint64		lo = ps,
 				hi = ps;
@@ -950,8 +1458,17 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			}
 		}
 		for (; hi < fe; hi++)
-			if (!agg_take(f, &s, hi))
-				return r;
+		{
+			if (agg_take(f, &s, hi))
+				continue;
+			if (s.wide_fail)
+			{
+				__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+				return PG_UINT64_MAX;
+			}
+			f->errrow[r] = (uint32) (hi + 1);
+			return r;
+		}
 		agg_put(f, &s, r);
 	}
 	return PG_UINT64_MAX;
@@ -1151,6 +1668,17 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 	}
 }
 
+/*
+ * An aggregate's failures: zeroed, since only rows whose computation fails
+ * are written
+ */
+static void
+alloc_errrow(GsWinFunc *f, Size rows)
+{
+	f->errrow = palloc_extended(sizeof(uint32) * rows,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
 /* the result arrays f needs, for n rows */
 static void
 alloc_results(GsWinFunc *f, uint64 n)
@@ -1165,16 +1693,27 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_CUME_DIST:
 			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 			return;
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+			alloc_errrow(f, rows);
+			return;
 		case GSW_SUM:
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+			alloc_errrow(f, rows);
 #ifdef HAVE_INT128
-			if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			{
+				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+				f->rscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
+			}
+			else if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
 				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
 			else
 #endif
-			if (f->arg == GSW_ARG_INT)
+			if (f->arg == GSW_ARG_INT || f->arg == GSW_ARG_NUMERIC)
 				f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 			else
 				f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
@@ -1263,9 +1802,18 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 			pfree(f->argi);
 		if (f->argf)
 			pfree(f->argf);
+#ifdef HAVE_INT128
+		if (f->argw)
+			pfree(f->argw);
+		f->argw = NULL;
+#endif
+		if (f->argscale)
+			pfree(f->argscale);
+		f->argscale = NULL;
 		f->argnull = NULL;
 		f->argi = NULL;
 		f->argf = NULL;
+		/* argerr stays, for gs_win_first_error */
 	}
 	pfree(a.task_first);
 	pfree(starts);
@@ -1294,11 +1842,93 @@ int128_numeric(int128 v)
 }
 #endif
 
+#ifdef HAVE_INT128
+/*
+ * v / 10^scale as a numeric of display scale scale, exactly as numeric.c's
+ * accumulator makes a sum: the value and the scale make the result
+ */
 static Datum
-aggregate_datum(GsWinFunc *f, uint64 i)
+fixed_numeric(int128 v, int scale)
+{
+	char		buf[64];
+	char	   *p = buf + sizeof(buf);
+	bool		neg = v < 0;
+	int			digits = 0;
+
+	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
+		return NumericGetDatum(int64_div_fast_to_numeric((int64) v, scale));
+	/* |v| < 2^127: its decimal digits, with the point scale digits in */
+	*--p = '\0';
+	while (v != 0 || digits <= scale)
+	{
+		int			d = (int) (v % 10);
+
+		*--p = (char) ('0' + (d < 0 ? -d : d));
+		v /= 10;
+		if (++digits == scale)
+			*--p = '.';
+	}
+	if (neg)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+static Datum
+numeric_special(int16 kind)
+{
+	return DirectFunctionCall3(numeric_in,
+							   CStringGetDatum(kind == GSW_NUM_NAN ? "NaN" :
+											   kind == GSW_NUM_PINF ? "Infinity" :
+											   "-Infinity"),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* numeric_sum's and numeric_avg's result, from the sum and the count */
+static Datum
+numeric_aggregate_datum(GsWinFunc *f, uint64 i)
 {
 	Datum		sum;
 
+	if (f->rscale[i] < 0)
+		return numeric_special(f->rscale[i]);
+	sum = fixed_numeric(f->wide[i], f->rscale[i]);
+	if (f->fn == GSW_SUM)
+		return sum;
+	return DirectFunctionCall2(numeric_div, sum,
+							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
+}
+#endif
+
+/* row's argument of f, read or evaluated on nav_slot (in the backend) */
+static Datum
+argument_at(GsWinFunc *f, MinimalTuple row, TupleTableSlot *nav_slot,
+			bool *isnull)
+{
+	ExecStoreMinimalTuple(row, nav_slot, false);
+	if (f->argstate == NULL)
+		return slot_getattr(nav_slot, f->argattno, isnull);
+	f->argcxt->ecxt_outertuple = nav_slot;
+	return ExecEvalExpr(f->argstate, f->argcxt, isnull);
+}
+
+static Datum
+aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
+				TupleTableSlot *nav_slot)
+{
+	Datum		sum;
+
+#ifdef HAVE_INT128
+	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+		return numeric_aggregate_datum(f, i);
+	if (f->arg == GSW_ARG_NUMERIC)
+	{
+		bool		isnull;
+
+		/* min and max: the value of the row kept, which was not NULL */
+		return argument_at(f, rows[f->i64[i]], nav_slot, &isnull);
+	}
+#endif
 	if (f->arg != GSW_ARG_INT)
 		return f->restype == FLOAT4OID ? Float4GetDatum((float4) f->f8[i]) :
 			Float8GetDatum(f->f8[i]);
@@ -1360,14 +1990,34 @@ gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 				*isnull = f->defnull;
 				return f->defval;
 			}
-			ExecStoreMinimalTuple(rows[f->i64[i]], nav_slot, false);
-			return slot_getattr(nav_slot, f->argattno, isnull);
+			return argument_at(f, rows[f->i64[i]], nav_slot, isnull);
 		case GSW_SUM:
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
-			return aggregate_datum(f, i);
+			return aggregate_datum(f, i, rows, nav_slot);
 		default:
 			return Int64GetDatum(f->i64[i]);
 	}
+}
+
+int
+gs_win_first_error(GsWinFunc *funcs, int nfuncs, uint64 r, uint64 *row)
+{
+	int			first = -1;
+	int			k;
+
+	for (k = 0; k < nfuncs; k++)
+	{
+		GsWinFunc  *f = &funcs[k];
+
+		if (f->errrow == NULL || f->errrow[r] == 0)
+			continue;
+		if (first < 0 || f->errrow[r] - 1 < *row)
+		{
+			first = k;
+			*row = f->errrow[r] - 1;
+		}
+	}
+	return first;
 }

@@ -19,6 +19,7 @@
 #define GPUSORT_WINDOWFUNCS_H
 
 #include "executor/tuptable.h"
+#include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
@@ -75,8 +76,27 @@ typedef enum GsWinArg
 	GSW_ARG_NULLS,				/* count(x): only whether it is NULL */
 	GSW_ARG_INT,				/* int2, int4, int8, date, timestamp(tz) */
 	GSW_ARG_FLOAT4,
-	GSW_ARG_FLOAT8
+	GSW_ARG_FLOAT8,
+	GSW_ARG_NUMERIC				/* fixed point: argw scaled by 10^argscale */
 } GsWinArg;
+
+/*
+ * A numeric argument's argscale when it is not a finite value that fits:
+ * its value is then in the kind alone
+ */
+#define GSW_NUM_NAN			(-1)
+#define GSW_NUM_PINF		(-2)
+#define GSW_NUM_NINF		(-3)
+#define GSW_NUM_UNREAD		(-4)	/* toasted: the backend reads it */
+#define GSW_NUM_WIDE		(-5)	/* past GSW_NUM_MAX_SCALED, or scale too large */
+
+/*
+ * A numeric argument is read as an int128 v with the value's own display
+ * scale s (value = v / 10^s) when |v| < 2^95 and s <= GSW_NUM_MAX_SCALE:
+ * sums of fewer than 2^32 such values, rescaled to a common scale, fit in
+ * an int128 unless the rescaling itself overflows, which is checked.
+ */
+#define GSW_NUM_MAX_SCALE	38
 
 typedef struct GsWinFunc
 {
@@ -92,6 +112,12 @@ typedef struct GsWinFunc
 	Datum		defval;
 	bool		defnull;
 	bool		has_filter;		/* an aggregate's FILTER, see skip */
+	Expr	   *argexpr;		/* the first argument when not a plain column */
+	bool		arg_may_raise;	/* argexpr may raise an error (see argerr) */
+
+	/* an expression argument, evaluated in the backend (set by the node) */
+	ExprState  *argstate;
+	ExprContext *argcxt;
 
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
@@ -100,7 +126,10 @@ typedef struct GsWinFunc
 	int128	   *wide;			/* sum and avg of int8 */
 #endif
 	int64	   *cnt;			/* avg's divisor */
+	int16	   *rscale;			/* numeric sum and avg: wide's scale, or GSW_NUM_* */
 	bool	   *isnull;
+	uint32	   *errrow;			/* [n] or NULL: 1 + the row whose evaluation
+								 * failed while computing row r (GSW_ERROR) */
 
 	/* rows whose FILTER is not true, [n], set by the caller; or NULL */
 	bool	   *skip;
@@ -109,6 +138,18 @@ typedef struct GsWinFunc
 	int64	   *argi;
 	double	   *argf;
 	bool	   *argnull;
+#ifdef HAVE_INT128
+	int128	   *argw;			/* numeric, scaled by 10^argscale */
+#endif
+	int16	   *argscale;		/* numeric: its display scale, or GSW_NUM_* */
+	bool	   *argerr;			/* evaluating argexpr raised an error (or NULL) */
+
+	/*
+	 * Set (by any thread) when an aggregate took a numeric that the threads
+	 * cannot add or compare exactly (GSW_NUM_WIDE, or a rescaling past 128
+	 * bits): the WindowAgg must then compute the window
+	 */
+	bool		too_wide;
 } GsWinFunc;
 
 /* how two values of a partition or order column are compared */
@@ -183,5 +224,21 @@ extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 
 /* the ereport of a float overflow, as float.c raises it */
 extern void gs_win_overflow_error(void);
+
+/*
+ * Stores row i's argument value d of f (in the backend, or on a thread for
+ * the types a thread can read: a numeric that is toasted is left
+ * GSW_NUM_UNREAD for the backend)
+ */
+extern void gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull);
+
+
+/*
+ * The function whose failure at row r WindowAgg meets first, and the row
+ * it fails at: the lowest failing row, then the first function (WindowAgg
+ * advances every aggregate over one row before the next).  -1 if none.
+ */
+extern int	gs_win_first_error(GsWinFunc *funcs, int nfuncs, uint64 r,
+							   uint64 *row);
 
 #endif							/* GPUSORT_WINDOWFUNCS_H */

@@ -43,6 +43,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "executor/nodeSubplan.h"
 #include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -113,6 +114,7 @@ static void window_end(CustomScanState *node);
 static void window_rescan(CustomScanState *node);
 static void window_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
+static void window_reset(GpuWindowState *node);
 
 static Node *feed_create_state(CustomScan *cscan);
 static void feed_begin(CustomScanState *node, EState *estate, int eflags);
@@ -424,6 +426,12 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 												&TTSOpsMinimalTuple);
 		if (node->funcs[k].has_filter)
 			node->filters[k] = ExecInitExpr(wfunc->aggfilter, &cnode->ss.ps);
+		if (node->funcs[k].argexpr != NULL)
+		{
+			node->funcs[k].argstate = ExecInitExpr(node->funcs[k].argexpr,
+												   &cnode->ss.ps);
+			node->funcs[k].argcxt = cnode->ss.ps.ps_ExprContext;
+		}
 		k++;
 	}
 }
@@ -455,14 +463,15 @@ start_fallback(GpuWindowState *node, const char *why)
 
 /*
  * Bytes of the arrays for n rows, at most: the flags, and per function a
- * result of up to 16 bytes and avg's divisor, its NULL and FILTER flags, an
- * argument and its NULL flag
+ * result of up to 16 bytes, avg's divisor, a numeric result's scale, its
+ * NULL and FILTER flags, the row its computation failed at, an argument of
+ * up to 16 bytes with a numeric's scale, its NULL flag and its error flag
  */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
-	Size		per_func = 16 + sizeof(int64) + 2 * sizeof(bool) +
-		sizeof(int64) + sizeof(bool);
+	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
+		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool);
 
 	return (Size) n * (1 + per_func * node->nfuncs);
 }
@@ -502,6 +511,167 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 		node->funcs[k].skip = skip;
 	}
 	ExecClearTuple(node->row_slot);
+}
+
+/*
+ * Evaluates an argument expression that may raise an error, catching the
+ * error: true if it raised one.  Catching without a subtransaction is safe
+ * only because the expression is one arg_expr_walker (windowfuncs.c)
+ * accepted: built-in functions of plain scalars, which hold no lock, pin or
+ * other resource when they raise, and allocate only in the per-tuple
+ * memory that is reset.  Only errors about a value (class 22, data
+ * exception: overflow, division by zero) are caught; anything else (out of
+ * memory, a cancel) goes on up.
+ */
+static bool
+evaluate_catching(ExprState *state, ExprContext *econtext, Datum *value,
+				  bool *isnull)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool failed = false;
+
+	PG_TRY();
+	{
+		*value = ExecEvalExprSwitchContext(state, econtext, isnull);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		failed = true;
+	}
+	PG_END_TRY();
+	return failed;
+}
+
+/* the PARAM_EXEC ids an expression reads, into *params */
+static bool
+exec_params_walker(Node *node, Bitmapset **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		*params = bms_add_member(*params, ((Param *) node)->paramid);
+	return expression_tree_walker(node, exec_params_walker, (void *) params);
+}
+
+/*
+ * The aggregates' arguments that are expressions, evaluated over every row
+ * in the backend, in row order, into the arrays the threads compute from
+ * (the columns' were read by gs_win_boundaries).  A row a FILTER leaves out
+ * is not evaluated, as WindowAgg does not evaluate it.
+ *
+ * WindowAgg evaluates an aggregate's argument as the row enters a frame,
+ * and raises its error then: while computing the first row whose frame
+ * takes it, before that row is returned.  So an error here is not raised
+ * but recorded (argerr); the aggregate's pass stops at the row whose frame
+ * takes the failing row (GSW_ERROR, errrow), and window_exec raises the
+ * error when it comes to return that row, by evaluating the expression on
+ * the failing row again, uncaught: the expression is not volatile, so it
+ * raises the same error.  Rows a LIMIT or a run condition never reach see
+ * no error, and a row no frame takes (past the last frame of ROWS
+ * 2 PRECEDING) none either, as with WindowAgg.
+ */
+static void
+evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		GsWinFunc  *f = &node->funcs[k];
+		Bitmapset  *params;
+		int			p = -1;
+		uint64		i;
+
+		if (f->argstate == NULL || f->argnull == NULL)
+			continue;
+
+		/*
+		 * The initplans whose values the expression reads run now, where an
+		 * error is not caught (an initplan may hold any resource)
+		 */
+		params = NULL;
+		(void) exec_params_walker((Node *) f->argexpr, &params);
+		while ((p = bms_next_member(params, p)) >= 0)
+		{
+			ParamExecData *prm = &econtext->ecxt_param_exec_vals[p];
+
+			if (prm->execPlan != NULL)
+				ExecSetParamPlan(prm->execPlan, econtext);
+		}
+		for (i = 0; i < n; i++)
+		{
+			Datum		d = (Datum) 0;
+			bool		isnull = true;
+
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (f->skip && f->skip[i])
+			{
+				f->argnull[i] = true;
+				continue;
+			}
+			ResetExprContext(econtext);
+			ExecStoreMinimalTuple(rows[i], node->row_slot, false);
+			econtext->ecxt_outertuple = node->row_slot;
+			if (f->argerr == NULL)
+				d = ExecEvalExprSwitchContext(f->argstate, econtext, &isnull);
+			else if (evaluate_catching(f->argstate, econtext, &d, &isnull))
+			{
+				f->argerr[i] = true;
+				f->argnull[i] = true;
+				continue;
+			}
+			gs_win_store_arg(f, i, d, isnull);
+		}
+	}
+	ResetExprContext(econtext);
+	ExecClearTuple(node->row_slot);
+}
+
+/*
+ * Raises the error WindowAgg raises while computing row r (flagged
+ * GSW_ERROR): an aggregate's argument's, by evaluating it again on the row
+ * that failed (see evaluate_arguments), or an overflow's
+ */
+static void
+raise_row_error(GpuWindowState *node, uint64 r)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	uint64		row = 0;
+	int			k = gs_win_first_error(node->funcs, node->nfuncs, r, &row);
+	GsWinFunc  *f = k >= 0 ? &node->funcs[k] : NULL;
+	bool		isnull;
+
+	if (f != NULL && f->argerr != NULL && f->argerr[row])
+	{
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(node->rows[row], node->row_slot, false);
+		econtext->ecxt_outertuple = node->row_slot;
+		(void) ExecEvalExprSwitchContext(f->argstate, econtext, &isnull);
+		elog(ERROR, "GpuWindow: an argument's error did not recur");
+	}
+	gs_win_overflow_error();
+}
+
+/* whether an aggregate met a numeric the threads could not compute with */
+static bool
+any_too_wide(GpuWindowState *node)
+{
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].too_wide)
+			return true;
+	return false;
 }
 
 /* Sorts (the GpuSort below) and computes every row's window values */
@@ -554,12 +724,22 @@ window_run(GpuWindowState *node)
 	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
 					  node->ord, node->nord, node->funcs, node->nfuncs,
 					  flags, node->nthreads);
+	evaluate_arguments(node, rows, n);
 	node->ms_bounds = elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
 	node->ms_funcs = elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
+
+	/* numerics past 128 bits: PostgreSQL's own arithmetic, in WindowAgg */
+	if (any_too_wide(node))
+	{
+		window_reset(node);
+		node->ran = true;
+		start_fallback(node, "numeric values past 128 bits");
+		return;
+	}
 
 	node->flags = flags;
 	node->current = 0;
@@ -612,7 +792,7 @@ window_exec(CustomScanState *cnode)
 			return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
 		i = node->current++;
 		if (node->flags[i] & GSW_ERROR)
-			gs_win_overflow_error();
+			raise_row_error(node, i);
 
 		ResetExprContext(econtext);
 		fill_scan_tuple(node, i, scan);
@@ -664,8 +844,12 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].wide = NULL;
 #endif
 		node->funcs[k].cnt = NULL;
+		node->funcs[k].rscale = NULL;
 		node->funcs[k].isnull = NULL;
+		node->funcs[k].errrow = NULL;
 		node->funcs[k].skip = NULL;
+		node->funcs[k].argerr = NULL;
+		node->funcs[k].too_wide = false;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */

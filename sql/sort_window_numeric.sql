@@ -1,0 +1,169 @@
+-- GpuWindow over expressions and numeric (issue 27), against stock, whole
+-- results in order (win_check) and errors by SQLSTATE and message
+-- (win_error), with a column that says whether the plan has GpuWindow.
+--
+-- 1. Arguments that are expressions: an aggregate's argument is evaluated
+--    over every row first, and an error it raises (an overflow, a division
+--    by zero) must surface at the row where WindowAgg raises it: not before
+--    (a LIMIT, a run condition or a frame that never takes the row sees
+--    none), not after.  lag, lead and the value functions evaluate theirs
+--    on the row they read, as they return a row.
+-- 2. sum, avg, min, max and count of numeric: values of mixed scales (the
+--    result's scale is the largest taken), NaN, +-Infinity, -0, values past
+--    128 bits and scales past 38 (WindowAgg computes those), frames that
+--    grow and frames that slide.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
+\set win_check_sql :abs_srcdir '/test/sort/sql/window_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\i :win_check_sql
+\set ECHO all
+
+-- money as numeric(12,2), quantities, fees, scores; values of scales 0 to
+-- 4 in m; NULLs
+CREATE TABLE nw (
+	id int, acct int, cat int, day date, price numeric(12,2), qty int,
+	fee numeric(6,3), m numeric, f8 float8, k int, k8 int8);
+INSERT INTO nw
+SELECT i, i % 17, i % 5, date '2024-01-01' + i % 40,
+	   CASE WHEN i % 43 = 0 THEN NULL ELSE (hashint4(i) % 100000) / 100.0 END,
+	   CASE WHEN i % 47 = 0 THEN NULL ELSE abs(hashint4(i + 1) % 20) END,
+	   CASE WHEN i % 53 = 0 THEN NULL ELSE abs(hashint4(i + 2) % 5000) / 1000.0 END,
+	   CASE WHEN i % 59 = 0 THEN NULL ELSE round((hashint4(i + 3) % 1000000) / 1000.0, i % 5) END,
+	   CASE WHEN i % 61 = 0 THEN NULL ELSE (hashint4(i + 4) % 100000) / 7.0 END,
+	   CASE WHEN i % 31 = 0 THEN NULL ELSE hashint4(i + 5) % 1000 END,
+	   hashint8(i) % 1000000000000
+  FROM generate_series(1, 3000) i;
+-- partition 100: NaN, infinities, -0, tiny and large values; 101: +Inf
+-- and -Inf; 102: every value NULL; 103: one row; 104: values past 128 bits
+-- (WindowAgg); 105: a scale past 38 (WindowAgg); 106: sums whose scaling
+-- overflows 128 bits (WindowAgg)
+INSERT INTO nw (id, acct, cat, m, k) VALUES
+	(5001, 100, 0, 1.5, 1), (5002, 100, 0, 'NaN', 2), (5003, 100, 0, -0.000, 3),
+	(5004, 100, 0, 1e-30, 4), (5005, 100, 0, 'Infinity', 5), (5006, 100, 0, -12345678901234567890.12345678, 6),
+	(5007, 100, 0, 0, 7), (5008, 100, 0, 99999999999999999999999999.9, 8), (5009, 100, 0, 'NaN', 9),
+	(5011, 101, 0, 'Infinity', 1), (5012, 101, 0, 2.25, 2), (5013, 101, 0, '-Infinity', 3), (5014, 101, 0, 1, 4),
+	(5021, 102, 0, NULL, NULL), (5022, 102, 0, NULL, NULL),
+	(5031, 103, 0, -7.125, 1),
+	(5041, 104, 0, 1, 1), (5042, 104, 0, 123456789012345678901234567890123456789012, 2), (5043, 104, 0, -5.5, 3),
+	(5051, 105, 0, 1, 1), (5052, 105, 0, 1e-40, 2), (5053, 105, 0, 2, 3),
+	(5061, 106, 0, 30000000000000000000000000000, 1), (5062, 106, 0, 0.0000000001, 2), (5063, 106, 0, 3, 3);
+ANALYZE nw;
+
+-- 1. expressions
+-- the issue's windows: a running total, sums of products, a share of a
+-- whole partition, an average of a difference
+SELECT * FROM win_check($$SELECT id, sum(price) OVER (PARTITION BY acct ORDER BY day, id) FROM nw$$);
+SELECT * FROM win_check($$SELECT id, sum(price * qty) OVER (PARTITION BY cat ORDER BY day, id) FROM nw$$);
+SELECT * FROM win_check($$SELECT cat, day, sum(price * qty) OVER (PARTITION BY cat ORDER BY day) FROM nw ORDER BY 1, 2, 3$$);
+SELECT * FROM win_check($$SELECT id, price / sum(price) OVER (PARTITION BY acct) FROM nw WHERE acct < 100 ORDER BY id$$);
+SELECT * FROM win_check($$SELECT id, avg(price - fee) OVER (PARTITION BY acct ORDER BY id), sum(fee * 2) OVER (PARTITION BY acct ORDER BY id) FROM nw$$);
+-- expressions of every kind the node evaluates: integers, floats, casts,
+-- CASE, COALESCE, NULL tests; count of an expression
+SELECT * FROM win_check($$SELECT id, sum(k + 1) OVER w, sum(k8 - k) OVER w, avg(k * 2) OVER w, min(k % 7) OVER w, max(-k8) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, sum(f8 * 2) OVER w, min(f8 / 3) OVER w, max(f8 + k) OVER w, sum(k::float8) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, sum(k::numeric / 3) OVER w, sum(coalesce(price, 0)) OVER w, count(CASE WHEN k > 500 THEN 1 END) OVER w, sum(CASE WHEN qty IS NULL THEN 0 ELSE qty END) OVER w, count(price * qty) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, sum(price::int) OVER w, avg(qty::numeric(10,1)) OVER w, max(price::float8) OVER w, sum(day - date '2024-01-01') OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+-- lag, lead and the value functions of an expression (any that is not
+-- volatile: text too)
+SELECT * FROM win_check($$SELECT id, lag(k - qty) OVER w, lead(price * qty, 2, 0) OVER w, first_value(m + 1) OVER w, last_value(k::text || 'x') OVER w, nth_value(f8 / 2, 3) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+-- in frames that slide (restarts), that start at the partition and end at
+-- its end, and over peers
+SELECT * FROM win_check($$SELECT id, sum(k * 2) OVER w, sum(price * qty) OVER w, min(m * 2) OVER w, max(f8 - 1) OVER w, count(k + 1) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, sum(price * qty) OVER w, avg(m * 3) OVER w, max(k - 1) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)$$);
+-- FILTER with an expression argument
+SELECT * FROM win_check($$SELECT id, sum(price * qty) FILTER (WHERE k > 100) OVER w, count(m - 1) FILTER (WHERE qty < 5) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+-- what stays with WindowAgg: a volatile argument, a function that is not
+-- built in, a subquery
+CREATE FUNCTION twice(numeric) RETURNS numeric LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+CREATE FUNCTION twice_c(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN $1 * 2; END';
+SELECT * FROM win_check($$SELECT id, sum(k + (random() * 0)::int) OVER (PARTITION BY cat ORDER BY id) FROM nw$$);
+SELECT * FROM win_check($$SELECT id, sum(twice_c(k)) OVER (PARTITION BY cat ORDER BY id) FROM nw$$);
+SELECT * FROM win_check($$SELECT id, sum(twice(m)) OVER (PARTITION BY cat ORDER BY id) FROM nw$$);
+SELECT * FROM win_check($$SELECT id, sum(k + (SELECT 1)) OVER (PARTITION BY cat ORDER BY id) FROM nw$$);
+
+-- errors raised by an argument: at the row where WindowAgg raises them
+CREATE TABLE ew (id int, g int, a int, b int, n numeric);
+INSERT INTO ew SELECT i, i % 3, CASE WHEN i = 20 THEN 2147483647 ELSE i END, CASE WHEN i = 35 THEN 0 ELSE 1 END, i FROM generate_series(1, 60) i;
+ANALYZE ew;
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM ew$$);
+SELECT * FROM win_error($$SELECT id, sum(a / b) OVER (PARTITION BY g ORDER BY id) FROM ew$$);
+SELECT * FROM win_error($$SELECT id, sum(n / b) OVER (PARTITION BY g ORDER BY id) FROM ew$$);
+SELECT * FROM win_error($$SELECT id, sum(a + 1) OVER w, sum(n / b) OVER w FROM ew WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_error($$SELECT id, count(a / b) OVER (PARTITION BY g) FROM ew$$);
+-- two aggregates failing differently: WindowAgg meets the lower row first
+SELECT * FROM win_error($$SELECT id, sum(n / b) OVER w, sum(a * 2) OVER w FROM ew WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER w, sum(n / b) OVER w FROM ew WINDOW w AS (ORDER BY id DESC)$$);
+-- both met while computing one row (a whole partition's frame)
+SELECT * FROM win_error($$SELECT id, sum(n / b) OVER w, sum(a * 2) OVER w FROM ew WINDOW w AS (PARTITION BY g)$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER w, sum(n / b) OVER w FROM ew WINDOW w AS (PARTITION BY g ORDER BY id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)$$);
+-- before the failing row, rows come back (as many as stock returns)
+SELECT * FROM win_check($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM ew ORDER BY id LIMIT 19$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM ew ORDER BY id LIMIT 20$$);
+SELECT * FROM win_check($$SELECT * FROM (SELECT id, row_number() OVER w AS rn, sum(a / b) OVER w FROM ew WINDOW w AS (PARTITION BY g ORDER BY id)) s WHERE rn <= 5$$);
+-- a frame that never takes the failing row, and a FILTER that leaves it out
+SELECT * FROM win_check($$SELECT id, sum(a * 2) OVER (ORDER BY id ROWS BETWEEN 100 PRECEDING AND 50 PRECEDING) FROM ew$$);
+SELECT * FROM win_check($$SELECT id, sum(a / b) FILTER (WHERE b <> 0) OVER (PARTITION BY g ORDER BY id), sum(a * 2) FILTER (WHERE a < 1000) OVER (PARTITION BY g ORDER BY id) FROM ew$$);
+-- lag of an expression raises on the row it reads
+SELECT * FROM win_error($$SELECT id, lag(a * 2) OVER (ORDER BY id) FROM ew$$);
+SELECT * FROM win_check($$SELECT id, lag(a * 2) OVER (ORDER BY id) FROM ew ORDER BY id LIMIT 20$$);
+SELECT * FROM win_error($$SELECT id, lead(a / b, 3) OVER (ORDER BY id) FROM ew$$);
+
+-- 2. numeric: sum, avg, min, max, count over the frames that grow
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w, count(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY k DESC NULLS FIRST, id ROWS UNBOUNDED PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(price) OVER w, min(fee) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct) ORDER BY id$$);
+SELECT * FROM win_check($$SELECT acct, k, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY k) ORDER BY 1, 2, 3, 4, 5, 6$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w FROM nw WINDOW w AS (ORDER BY id)$$);
+-- the edge partitions one at a time, each way round
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w, count(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct ORDER BY k)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct ORDER BY k DESC)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct) ORDER BY id$$);
+-- min and max of equal values of other scales: the later row's is kept
+SELECT * FROM win_check($$SELECT id, min(v) OVER w, max(v) OVER w FROM (VALUES (1, 1.0), (2, 1.00), (3, 1), (4, 0.5), (5, 0.50), (6, 2.000), (7, 2.0)) x(id, v) WINDOW w AS (ORDER BY id)$$);
+-- past 128 bits, a scale past 38, a rescaling that overflows: WindowAgg
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w FROM nw WHERE acct >= 104 WINDOW w AS (PARTITION BY acct ORDER BY k)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w FROM nw WHERE acct IN (1, 106) WINDOW w AS (PARTITION BY acct ORDER BY k, id)$$);
+SELECT * FROM win_check($$SELECT id, max(m) OVER w FROM nw WHERE acct IN (1, 104) WINDOW w AS (PARTITION BY acct ORDER BY k, id)$$);
+-- sums up to the limit of what fits: 2^95 - 1 and its negation, many times
+SELECT * FROM win_check($$SELECT i, sum(v) OVER (ORDER BY i), avg(v) OVER (ORDER BY i) FROM (SELECT i, CASE WHEN i % 2 = 0 THEN 39614081257132168796771975167 ELSE -39614081257132168796771975167 END * (i % 3 + 1) AS v FROM generate_series(1, 50) i) x$$);
+SELECT * FROM win_check($$SELECT i, sum(v) OVER (ORDER BY i) FROM (SELECT i, 3961408125713216879677197516.7 AS v FROM generate_series(1, 100) i) x$$);
+-- frames that slide: computed again over each frame (restarts)
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w, count(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 4 PRECEDING AND 1 PRECEDING)$$);
+-- numeric with a FILTER, as a run condition's window, in a LATERAL rescan
+SELECT * FROM win_check($$SELECT id, sum(m) FILTER (WHERE k > 300) OVER w, avg(price) FILTER (WHERE qty > 3) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT * FROM (SELECT id, acct, count(*) OVER w AS c, sum(m) OVER w AS s FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)) x WHERE c <= 4$$);
+SELECT * FROM win_check($$SELECT o.n, l.* FROM (VALUES (1), (2), (5), (1)) o(n), LATERAL (SELECT id, sum(price * o.n) OVER (ORDER BY id), avg(m + o.n) OVER (ORDER BY id) FROM nw WHERE acct = o.n ORDER BY id LIMIT 6) l$$);
+
+-- parallel and serial input, many rows
+CREATE TABLE nbig AS
+SELECT i AS id, i % 100 AS acct, (hashint4(i) % 10000000) / 100.0 AS amount,
+	   abs(hashint4(i + 1) % 50) AS qty
+  FROM generate_series(1, 100000) i;
+ANALYZE nbig;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET gpusort.parallel = on;
+SELECT * FROM win_check($$SELECT id, sum(amount) OVER w, avg(amount) OVER w, sum(amount * qty) OVER w, max(amount) OVER w FROM nbig WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SET gpusort.parallel = off;
+SELECT * FROM win_check($$SELECT id, amount / sum(amount) OVER (PARTITION BY acct), min(amount - qty) OVER (PARTITION BY acct) FROM nbig ORDER BY id$$);
+RESET gpusort.parallel;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- gpusort.window_functions = off
+SET gpusort.window_functions = off;
+SELECT * FROM win_check($$SELECT id, sum(price * qty) OVER (PARTITION BY cat ORDER BY id), avg(m) OVER (PARTITION BY cat ORDER BY id) FROM nw$$);
+RESET gpusort.window_functions;
