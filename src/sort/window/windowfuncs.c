@@ -1886,7 +1886,7 @@ numeric_special(int16 kind)
 
 /* numeric_sum's and numeric_avg's result, from the sum and the count */
 static Datum
-numeric_aggregate_datum(GsWinFunc *f, uint64 i)
+numeric_result(GsWinFunc *f, uint64 i)
 {
 	Datum		sum;
 
@@ -1897,6 +1897,32 @@ numeric_aggregate_datum(GsWinFunc *f, uint64 i)
 		return sum;
 	return DirectFunctionCall2(numeric_div, sum,
 							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
+}
+
+/*
+ * Row i's numeric sum or avg: the last one made when row i's sum, scale
+ * and count are the last one's (a whole partition's rows, peers), else
+ * made again into cachecxt, reset first
+ */
+static Datum
+numeric_aggregate_datum(GsWinFunc *f, uint64 i)
+{
+	uint64		c = f->cached_row;
+	MemoryContext oldcxt;
+
+	if (f->cachecxt == NULL)
+		return numeric_result(f, i);
+	if (f->has_cached && f->wide[c] == f->wide[i] &&
+		f->rscale[c] == f->rscale[i] &&
+		(f->fn == GSW_SUM || f->cnt[c] == f->cnt[i]))
+		return f->cached;
+	MemoryContextReset(f->cachecxt);
+	oldcxt = MemoryContextSwitchTo(f->cachecxt);
+	f->cached = numeric_result(f, i);
+	MemoryContextSwitchTo(oldcxt);
+	f->cached_row = i;
+	f->has_cached = true;
+	return f->cached;
 }
 #endif
 

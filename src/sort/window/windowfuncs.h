@@ -119,6 +119,17 @@ typedef struct GsWinFunc
 	ExprState  *argstate;
 	ExprContext *argcxt;
 
+	/*
+	 * numeric sum and avg: the last result made, kept in cachecxt (set by
+	 * the node) while the rows that follow have the same (rows of one
+	 * frame, peers, a whole partition); valid until the next row's, as
+	 * any value a node returns
+	 */
+	MemoryContext cachecxt;
+	bool		has_cached;
+	uint64		cached_row;
+	Datum		cached;
+
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
 	double	   *f8;				/* fractions, float aggregates */

@@ -686,6 +686,7 @@ window_run(GpuWindowState *node)
 	uint8	   *flags;
 	instr_time	start;
 	MemoryContext oldcxt;
+	int			k;
 
 	node->ran = true;
 	node->why[0] = '\0';
@@ -719,6 +720,12 @@ window_run(GpuWindowState *node)
 	node->rows = rows;
 	node->nrows = n;
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].arg == GSW_ARG_NUMERIC &&
+			(node->funcs[k].fn == GSW_SUM || node->funcs[k].fn == GSW_AVG))
+			node->funcs[k].cachecxt = AllocSetContextCreate(node->runcxt,
+															"GpuWindow numeric result",
+															ALLOCSET_SMALL_SIZES);
 	INSTR_TIME_SET_CURRENT(start);
 	evaluate_filters(node, rows, n);
 	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
@@ -850,6 +857,8 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].skip = NULL;
 		node->funcs[k].argerr = NULL;
 		node->funcs[k].too_wide = false;
+		node->funcs[k].cachecxt = NULL;	/* in runcxt */
+		node->funcs[k].has_cached = false;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
