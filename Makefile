@@ -31,6 +31,10 @@ REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
 PG_CPPFLAGS += $(addprefix -I$(srcdir)/,$(SRC_DIRS)) -I$(srcdir)/kernels
 SHLIB_LINK  += -lpthread
 
+# GpuWindow's float aggregates must give float.c's bits: no multiply and add
+# contracted into one fused operation, which float.c does not do either
+src/sort/window/windowfuncs.o: CFLAGS += -ffp-contract=off
+
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
 # Compute capability to build for (90 = H100/H200); PTX is embedded too, so

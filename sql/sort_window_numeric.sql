@@ -12,6 +12,9 @@
 --    result's scale is the largest taken), NaN, +-Infinity, -0, values past
 --    128 bits and scales past 38 (WindowAgg computes those), frames that
 --    grow and frames that slide.
+-- 3. avg, variance and stddev (_pop, _samp) of float4 and float8, bit for
+--    bit as float8_accum's Youngs-Cramer steps in WindowAgg's order, with
+--    its overflow error.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -142,6 +145,40 @@ SELECT * FROM win_check($$SELECT id, sum(m) OVER w, max(m) OVER w FROM nw WINDOW
 SELECT * FROM win_check($$SELECT id, sum(m) FILTER (WHERE k > 300) OVER w, avg(price) FILTER (WHERE qty > 3) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
 SELECT * FROM win_check($$SELECT * FROM (SELECT id, acct, count(*) OVER w AS c, sum(m) OVER w AS s FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)) x WHERE c <= 4$$);
 SELECT * FROM win_check($$SELECT o.n, l.* FROM (VALUES (1), (2), (5), (1)) o(n), LATERAL (SELECT id, sum(price * o.n) OVER (ORDER BY id), avg(m + o.n) OVER (ORDER BY id) FROM nw WHERE acct = o.n ORDER BY id LIMIT 6) l$$);
+
+-- 3. float statistics
+CREATE TABLE fw (id int, g int, f4 float4, f8 float8);
+INSERT INTO fw
+SELECT i, i % 7,
+	   CASE WHEN i % 23 = 0 THEN NULL ELSE ((hashint4(i) % 20000) / 3.0)::float4 END,
+	   CASE WHEN i % 29 = 0 THEN NULL ELSE (hashint4(i + 1) % 1000000) / 7.0 END
+  FROM generate_series(1, 3000) i;
+-- 100: NaN, the infinities, -0, tiny and huge values; 101: NULLs; 102: one
+-- row; 103: two equal rows
+INSERT INTO fw VALUES
+	(5001, 100, 1.5, 1.5), (5002, 100, '-0', '-0'), (5003, 100, 'NaN', 1e-300), (5004, 100, 3e38, 1e150),
+	(5005, 100, '-Infinity', 'Infinity'), (5006, 100, 2, 'NaN'), (5007, 100, 1e-40, -1e150), (5008, 100, 7, 7),
+	(5011, 101, NULL, NULL), (5012, 101, NULL, NULL),
+	(5021, 102, 4.25, 4.25),
+	(5031, 103, 2, 2), (5032, 103, 2, 2);
+ANALYZE fw;
+SELECT * FROM win_check($$SELECT id, avg(f4) OVER w, avg(f8) OVER w, var_pop(f8) OVER w, var_samp(f4) OVER w, stddev_pop(f4) OVER w, stddev_samp(f8) OVER w, variance(f8) OVER w, stddev(f4) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, avg(f8) OVER w, var_samp(f8) OVER w, stddev_pop(f4) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id DESC ROWS UNBOUNDED PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, avg(f8) OVER w, var_pop(f4) OVER w, stddev_samp(f8) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, avg(f4) OVER w, avg(f8) OVER w, var_samp(f8) OVER w, stddev_samp(f4) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, avg(f8 * 2) OVER w, stddev_pop(f8 - f4) OVER w, variance(f4::float8 / 3) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, avg(f8) FILTER (WHERE id > 100) OVER w, var_pop(f8) FILTER (WHERE f4 > 0) OVER w FROM fw WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, avg(f4) OVER w, avg(f8) OVER w, var_pop(f8) OVER w, var_samp(f4) OVER w, stddev_samp(f8) OVER w FROM fw WHERE g >= 100 WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+SELECT * FROM win_check($$SELECT id, avg(f4) OVER w, avg(f8) OVER w, var_pop(f8) OVER w, stddev_samp(f4) OVER w FROM fw WHERE g >= 100 WINDOW w AS (PARTITION BY g ORDER BY id DESC)$$);
+-- the overflow float8_accum raises: Sxx past the largest float8 from finite
+-- values, and Sx
+CREATE TABLE fo (id int, f8 float8);
+INSERT INTO fo VALUES (1, 1e200), (2, -1e200), (3, 1), (4, 1e308), (5, 1e308);
+ANALYZE fo;
+SELECT * FROM win_error($$SELECT id, var_pop(f8) OVER (ORDER BY id) FROM fo$$);
+SELECT * FROM win_check($$SELECT id, var_pop(f8) OVER (ORDER BY id) FROM fo ORDER BY id LIMIT 1$$);
+SELECT * FROM win_error($$SELECT id, avg(f8) OVER (ORDER BY id) FROM fo WHERE id > 2$$);
+SELECT * FROM win_check($$SELECT id, avg(f8) OVER (ORDER BY id) FROM fo ORDER BY id LIMIT 1$$);
 
 -- parallel and serial input, many rows
 CREATE TABLE nbig AS

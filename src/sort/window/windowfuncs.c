@@ -38,6 +38,12 @@
  * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
  * window to WindowAgg.
  *
+ * avg, variance and stddev of float4 and float8 run float8_accum's
+ * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
+ * check included, and float8_avg's, float8_var_pop's and the others'
+ * final division; the Makefile compiles this file without fused
+ * multiply-adds, so the bits are float.c's.
+ *
  * Invariants that make the values WindowAgg's, value for value:
  *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
  *	   frames that start at the partition's first row share one running
@@ -173,6 +179,37 @@ int4_const(WindowFunc *wfunc, int i, int32 *value, bool *isnull)
 	return true;
 }
 
+/* variance and standard deviation of float4 and float8 */
+static bool
+float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	switch (fnoid)
+	{
+		case F_VAR_POP_FLOAT4:
+		case F_VAR_POP_FLOAT8:
+			*fn = GSW_VAR_POP;
+			break;
+		case F_VAR_SAMP_FLOAT4:
+		case F_VAR_SAMP_FLOAT8:
+		case F_VARIANCE_FLOAT4:
+		case F_VARIANCE_FLOAT8:
+			*fn = GSW_VAR_SAMP;
+			break;
+		case F_STDDEV_POP_FLOAT4:
+		case F_STDDEV_POP_FLOAT8:
+			*fn = GSW_STDDEV_POP;
+			break;
+		default:
+			*fn = GSW_STDDEV_SAMP;
+			break;
+	}
+	*arg = (fnoid == F_VAR_POP_FLOAT4 || fnoid == F_VAR_SAMP_FLOAT4 ||
+			fnoid == F_VARIANCE_FLOAT4 || fnoid == F_STDDEV_POP_FLOAT4 ||
+			fnoid == F_STDDEV_SAMP_FLOAT4 || fnoid == F_STDDEV_FLOAT4) ?
+		GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+	return true;
+}
+
 /* the aggregate's function and argument, from its pg_proc OID */
 static bool
 aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
@@ -234,6 +271,24 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 				fnoid == F_MIN_NUMERIC ? GSW_MIN : GSW_MAX;
 			*arg = GSW_ARG_NUMERIC;
 			return true;
+		case F_AVG_FLOAT4:
+		case F_AVG_FLOAT8:
+			*fn = GSW_AVG;
+			*arg = fnoid == F_AVG_FLOAT4 ? GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+			return true;
+		case F_VAR_POP_FLOAT4:
+		case F_VAR_POP_FLOAT8:
+		case F_VAR_SAMP_FLOAT4:
+		case F_VAR_SAMP_FLOAT8:
+		case F_VARIANCE_FLOAT4:
+		case F_VARIANCE_FLOAT8:
+		case F_STDDEV_POP_FLOAT4:
+		case F_STDDEV_POP_FLOAT8:
+		case F_STDDEV_SAMP_FLOAT4:
+		case F_STDDEV_SAMP_FLOAT8:
+		case F_STDDEV_FLOAT4:
+		case F_STDDEV_FLOAT8:
+			return float_statistic(fnoid, fn, arg);
 		case F_MIN_FLOAT4:
 		case F_MIN_FLOAT8:
 		case F_MAX_FLOAT4:
@@ -603,6 +658,10 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 			return f->arg != GSW_ARG_INT;
 		case GSW_MIN:
 		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			return true;
 		default:
 			return false;
@@ -1134,7 +1193,8 @@ typedef struct WinAggState
 #ifdef HAVE_INT128
 	int128		wide;			/* int8 sums; numeric sums at nscale */
 #endif
-	double		fval;			/* float sum, min or max */
+	double		fval;			/* float sum (Sx), min or max */
+	double		sxx;			/* float8_accum's Sxx */
 	int64		ival;			/* integer min or max; numeric's row */
 	int16		nscale;			/* numeric sum: the largest scale taken */
 	int64		nan,			/* numeric NaN, +Infinity, -Infinity taken */
@@ -1230,6 +1290,69 @@ agg_take_numeric(GsWinFunc *f, WinAggState *s, uint64 r)
 #endif
 
 /*
+ * float8_accum's step (float4_accum's, the float4 widened first): the
+ * Youngs-Cramer update of N (count), Sx (fval) and Sxx, with its overflow
+ * check; false on an overflow.  Compiled without contracting a multiply
+ * and an add into one (the Makefile's -ffp-contract=off), as float.c.
+ */
+static inline bool
+youngs_cramer(WinAggState *s, double newval)
+{
+	double		n0 = (double) s->count;
+	double		n = n0 + 1.0;
+	double		sx = s->fval + newval;
+	double		sxx = s->sxx;
+
+	if (n0 > 0.0)
+	{
+		double		tmp = newval * n - sx;
+
+		sxx += tmp * tmp / (n * n0);
+		if (isinf(sx) || isinf(sxx))
+		{
+			if (!isinf(s->fval) && !isinf(newval))
+				return false;
+			sxx = NAN;
+		}
+	}
+	else if (isnan(newval) || isinf(newval))
+		sxx = NAN;
+	s->fval = sx;
+	s->sxx = sxx;
+	return true;
+}
+
+/* float8_avg, float8_var_pop and the rest: the result of the state */
+static inline void
+float_statistic_put(GsWinFunc *f, const WinAggState *s, uint64 r)
+{
+	double		n = (double) s->count;
+
+	f->isnull[r] = (f->fn == GSW_VAR_SAMP || f->fn == GSW_STDDEV_SAMP) ?
+		n <= 1.0 : n == 0.0;
+	if (f->isnull[r])
+		return;
+	switch (f->fn)
+	{
+		case GSW_AVG:
+			f->f8[r] = s->fval / n;
+			break;
+		case GSW_VAR_POP:
+			f->f8[r] = s->sxx / n;
+			break;
+		case GSW_VAR_SAMP:
+			f->f8[r] = s->sxx / (n - 1.0);
+			break;
+		case GSW_STDDEV_POP:
+			f->f8[r] = sqrt(s->sxx / n);
+			break;
+		default:
+			f->f8[r] = sqrt(s->sxx / (n - 1.0));
+			break;
+	}
+}
+
+/*
  * takes row r into the state; false when evaluating it fails: an argument
  * that raised an error, an overflowing transition, or (wide_fail) a numeric
  * the threads cannot compute with
@@ -1273,7 +1396,12 @@ agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 			{
 				double		v = f->argf[r];
 
-				if (s->count == 0)
+				if (f->fn != GSW_SUM && f->fn != GSW_MIN && f->fn != GSW_MAX)
+				{
+					if (!youngs_cramer(s, v))
+						return false;
+				}
+				else if (s->count == 0)
 					s->fval = v;
 				else if (f->fn == GSW_MIN)
 					s->fval = float_lt(s->fval, v) ? s->fval : v;
@@ -1320,6 +1448,12 @@ agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 			return;
 		default:
 			break;
+	}
+	if ((f->arg == GSW_ARG_FLOAT4 || f->arg == GSW_ARG_FLOAT8) &&
+		f->fn != GSW_SUM && f->fn != GSW_MIN && f->fn != GSW_MAX)
+	{
+		float_statistic_put(f, s, r);
+		return;
 	}
 	f->isnull[r] = s->count == 0;
 #ifdef HAVE_INT128
@@ -1612,6 +1746,10 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			return aggregate_partition(f, flags, ps, pe, frame);
 		default:
 			position_partition(f, flags, ps, pe, frame);
@@ -1702,6 +1840,10 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			alloc_errrow(f, rows);
 #ifdef HAVE_INT128
 			if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
@@ -2021,6 +2163,10 @@ gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			return aggregate_datum(f, i, rows, nav_slot);
 		default:
 			return Int64GetDatum(f->i64[i]);

@@ -43,7 +43,11 @@ typedef enum GsWinFn
 	GSW_SUM,
 	GSW_AVG,
 	GSW_MIN,
-	GSW_MAX
+	GSW_MAX,
+	GSW_VAR_POP,				/* of float4 and float8 only */
+	GSW_VAR_SAMP,
+	GSW_STDDEV_POP,
+	GSW_STDDEV_SAMP
 } GsWinFn;
 
 /* where each row's frame starts and ends, within its partition */
