@@ -15,6 +15,9 @@
 -- 3. avg, variance and stddev (_pop, _samp) of float4 and float8, bit for
 --    bit as float8_accum's Youngs-Cramer steps in WindowAgg's order, with
 --    its overflow error.
+-- 4. Frames: min and max slide over ROWS frames of any width (a monotone
+--    queue), frames from the current row (or an offset) to the partition's
+--    end.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -179,6 +182,28 @@ SELECT * FROM win_error($$SELECT id, var_pop(f8) OVER (ORDER BY id) FROM fo$$);
 SELECT * FROM win_check($$SELECT id, var_pop(f8) OVER (ORDER BY id) FROM fo ORDER BY id LIMIT 1$$);
 SELECT * FROM win_error($$SELECT id, avg(f8) OVER (ORDER BY id) FROM fo WHERE id > 2$$);
 SELECT * FROM win_check($$SELECT id, avg(f8) OVER (ORDER BY id) FROM fo ORDER BY id LIMIT 1$$);
+
+-- 4. frames: min and max over frames that slide, wide ones included
+SELECT * FROM win_check($$SELECT id, min(k) OVER w, max(k8) OVER w, min(f8) OVER w, max(m) OVER w, min(price) OVER w, max(day) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, min(k) OVER w, max(f8) OVER w, min(m) OVER w, max(m * 2) OVER w FROM nw WINDOW w AS (ORDER BY id ROWS BETWEEN 1100 PRECEDING AND 40 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, max(k) OVER w, min(f8) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 2000 PRECEDING AND 5 PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, min(f4) OVER w, max(f4) OVER w, min(f8) OVER w, max(f8) OVER w FROM fw WHERE g >= 100 WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, min(m) OVER w, max(m) OVER w FROM nw WHERE acct >= 100 AND acct < 104 WINDOW w AS (PARTITION BY acct ORDER BY k ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, min(v) OVER w, max(v) OVER w FROM (VALUES (1, 1.0), (2, 1.00), (3, 1), (4, 0.5), (5, 0.50), (6, 2.000), (7, 2.0), (8, 0.500)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, min(k) FILTER (WHERE qty > 5) OVER w, max(price) FILTER (WHERE k > 100) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 4 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_check($$SELECT id, max(m) OVER w FROM nw WHERE acct IN (1, 104) WINDOW w AS (PARTITION BY acct ORDER BY k, id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
+-- from the current row, or an offset, to the partition's end
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, count(k) OVER w, sum(k) OVER w, sum(k8) OVER w, avg(qty) OVER w, min(k) OVER w, max(f8) OVER w, min(m) OVER w, first_value(k) OVER w, last_value(id) OVER w, nth_value(k, 3) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, max(m) OVER w, first_value(k) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY k DESC, id ROWS BETWEEN 2 FOLLOWING AND UNBOUNDED FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w, min(f8) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 3 PRECEDING AND UNBOUNDED FOLLOWING)$$);
+-- a float sum over them: WindowAgg's restarts would read every frame whole
+SELECT * FROM win_check($$SELECT id, sum(f8) OVER (PARTITION BY cat ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM nw$$);
+-- an argument's error in them: when the frames' end first passes the row
+SELECT * FROM win_error($$SELECT id, min(a * 2) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM ew$$);
+SELECT * FROM win_check($$SELECT id, max(a * 2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 2 PRECEDING) FROM ew ORDER BY id LIMIT 21$$);
+SELECT * FROM win_error($$SELECT id, max(a * 2) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 2 PRECEDING) FROM ew ORDER BY id LIMIT 22$$);
+SELECT * FROM win_check($$SELECT id, max(a * 2) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 3 FOLLOWING) FROM ew WHERE id > 17 ORDER BY id LIMIT 0$$);
+SELECT * FROM win_check($$SELECT id, min(a / b) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) FROM ew WHERE id >= 35$$);
 
 -- parallel and serial input, many rows
 CREATE TABLE nbig AS

@@ -637,8 +637,11 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 	else
 		return false;
 
-	/* a moving start with an end that does not move along: not here */
-	if (frame->start == GSW_BOUND_ROW && frame->end != GSW_BOUND_ROW)
+	/*
+	 * a moving start with an end at the current row's last peer: not here
+	 * (frames whose both ends only move forward are)
+	 */
+	if (frame->start == GSW_BOUND_ROW && frame->end == GSW_BOUND_PEERS)
 		return false;
 	return true;
 }
@@ -658,6 +661,7 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 			return f->arg != GSW_ARG_INT;
 		case GSW_MIN:
 		case GSW_MAX:
+			return false;		/* they slide: minmax_sliding */
 		case GSW_VAR_POP:
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
@@ -1608,6 +1612,123 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	return PG_UINT64_MAX;
 }
 
+/*
+ * Whether, for min (max), row b's value takes the place of row a's (b
+ * after a): int4smaller, float8smaller (NaN above everything) and
+ * numeric_smaller keep the newer value on ties; -1 when two numerics do not
+ * fit a common scale
+ */
+static inline int
+minmax_replaces(const GsWinFunc *f, uint64 a, uint64 b)
+{
+	bool		min = f->fn == GSW_MIN;
+
+	switch (f->arg)
+	{
+		case GSW_ARG_INT:
+			return min ? f->argi[b] <= f->argi[a] : f->argi[b] >= f->argi[a];
+		case GSW_ARG_FLOAT4:
+		case GSW_ARG_FLOAT8:
+			return min ? !float_lt(f->argf[a], f->argf[b]) :
+				!float_gt(f->argf[a], f->argf[b]);
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			{
+				int			c = numeric_cmp_rows(f, a, b);
+
+				return c == 2 ? -1 : min ? c >= 0 : c <= 0;
+			}
+#endif
+		default:
+			return 1;
+	}
+}
+
+/* row r's min or max: the row at the queue's head, or NULL */
+static inline void
+minmax_put(GsWinFunc *f, uint64 r, bool empty, uint64 row)
+{
+	f->isnull[r] = empty;
+	if (empty)
+		return;
+	if (f->arg == GSW_ARG_FLOAT4 || f->arg == GSW_ARG_FLOAT8)
+		f->f8[r] = f->argf[row];
+	else if (f->arg == GSW_ARG_INT)
+		f->i64[r] = f->argi[row];
+	else
+		f->i64[r] = (int64) row;	/* numeric: the row kept */
+}
+
+/*
+ * min or max over frames whose start moves with the row (and whose end
+ * does, or is the partition's end): a monotone queue of rows, in row
+ * order, each one's value replacing none of the ones before it that are
+ * still queued, so that the head is the frame's min (max), the newest of
+ * equal ones, which is the one WindowAgg's restarted min (max) keeps.  A
+ * row enters once, when the frames' end passes it (evaluated then, as in
+ * WindowAgg: an argument's error stops the pass at that row), and leaves
+ * at the head once the frames' start passes it: O(1) a row, whatever the
+ * frame's width.  The queue lives in deque[ps, pe): each row enters once.
+ */
+static uint64
+minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+			   const GsWinFrame *frame)
+{
+	uint32	   *dq = f->deque + ps;
+	uint64		head = 0,
+				tail = 0;
+	uint64		hi = ps,
+				ge = ps,
+				r;
+	int			c;
+
+	for (r = ps; r < pe; r++)
+	{
+		uint64		fs,
+					fe;
+
+		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+			gs_slice_stopped())
+			return PG_UINT64_MAX;
+		if (r == ge)
+			ge = peers_end(flags, r, pe);
+		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		if (hi < fs)
+			hi = fs;			/* rows no frame takes are not evaluated */
+		for (; hi < fe; hi++)
+		{
+			if (f->skip && f->skip[hi])
+				continue;
+			if (f->argerr && f->argerr[hi])
+			{
+				f->errrow[r] = (uint32) (hi + 1);
+				return r;
+			}
+			if (f->argnull[hi])
+				continue;
+			if (f->arg == GSW_ARG_NUMERIC &&
+				(f->argscale[hi] == GSW_NUM_WIDE || f->argscale[hi] == GSW_NUM_UNREAD))
+				break;
+			c = 1;
+			while (tail > head && (c = minmax_replaces(f, dq[tail - 1], hi)) > 0)
+				tail--;
+			if (c < 0)
+				break;
+			dq[tail++] = (uint32) hi;
+		}
+		if (hi < fe)
+		{
+			/* a numeric the threads cannot compare */
+			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+			return PG_UINT64_MAX;
+		}
+		while (head < tail && dq[head] < fs)
+			head++;
+		minmax_put(f, r, head == tail, head < tail ? dq[head] : 0);
+	}
+	return PG_UINT64_MAX;
+}
+
 /* ntile over one partition of n rows, as windowfuncs.c's window_ntile */
 static void
 ntile_partition(GsWinFunc *f, uint64 ps, uint64 pe)
@@ -1740,12 +1861,15 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			if (!f->param_null)
 				position_partition(f, flags, ps, pe, frame);
 			break;
+		case GSW_MIN:
+		case GSW_MAX:
+			if (frame->start == GSW_BOUND_ROW)
+				return minmax_sliding(f, flags, ps, pe, frame);
+			return aggregate_partition(f, flags, ps, pe, frame);
 		case GSW_COUNT_STAR:
 		case GSW_COUNT:
 		case GSW_SUM:
 		case GSW_AVG:
-		case GSW_MIN:
-		case GSW_MAX:
 		case GSW_VAR_POP:
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
@@ -1884,6 +2008,8 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		GsWinFunc  *f = &funcs[k];
 
 		alloc_results(f, n);
+		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start == GSW_BOUND_ROW)
+			f->deque = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
 		if (f->param_null)
 			memset(f->isnull, true, sizeof(bool) * n);
@@ -1951,6 +2077,9 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 #endif
 		if (f->argscale)
 			pfree(f->argscale);
+		if (f->deque)
+			pfree(f->deque);
+		f->deque = NULL;
 		f->argscale = NULL;
 		f->argnull = NULL;
 		f->argi = NULL;

@@ -68,8 +68,10 @@ typedef struct GsWinFrame
 
 /*
  * Frames whose start moves with the row recompute the aggregates that have
- * no inverse (float sums, min, max) over every row's frame, as WindowAgg
- * does: only up to this many rows a frame.
+ * no inverse and whose value depends on the order of their inputs (float
+ * sums and statistics, numeric sums) over every row's frame, as WindowAgg
+ * does: only up to this many rows a frame.  min and max slide (a monotone
+ * queue) over frames of any width.
  */
 #define GSW_MAX_RESTART_ROWS	1024
 
@@ -157,6 +159,9 @@ typedef struct GsWinFunc
 	int128	   *argw;			/* numeric, scaled by 10^argscale */
 #endif
 	int16	   *argscale;		/* numeric: its display scale, or GSW_NUM_* */
+	uint32	   *deque;			/* min and max over frames that slide: a
+								 * monotone queue of rows, each partition's
+								 * within its own rows' range */
 	bool	   *argerr;			/* evaluating argexpr raised an error (or NULL) */
 
 	/*

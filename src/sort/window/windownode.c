@@ -465,13 +465,14 @@ start_fallback(GpuWindowState *node, const char *why)
  * Bytes of the arrays for n rows, at most: the flags, and per function a
  * result of up to 16 bytes, avg's divisor, a numeric result's scale, its
  * NULL and FILTER flags, the row its computation failed at, an argument of
- * up to 16 bytes with a numeric's scale, its NULL flag and its error flag
+ * up to 16 bytes with a numeric's scale, its NULL flag and its error flag,
+ * and a sliding min's or max's queue
  */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
 	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
-		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool);
+		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool) + sizeof(uint32);
 
 	return (Size) n * (1 + per_func * node->nfuncs);
 }
