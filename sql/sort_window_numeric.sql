@@ -140,10 +140,17 @@ SELECT * FROM win_check($$SELECT id, max(m) OVER w FROM nw WHERE acct IN (1, 104
 -- sums up to the limit of what fits: 2^95 - 1 and its negation, many times
 SELECT * FROM win_check($$SELECT i, sum(v) OVER (ORDER BY i), avg(v) OVER (ORDER BY i) FROM (SELECT i, CASE WHEN i % 2 = 0 THEN 39614081257132168796771975167 ELSE -39614081257132168796771975167 END * (i % 3 + 1) AS v FROM generate_series(1, 50) i) x$$);
 SELECT * FROM win_check($$SELECT i, sum(v) OVER (ORDER BY i) FROM (SELECT i, 3961408125713216879677197516.7 AS v FROM generate_series(1, 100) i) x$$);
--- frames that slide: computed again over each frame (restarts)
+-- frames that slide: values in at the end and out at the start, the sum's
+-- scale the frame's largest; wide frames; to the partition's end
 SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w, max(m) OVER w, count(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)$$);
 SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, min(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_check($$SELECT id, sum(m) OVER w, max(m) OVER w FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 4 PRECEDING AND 1 PRECEDING)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w, count(m) OVER w FROM nw WINDOW w AS (ORDER BY id ROWS BETWEEN 2000 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(price * qty) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, sum(m) OVER w, avg(m) OVER w FROM nw WHERE acct BETWEEN 100 AND 103 WINDOW w AS (PARTITION BY acct ORDER BY k ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)$$);
+-- the largest scale leaves the frame: the sum's scale drops to the next
+SELECT * FROM win_check($$SELECT id, sum(v) OVER w, avg(v) OVER w FROM (VALUES (1, 1.125), (2, 2.5), (3, 3), (4, 4.50), (5, 'NaN'), (6, 6), (7, 7.0), (8, 'Infinity'), (9, 9), (10, 10)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_check($$SELECT id, sum(v) OVER w FROM (VALUES (1, 39614081257132168796771975167), (2, 0.5), (3, 1), (4, 2)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
 -- numeric with a FILTER, as a run condition's window, in a LATERAL rescan
 SELECT * FROM win_check($$SELECT id, sum(m) FILTER (WHERE k > 300) OVER w, avg(price) FILTER (WHERE qty > 3) OVER w FROM nw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
 SELECT * FROM win_check($$SELECT * FROM (SELECT id, acct, count(*) OVER w AS c, sum(m) OVER w AS s FROM nw WINDOW w AS (PARTITION BY acct ORDER BY id)) x WHERE c <= 4$$);

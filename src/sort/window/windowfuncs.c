@@ -658,7 +658,7 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 			return false;
 		case GSW_SUM:
 		case GSW_AVG:
-			return f->arg != GSW_ARG_INT;
+			return f->arg != GSW_ARG_INT && f->arg != GSW_ARG_NUMERIC;
 		case GSW_MIN:
 		case GSW_MAX:
 			return false;		/* they slide: minmax_sliding */
@@ -1200,7 +1200,10 @@ typedef struct WinAggState
 	double		fval;			/* float sum (Sx), min or max */
 	double		sxx;			/* float8_accum's Sxx */
 	int64		ival;			/* integer min or max; numeric's row */
-	int16		nscale;			/* numeric sum: the largest scale taken */
+	int16		nscale;			/* numeric sum: the largest scale taken, the
+								 * scale of wide */
+	int32	   *nscales;		/* frames that slide: finite numerics in the
+								 * frame by display scale [0, 38], or NULL */
 	int64		nan,			/* numeric NaN, +Infinity, -Infinity taken */
 				pinf,
 				ninf;
@@ -1287,6 +1290,8 @@ agg_take_numeric(GsWinFunc *f, WinAggState *s, uint64 r)
 			return false;
 		if (__builtin_add_overflow(s->wide, v, &s->wide))
 			return false;
+		if (s->nscales)
+			s->nscales[sc]++;
 	}
 	s->wide_fail = false;
 	return true;
@@ -1465,9 +1470,19 @@ agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 		f->i64[r] = s->ival;
 	else if (f->arg == GSW_ARG_NUMERIC)
 	{
-		f->wide[r] = s->wide;
+		int16		d = s->nscale;
+
+		/*
+		 * the frame's largest display scale (numeric.c's accumulator gives
+		 * the sum that one, see numeric_drop): below wide's when the values
+		 * of larger scales have left, which then divides exactly
+		 */
+		if (s->nscales)
+			while (d > 0 && s->nscales[d] == 0)
+				d--;
+		f->wide[r] = d == s->nscale ? s->wide : s->wide / pow10_128(s->nscale - d);
 		f->rscale[r] = s->nan > 0 || (s->pinf > 0 && s->ninf > 0) ? GSW_NUM_NAN :
-			s->pinf > 0 ? GSW_NUM_PINF : s->ninf > 0 ? GSW_NUM_NINF : s->nscale;
+			s->pinf > 0 ? GSW_NUM_PINF : s->ninf > 0 ? GSW_NUM_NINF : d;
 		if (f->cnt)
 			f->cnt[r] = s->count - s->nan - s->pinf - s->ninf;
 		return;
@@ -1523,31 +1538,73 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 		*fe = *fs;				/* an empty frame */
 }
 
-/* takes row r out of an invertible state (see gs_win_restarts) */
-static inline void
+#ifdef HAVE_INT128
+/*
+ * Takes row r's numeric out of a sum: exact, as numeric.c's inverse
+ * transition (do_numeric_discard) is.  Its display scale leaves the frame's
+ * count of that scale; numeric.c, which cannot tell the largest scale left,
+ * then computes the frame again (WindowAgg's restart), whose sum has the
+ * largest scale of the frame's values: what agg_put gives.  False when the
+ * value no longer fits wide's scale.
+ */
+static inline bool
+numeric_drop(GsWinFunc *f, WinAggState *s, uint64 r)
+{
+	int16		sc = f->argscale[r];
+	int128		v = f->argw[r];
+
+	if (sc == GSW_NUM_NAN)
+		s->nan--;
+	else if (sc == GSW_NUM_PINF)
+		s->pinf--;
+	else if (sc == GSW_NUM_NINF)
+		s->ninf--;
+	else
+	{
+		if ((sc < s->nscale &&
+			 __builtin_mul_overflow(v, pow10_128(s->nscale - sc), &v)) ||
+			__builtin_sub_overflow(s->wide, v, &s->wide))
+			return false;
+		s->nscales[sc]--;
+	}
+	return true;
+}
+#endif
+
+/*
+ * takes row r out of an invertible state (see gs_win_restarts); false when
+ * a numeric no longer fits (too_wide)
+ */
+static inline bool
 agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 {
 	if (f->skip && f->skip[r])
-		return;
+		return true;
 	s->rows--;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
-		return;
+		return true;
 #ifdef HAVE_INT128
-	if (f->argtype == INT8OID && f->fn != GSW_COUNT)
+	if (f->arg == GSW_ARG_NUMERIC && f->fn != GSW_COUNT)
+	{
+		if (!numeric_drop(f, s, r))
+			return false;
+	}
+	else if (f->argtype == INT8OID && f->fn != GSW_COUNT)
 		s->wide -= f->argi[r];
 	else
 #endif
 	if (f->fn != GSW_COUNT)
 		s->isum -= f->argi[r];
 	s->count--;
+	return true;
 }
 
 /*
  * An aggregate over one partition, each row's value being the state over
  * its frame.  Frames that start at the partition's first row only grow: one
  * running state takes rows as the frames' ends pass them.  Frames that
- * start at an offset from the row slide: counts and integer sums take rows
- * in at the end and out at the start, exactly; float sums, min and max
+ * start at an offset from the row slide: counts, integer and numeric sums
+ * take rows in at the end and out at the start, exactly; float sums
  * start again from the frame's first row whenever that row moves, as
  * WindowAgg restarts an aggregate that has no inverse (a frame whose start
  * stays put, such as one reaching back past the partition's start, keeps
@@ -1567,8 +1624,15 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				hi = ps;
 	uint64		ge = ps;
 	uint64		r;
+	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
 	memset(&s, 0, sizeof(s));
+	if (f->arg == GSW_ARG_NUMERIC && frame->start == GSW_BOUND_ROW)
+	{
+		/* a numeric sum that slides: the frame's scales, see numeric_drop */
+		memset(nscales, 0, sizeof(nscales));
+		s.nscales = nscales;
+	}
 	for (r = ps; r < pe; r++)
 	{
 		uint64		fs,
@@ -1589,10 +1653,13 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		{
 			for (; lo < fs; lo++)
 			{
-				if (lo < hi)
-					agg_drop(f, &s, lo);
-				else
+				if (lo >= hi)
 					hi = lo + 1;
+				else if (!agg_drop(f, &s, lo))
+				{
+					__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+					return PG_UINT64_MAX;
+				}
 			}
 		}
 		for (; hi < fe; hi++)
