@@ -38,6 +38,14 @@
  * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
  * window to WindowAgg.
  *
+ * Frames: ROWS offsets, the partition's ends, the current row's peers,
+ * and RANGE offsets, whose bounds the backend finds first with the window's
+ * in_range functions, as WindowAgg's update_frameheadpos and
+ * update_frametailpos do (gs_win_range_bounds).  Frames whose start moves
+ * slide: counts, integer and numeric sums in and out exactly, min and max
+ * through a monotone queue (minmax_sliding); float sums and statistics
+ * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.
+ *
  * avg, variance and stddev of float4 and float8 run float8_accum's
  * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
  * check included, and float8_avg's, float8_var_pop's and the others'
@@ -599,6 +607,19 @@ rows_offset(Node *expr, bool preceding, int64 *offset)
 	return true;
 }
 
+/*
+ * A RANGE bound with an offset: a Const, not NULL (WindowAgg raises that),
+ * of a window with one order column and a built-in in_range function
+ */
+static bool
+range_offset(WindowAgg *wa, int offset_option, Node *offset, Oid in_range)
+{
+	return (wa->frameOptions & FRAMEOPTION_RANGE) && offset_option &&
+		wa->ordNumCols == 1 && offset != NULL && IsA(offset, Const) &&
+		!((Const *) offset)->constisnull &&
+		OidIsValid(in_range) && in_range < FirstGenbkiObjectId;
+}
+
 bool
 gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 {
@@ -615,6 +636,9 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
 		frame->start = GSW_BOUND_PARTITION;
+	else if (range_offset(wa, o & FRAMEOPTION_START_OFFSET, wa->startOffset,
+						  wa->startInRangeFunc))
+		frame->start = GSW_BOUND_RANGE;
 	else if (rows && (o & FRAMEOPTION_START_CURRENT_ROW))
 		frame->start = GSW_BOUND_ROW;
 	else if (rows && (o & FRAMEOPTION_START_OFFSET) &&
@@ -627,6 +651,9 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	if (o & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
 		frame->end = GSW_BOUND_PARTITION;
+	else if (range_offset(wa, o & FRAMEOPTION_END_OFFSET, wa->endOffset,
+						  wa->endInRangeFunc))
+		frame->end = GSW_BOUND_RANGE;
 	else if (o & FRAMEOPTION_END_CURRENT_ROW)
 		frame->end = rows ? GSW_BOUND_ROW : GSW_BOUND_PEERS;
 	else if (rows && (o & FRAMEOPTION_END_OFFSET) &&
@@ -643,13 +670,14 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 	 */
 	if (frame->start == GSW_BOUND_ROW && frame->end == GSW_BOUND_PEERS)
 		return false;
+	/* a RANGE end whose start does not move: the frame only grows */
 	return true;
 }
 
 bool
 gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 {
-	if (frame->start != GSW_BOUND_ROW)
+	if (frame->start != GSW_BOUND_ROW && frame->start != GSW_BOUND_RANGE)
 		return false;
 	switch (f->fn)
 	{
@@ -680,6 +708,9 @@ describe_bound(StringInfo buf, GsWinBound bound, int64 offset, bool start)
 							   "the partition's last row");
 	else if (bound == GSW_BOUND_PEERS)
 		appendStringInfoString(buf, "the current row's last peer");
+	else if (bound == GSW_BOUND_RANGE)
+		appendStringInfoString(buf, start ? "the first row in range" :
+							   "the last row in range");
 	else if (offset == 0)
 		appendStringInfoString(buf, "the current row");
 	else
@@ -1522,12 +1553,16 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 {
 	if (frame->start == GSW_BOUND_PARTITION)
 		*fs = ps;
+	else if (frame->start == GSW_BOUND_RANGE)
+		*fs = frame->range_start[r];
 	else
 		*fs = (uint64) Max(offset_row(r, frame->start_offset, ps, pe), (int64) ps);
 	if (frame->end == GSW_BOUND_PARTITION)
 		*fe = pe;
 	else if (frame->end == GSW_BOUND_PEERS)
 		*fe = ge;
+	else if (frame->end == GSW_BOUND_RANGE)
+		*fe = frame->range_end[r];
 	else
 	{
 		int64		t = offset_row(r, frame->end_offset, ps, pe);
@@ -1627,7 +1662,7 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
 	memset(&s, 0, sizeof(s));
-	if (f->arg == GSW_ARG_NUMERIC && frame->start == GSW_BOUND_ROW)
+	if (f->arg == GSW_ARG_NUMERIC && frame->start != GSW_BOUND_PARTITION)
 	{
 		/* a numeric sum that slides: the frame's scales, see numeric_drop */
 		memset(nscales, 0, sizeof(nscales));
@@ -1930,7 +1965,7 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			break;
 		case GSW_MIN:
 		case GSW_MAX:
-			if (frame->start == GSW_BOUND_ROW)
+			if (frame->start != GSW_BOUND_PARTITION)
 				return minmax_sliding(f, flags, ps, pe, frame);
 			return aggregate_partition(f, flags, ps, pe, frame);
 		case GSW_COUNT_STAR:
@@ -2075,7 +2110,7 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		GsWinFunc  *f = &funcs[k];
 
 		alloc_results(f, n);
-		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start == GSW_BOUND_ROW)
+		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start != GSW_BOUND_PARTITION)
 			f->deque = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
 		if (f->param_null)
@@ -2156,6 +2191,150 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 	pfree(a.task_first);
 	pfree(starts);
 	return nparts;
+}
+
+/* ---- RANGE frames with offsets --------------------------------------------------- */
+
+typedef struct RangeSweep
+{
+	FmgrInfo	flinfo;			/* the bound's in_range function */
+	Oid			collation;
+	Datum		offset;
+	bool		sub;			/* subtract the offset from the current value */
+	bool		less;
+	bool		nulls_first;
+	AttrNumber	attno;
+	TupleTableSlot *slot;
+	MinimalTuple *rows;
+} RangeSweep;
+
+/* in_range(row's value, the current row's, offset, sub, less), caught */
+static bool
+range_test(RangeSweep *rs, Datum val, Datum cur, bool *failed)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool result = false;
+
+	PG_TRY();
+	{
+		result = DatumGetBool(FunctionCall5Coll(&rs->flinfo, rs->collation, val,
+												cur, rs->offset,
+												BoolGetDatum(rs->sub),
+												BoolGetDatum(rs->less)));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		FlushErrorState();
+		*failed = true;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/* the order column's value of row i (in the sweep's slot) */
+static inline Datum
+range_value(RangeSweep *rs, uint64 i, bool *isnull)
+{
+	ExecStoreMinimalTuple(rs->rows[i], rs->slot, false);
+	return slot_getattr(rs->slot, rs->attno, isnull);
+}
+
+/*
+ * Whether row h is still before the frame of a row whose value is cur
+ * (start: nodeWindowAgg.c's update_frameheadpos), or still inside it (end:
+ * update_frametailpos)
+ */
+static bool
+range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull,
+			  bool *failed)
+{
+	bool		hnull;
+	Datum		hval = range_value(rs, h, &hnull);
+
+	if (hnull || curnull)
+	{
+		if (start)
+			return rs->nulls_first ? (hnull && !curnull) : (!hnull && curnull);
+		return rs->nulls_first ? hnull : curnull;
+	}
+	return start ? !range_test(rs, hval, cur, failed) :
+		range_test(rs, hval, cur, failed);
+}
+
+static void
+range_sweep_init(RangeSweep *rs, WindowAgg *wa, bool start, MinimalTuple *rows,
+				 TupleTableSlot *slot)
+{
+	int			o = wa->frameOptions;
+	bool		preceding = start ? (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0 :
+		(o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0;
+
+	fmgr_info(start ? wa->startInRangeFunc : wa->endInRangeFunc, &rs->flinfo);
+	rs->collation = wa->inRangeColl;
+	rs->offset = ((Const *) (start ? wa->startOffset : wa->endOffset))->constvalue;
+	rs->sub = preceding;
+	rs->less = !start;
+	if (!wa->inRangeAsc)
+	{
+		rs->sub = !rs->sub;
+		rs->less = !rs->less;
+	}
+	rs->nulls_first = wa->inRangeNullsFirst;
+	rs->attno = wa->ordColIdx[0];
+	rs->slot = slot;
+	rs->rows = rows;
+}
+
+bool
+gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
+					uint64 n, const uint8 *flags, TupleTableSlot *slot)
+{
+	RangeSweep	head,
+				tail;
+	uint64		h = 0,
+				t = 0,
+				pe = 0,
+				r;
+	bool		failed = false;
+
+	if (frame->start == GSW_BOUND_RANGE)
+		range_sweep_init(&head, wa, true, rows, slot);
+	if (frame->end == GSW_BOUND_RANGE)
+		range_sweep_init(&tail, wa, false, rows, slot);
+	for (r = 0; r < n && !failed; r++)
+	{
+		bool		curnull;
+		Datum		cur;
+
+		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (flags[r] & GSW_NEW_PARTITION)
+		{
+			for (pe = r + 1; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
+				;
+			h = t = r;
+		}
+		/* a pointer into row r itself, which the slot does not own */
+		ExecStoreMinimalTuple(rows[r], slot, false);
+		cur = slot_getattr(slot, wa->ordColIdx[0], &curnull);
+		if (frame->start == GSW_BOUND_RANGE)
+		{
+			while (h < pe && range_advance(&head, true, h, cur, curnull, &failed) &&
+				   !failed)
+				h++;
+			frame->range_start[r] = (uint32) h;
+		}
+		if (frame->end == GSW_BOUND_RANGE)
+		{
+			while (t < pe && range_advance(&tail, false, t, cur, curnull, &failed) &&
+				   !failed)
+				t++;
+			frame->range_end[r] = (uint32) t;
+		}
+	}
+	ExecClearTuple(slot);
+	return !failed;
 }
 
 /* ---- 3. results -------------------------------------------------------------------- */

@@ -55,15 +55,24 @@ typedef enum GsWinBound
 {
 	GSW_BOUND_PARTITION,		/* start: the partition's first row; end: its last */
 	GSW_BOUND_PEERS,			/* end only: the current row's last peer */
-	GSW_BOUND_ROW				/* the current row, moved by an offset */
+	GSW_BOUND_ROW,				/* the current row, moved by an offset */
+	GSW_BOUND_RANGE				/* RANGE offset: range_start, range_end */
 } GsWinBound;
 
 typedef struct GsWinFrame
 {
-	GsWinBound	start;			/* GSW_BOUND_PARTITION or GSW_BOUND_ROW */
+	GsWinBound	start;			/* GSW_BOUND_PARTITION, _ROW or _RANGE */
 	GsWinBound	end;
 	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row */
 	int64		end_offset;		/* (negative: before it) */
+
+	/*
+	 * GSW_BOUND_RANGE: each row's frame start and end (exclusive), found
+	 * by the node with the in_range functions, as WindowAgg finds them
+	 * (gs_win_range_bounds); [n]
+	 */
+	uint32	   *range_start;
+	uint32	   *range_end;
 } GsWinFrame;
 
 /*
@@ -211,6 +220,18 @@ extern bool gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f,
 /* The same for the WindowAgg's frame */
 extern bool gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame,
 								   const char **why);
+
+/*
+ * Fills frame->range_start and range_end (GSW_BOUND_RANGE) for rows [0, n)
+ * of partitions flags marks, the order column's values read from rows by
+ * slot: WindowAgg's update_frameheadpos and update_frametailpos, which call
+ * the in_range functions.  Returns false, the arrays unfinished, when one
+ * raised an error (caught: built-in in_range functions hold no resource):
+ * the caller lets WindowAgg compute the window, and raise it where it does.
+ */
+extern bool gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa,
+								MinimalTuple *rows, uint64 n,
+								const uint8 *flags, TupleTableSlot *slot);
 
 /* Whether f over frame recomputes every row's frame (see above) */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);

@@ -281,6 +281,8 @@ frame_is_wide(const GsWinFrame *frame)
 {
 	int64		width;
 
+	if (frame->start == GSW_BOUND_RANGE)
+		return true;			/* as wide as the values make it */
 	if (frame->start != GSW_BOUND_ROW)
 		return false;
 	if (frame->end != GSW_BOUND_ROW)
@@ -474,7 +476,8 @@ window_bytes(GpuWindowState *node, uint64 n)
 	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
 		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool) + sizeof(uint32);
 
-	return (Size) n * (1 + per_func * node->nfuncs);
+	/* the flags, and a RANGE frame's bounds */
+	return (Size) n * (1 + 2 * sizeof(uint32) + per_func * node->nfuncs);
 }
 
 /*
@@ -663,6 +666,28 @@ raise_row_error(GpuWindowState *node, uint64 r)
 	gs_win_overflow_error();
 }
 
+/*
+ * A RANGE frame's bounds, found in the backend with the in_range functions
+ * (gs_win_range_bounds); false if one raised an error
+ */
+static bool
+range_bounds(GpuWindowState *node, MinimalTuple *rows, uint64 n,
+			 const uint8 *flags)
+{
+	GsWinFrame *frame = &node->frame;
+
+	frame->range_start = frame->range_end = NULL;
+	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
+		return true;
+	if (frame->start == GSW_BOUND_RANGE)
+		frame->range_start = palloc_extended(sizeof(uint32) * Max(n, 1),
+											 MCXT_ALLOC_HUGE);
+	if (frame->end == GSW_BOUND_RANGE)
+		frame->range_end = palloc_extended(sizeof(uint32) * Max(n, 1),
+										   MCXT_ALLOC_HUGE);
+	return gs_win_range_bounds(frame, node->wa, rows, n, flags, node->row_slot);
+}
+
 /* whether an aggregate met a numeric the threads could not compute with */
 static bool
 any_too_wide(GpuWindowState *node)
@@ -733,6 +758,14 @@ window_run(GpuWindowState *node)
 					  node->ord, node->nord, node->funcs, node->nfuncs,
 					  flags, node->nthreads);
 	evaluate_arguments(node, rows, n);
+	if (!range_bounds(node, rows, n, flags))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		window_reset(node);
+		node->ran = true;
+		start_fallback(node, "an in_range function raised an error");
+		return;
+	}
 	node->ms_bounds = elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
@@ -867,6 +900,8 @@ window_reset(GpuWindowState *node)
 	node->reservation = NULL;
 	node->rows = NULL;
 	node->flags = NULL;
+	node->frame.range_start = NULL;	/* in runcxt */
+	node->frame.range_end = NULL;
 	node->nrows = 0;
 	node->current = 0;
 	node->computed = false;
