@@ -2208,28 +2208,13 @@ typedef struct RangeSweep
 	MinimalTuple *rows;
 } RangeSweep;
 
-/* in_range(row's value, the current row's, offset, sub, less), caught */
-static bool
-range_test(RangeSweep *rs, Datum val, Datum cur, bool *failed)
+/* in_range(row's value, the current row's, offset, sub, less) */
+static inline bool
+range_test(RangeSweep *rs, Datum val, Datum cur)
 {
-	MemoryContext oldcxt = CurrentMemoryContext;
-	volatile bool result = false;
-
-	PG_TRY();
-	{
-		result = DatumGetBool(FunctionCall5Coll(&rs->flinfo, rs->collation, val,
-												cur, rs->offset,
-												BoolGetDatum(rs->sub),
-												BoolGetDatum(rs->less)));
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(oldcxt);
-		FlushErrorState();
-		*failed = true;
-	}
-	PG_END_TRY();
-	return result;
+	return DatumGetBool(FunctionCall5Coll(&rs->flinfo, rs->collation, val, cur,
+										  rs->offset, BoolGetDatum(rs->sub),
+										  BoolGetDatum(rs->less)));
 }
 
 /* the order column's value of row i (in the sweep's slot) */
@@ -2246,8 +2231,7 @@ range_value(RangeSweep *rs, uint64 i, bool *isnull)
  * update_frametailpos)
  */
 static bool
-range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull,
-			  bool *failed)
+range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull)
 {
 	bool		hnull;
 	Datum		hval = range_value(rs, h, &hnull);
@@ -2258,8 +2242,7 @@ range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull,
 			return rs->nulls_first ? (hnull && !curnull) : (!hnull && curnull);
 		return rs->nulls_first ? hnull : curnull;
 	}
-	return start ? !range_test(rs, hval, cur, failed) :
-		range_test(rs, hval, cur, failed);
+	return start ? !range_test(rs, hval, cur) : range_test(rs, hval, cur);
 }
 
 static void
@@ -2270,6 +2253,13 @@ range_sweep_init(RangeSweep *rs, WindowAgg *wa, bool start, MinimalTuple *rows,
 	bool		preceding = start ? (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0 :
 		(o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0;
 
+	rs->attno = wa->ordNumCols > 0 ? wa->ordColIdx[0] : 0;
+	rs->slot = slot;
+	rs->rows = rows;
+	if ((start ? wa->startInRangeFunc : wa->endInRangeFunc) == InvalidOid ||
+		(start ? wa->startOffset : wa->endOffset) == NULL ||
+		!IsA(start ? wa->startOffset : wa->endOffset, Const))
+		return;					/* not a RANGE offset bound */
 	fmgr_info(start ? wa->startInRangeFunc : wa->endInRangeFunc, &rs->flinfo);
 	rs->collation = wa->inRangeColl;
 	rs->offset = ((Const *) (start ? wa->startOffset : wa->endOffset))->constvalue;
@@ -2281,28 +2271,19 @@ range_sweep_init(RangeSweep *rs, WindowAgg *wa, bool start, MinimalTuple *rows,
 		rs->less = !rs->less;
 	}
 	rs->nulls_first = wa->inRangeNullsFirst;
-	rs->attno = wa->ordColIdx[0];
-	rs->slot = slot;
-	rs->rows = rows;
 }
 
-bool
-gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
-					uint64 n, const uint8 *flags, TupleTableSlot *slot)
+/* the sweep over rows [0, n) (see gs_win_range_bounds) */
+static void
+range_sweep(GsWinFrame *frame, RangeSweep *head, RangeSweep *tail,
+			AttrNumber attno, uint64 n, const uint8 *flags, TupleTableSlot *slot)
 {
-	RangeSweep	head,
-				tail;
 	uint64		h = 0,
 				t = 0,
 				pe = 0,
 				r;
-	bool		failed = false;
 
-	if (frame->start == GSW_BOUND_RANGE)
-		range_sweep_init(&head, wa, true, rows, slot);
-	if (frame->end == GSW_BOUND_RANGE)
-		range_sweep_init(&tail, wa, false, rows, slot);
-	for (r = 0; r < n && !failed; r++)
+	for (r = 0; r < n; r++)
 	{
 		bool		curnull;
 		Datum		cur;
@@ -2316,23 +2297,59 @@ gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
 			h = t = r;
 		}
 		/* a pointer into row r itself, which the slot does not own */
-		ExecStoreMinimalTuple(rows[r], slot, false);
-		cur = slot_getattr(slot, wa->ordColIdx[0], &curnull);
+		ExecStoreMinimalTuple(head->rows[r], slot, false);
+		cur = slot_getattr(slot, attno, &curnull);
 		if (frame->start == GSW_BOUND_RANGE)
 		{
-			while (h < pe && range_advance(&head, true, h, cur, curnull, &failed) &&
-				   !failed)
+			while (h < pe && range_advance(head, true, h, cur, curnull))
 				h++;
 			frame->range_start[r] = (uint32) h;
 		}
 		if (frame->end == GSW_BOUND_RANGE)
 		{
-			while (t < pe && range_advance(&tail, false, t, cur, curnull, &failed) &&
-				   !failed)
+			while (t < pe && range_advance(tail, false, t, cur, curnull))
 				t++;
 			frame->range_end[r] = (uint32) t;
 		}
 	}
+}
+
+/*
+ * The sweep runs under one PG_TRY: an error (of a built-in in_range
+ * function, which holds no resource; a cancel is let through) is caught
+ * and reported as false
+ */
+bool
+gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
+					uint64 n, const uint8 *flags, TupleTableSlot *slot)
+{
+	RangeSweep	head,
+				tail;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool failed = false;
+
+	memset(&head, 0, sizeof(head));
+	memset(&tail, 0, sizeof(tail));
+	range_sweep_init(&head, wa, true, rows, slot);
+	range_sweep_init(&tail, wa, false, rows, slot);
+	PG_TRY();
+	{
+		range_sweep(frame, &head, &tail, wa->ordColIdx[0], n, flags, slot);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		failed = true;
+	}
+	PG_END_TRY();
 	ExecClearTuple(slot);
 	return !failed;
 }
