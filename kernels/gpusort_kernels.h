@@ -157,7 +157,7 @@ extern int	gsk_tune_nbuckets;
 
 /*
  * Pseudo-tree contraction of a token array (src/tree/treerep.h) on the device,
- * steps 1 and 3 of paper 004's four steps; the caller runs steps 2 and 4
+ * steps 1 and 3 of the tree reduction's four GPU steps (Koike and Sadakane); the caller runs steps 2 and 4
  * on the host with contract.c (gs_match_parentheses, gs_contract_global):
  *
  *	   gsk_tree_plan(op, n, &plan);  allocate plan.temp_bytes on the device

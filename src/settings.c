@@ -6,7 +6,7 @@
  *
  * Every part reads its settings here and none calls back into the module
  * entry (gpusort.c), which defines them first in _PG_init; a part's own
- * developer settings stay with the part (libcoll.c, tree_reduce.c).  A
+ * tree_reduce.c defines its own (gpusort.tree_*).  A
  * value of -1 or 0 that means "let gpusort choose" is resolved by a getter
  * (gpusort_memory_budget, gpusort_threads, ...), so that every part
  * resolves it alike; gpusort_memory() shows the resolved memory budgets.
@@ -266,12 +266,9 @@ check_devices(char **newval, void **extra, GucSource source)
 	GUC_check_errhint("gpusort.devices is empty (every visible device) or a comma-separated list of CUDA device ordinals, such as '0,2'.");
 	return false;
 }
-/*
- * Defines the settings above; _PG_init calls it before the parts define
- * their own.
- */
-void
-gpusort_define_settings(void)
+/* what is sorted where: the planner's and the executor's choices */
+static void
+define_plan_settings(void)
 {
 	DefineCustomBoolVariable("gpusort.enabled",
 							 "Replaces Sort plan nodes by GpuSort.",
@@ -300,6 +297,12 @@ gpusort_define_settings(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
+}
+
+/* how much memory, which GPUs and how many threads */
+static void
+define_resource_settings(void)
+{
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Largest memory one GpuSort may use for its rows and keys.",
 							"-1 means a quarter of the memory available to the server (its "
@@ -365,6 +368,11 @@ gpusort_define_settings(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
+}
+
+static void
+define_window_settings(void)
+{
 	DefineCustomBoolVariable("gpusort.window_functions",
 							 "Computes window functions over a GpuSort in a GpuWindow node.",
 							 "A WindowAgg directly over a GpuSort whose functions and frame "
@@ -374,6 +382,12 @@ gpusort_define_settings(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+}
+
+/* developer settings, to compare two ways and to force rare paths */
+static void
+define_developer_settings(void)
+{
 	DefineCustomBoolVariable("gpusort.copy_rows",
 							 "Copies rows from parallel workers into output order before returning them.",
 							 "A developer setting: off returns them from shared memory "
@@ -400,4 +414,17 @@ gpusort_define_settings(void)
 							 PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+}
+
+/*
+ * Defines the settings above; _PG_init calls it before the parts define
+ * their own.
+ */
+void
+gpusort_define_settings(void)
+{
+	define_plan_settings();
+	define_resource_settings();
+	define_window_settings();
+	define_developer_settings();
 }

@@ -33,18 +33,8 @@ gs_cluster_start "shared_preload_libraries = 'gpusort'" "max_connections = $((cl
 
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION gpusort" \
 	-c "CREATE UNLOGGED TABLE t (id int, k int8, s text COLLATE \"C\", pad text)" || exit 1
-gs_bench_table_load() {
-	local j pids=() n=$((rows / jobs))
-	for ((j = 0; j < jobs; j++)); do
-		psql -X -q -v ON_ERROR_STOP=1 -c "INSERT INTO t
-			SELECT i, hashint8(i), md5(i::text), 'row ' || i
-			  FROM generate_series($((j * n + 1)), $(((j + 1) * n + (j == jobs - 1 ? rows - jobs * n : 0)))) i" &
-		pids+=($!)
-	done
-	for j in "${pids[@]}"; do wait "$j" || return 1; done
-	psql -X -q -c "VACUUM ANALYZE t"
-}
-gs_bench_table_load || exit 1
+gs_load_parallel t "$rows" "$jobs" "i, hashint8(i), md5(i::text), 'row ' || i" || exit 1
+psql -X -q -c "VACUUM ANALYZE t"
 
 gpu_free() {
 	psql -X -At -c "SELECT coalesce(free_memory_mb::text, status) FROM gpusort_gpu_info(true)" 2>/dev/null

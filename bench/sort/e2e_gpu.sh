@@ -110,17 +110,7 @@ BENCH_ORDER_BY=e2e_order_by
 BENCH_SRC=$SRC
 BENCH_DEVICE_FILE=$OUT/device.txt
 
-if ! command -v pg_config >/dev/null && [ -f "$SRC/.device/pg15.tar.gz" ]; then
-	. "$SRC/.device/pg-on-device.sh" "$SRC/.device/pg15.tar.gz"
-fi
-
-# The PostgreSQL bundle may lack the ICU headers that PostgreSQL's
-# pg_locale.h includes; .device/icu-include.tar.gz (usr/include/unicode of
-# the machine that made the bundle) supplies them.
-if ! echo '#include <unicode/ucol.h>' | cpp -x c - >/dev/null 2>&1 &&
-	[ -f "$SRC/.device/icu-include.tar.gz" ]; then
-	tar -C / -xzf "$SRC/.device/icu-include.tar.gz"
-fi
+. "$SRC/test/gpu/device-pg.sh" "$SRC"
 
 # build in a copy the cluster's owner can read
 W=$(mktemp -d /tmp/gpusort-bench.XXXXXX)
@@ -214,21 +204,14 @@ fi
 
 # load_table ROWS: t, loaded by $load_jobs sessions at once, each a slice
 load_table() {
-	local n=$1 j pids=() rc=0 t0 t1 t2
+	local n=$1 t0 t1 t2
 	t0=$(date +%s)
 	bench_psql -c "DROP TABLE IF EXISTS t" \
 		-c "CREATE UNLOGGED TABLE t (k8 int8, kf float8, kt text, g int4, kn numeric, ki interval)" 2>/dev/null || return 1
-	for ((j = 0; j < load_jobs; j++)); do
-		bench_psql -v ON_ERROR_STOP=1 -c "INSERT INTO t
-			SELECT hashint8(i) % 1000000000, hashint8(i * 3) / 1e9::float8,
+	gs_load_parallel t "$n" "$load_jobs" "hashint8(i) % 1000000000, hashint8(i * 3) / 1e9::float8,
 			       md5(i::text), (hashint8(i * 5) % 100)::int4,
 			       (hashint8(i * 7) % 100000000) / 100.0,
-			       (hashint8(i * 11) % 1000000) * interval '1 second' + (i % 12) * interval '1 month'
-			FROM generate_series($((j * n / load_jobs + 1)), $(((j + 1) * n / load_jobs))) i" &
-		pids+=($!)
-	done
-	for j in "${pids[@]}"; do wait "$j" || rc=1; done
-	[ $rc = 0 ] || return 1
+			       (hashint8(i * 11) % 1000000) * interval '1 second' + (i % 12) * interval '1 month'" || return 1
 	t1=$(date +%s)
 	bench_psql -c "VACUUM (FREEZE, ANALYZE) t" || return 1
 	t2=$(date +%s)

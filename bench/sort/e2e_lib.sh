@@ -118,6 +118,9 @@ bench_cell() {
 	case " $BENCH_EXPLAIN_MODES " in *" $mode "*)
 		case " $BENCH_EXPLAIN_QUERIES " in *" $q "*) explain=1 ;; esac ;;
 	esac
+	# EXPLAIN takes one query: not COPY, nor ctas's DROP TABLE; CREATE TABLE AS
+	# (it left psql's syntax errors in the records of 2026-11-24)
+	case $sql in SELECT\ *) ;; *) explain=0 ;; esac
 	if [ "${BENCH_DEADLINE:-0}" -gt 0 ]; then
 		left=$((BENCH_DEADLINE - $(bench_now)))
 		if [ $left -lt 6 ]; then
@@ -247,7 +250,8 @@ bench_device_lines() {
 	local c
 	c=$(git -C "${BENCH_SRC:-$GS_ROOT}" rev-parse --verify -q HEAD 2>/dev/null) || c=${GS_BENCH_COMMIT:-unknown}
 	echo "commit: $c$(git -C "${BENCH_SRC:-$GS_ROOT}" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (+ local changes)')"
-	echo "sources: sha1 $(cd "${BENCH_SRC:-$GS_ROOT}" && cat src/*.c src/*.h src/*/*.c src/*/*.h kernels/* kernels/*/* Makefile 2>/dev/null | sha1sum | cut -c1-12) (cat src/*.c src/*.h src/*/*.c src/*/*.h kernels/* kernels/*/* Makefile | sha1sum)"
+	# every source file, however deep (src/sort/plan/... since 2026-11-25)
+	echo "sources: sha1 $(cd "${BENCH_SRC:-$GS_ROOT}" && find src kernels Makefile -type f | LC_ALL=C sort | xargs cat 2>/dev/null | sha1sum | cut -c1-12) (find src kernels Makefile -type f | LC_ALL=C sort | xargs cat | sha1sum)"
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($(nproc) cores)"
 	echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'

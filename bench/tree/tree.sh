@@ -17,6 +17,7 @@
 #   TREE_BENCH_SMALL_DOCS=100000 bench/tree/tree.sh   fewer small documents
 set -uo pipefail
 . "$(dirname "$0")/../../test/lib.sh"
+. "$(dirname "$0")/tree_lib.sh"
 
 runs=${TREE_BENCH_RUNS:-3}
 timeout=${TREE_BENCH_TIMEOUT:-60}
@@ -26,8 +27,6 @@ gs_build_install || exit 1
 gs_cluster_start "shared_buffers = 1GB" "work_mem = 256MB" "max_parallel_workers_per_gather = 0" || exit 1
 data=$(mktemp -d /tmp/gpusort-treebench.XXXXXX)
 chmod 755 "$data"
-
-psql_q() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # ---- data -------------------------------------------------------------------
 # A random tree of depth <= 60 and ~70,000 elements (~1 MB) with weights in
@@ -56,55 +55,21 @@ CREATE TABLE doc1 (doc xml);
 CREATE TABLE doc100 (doc xml);
 \copy doc1 FROM '$data/doc1.txt'
 \copy doc100 FROM '$data/doc100.txt'
-CREATE TABLE small AS
-SELECT format('<order w="%s"><line w="%s"><part w="%s"/></line><line w="%s"/></order>',
-              g % 100, g % 7 - 3, g % 11 - 5, g % 13 - 6)::xml AS doc
-FROM generate_series(1, $ndocs) g;
+$(tree_small_docs "$ndocs")
 VACUUM ANALYZE;
 EOF
 
 # ---- timing -------------------------------------------------------------------
-# best of $runs: prints "ms|result" or "timeout|"
-time_query() {
-	local sql=$1 best="" res="" i out ms
-	for ((i = 0; i < runs; i++)); do
-		out=$(psql_q -At -c "SET statement_timeout = '${timeout}s'" -c '\timing on' -c "$sql" 2>&1)
-		if grep -q 'statement timeout' <<<"$out"; then
-			echo "timeout|"
-			return
-		fi
-		if grep -q ERROR <<<"$out"; then
-			echo "error|$(grep ERROR <<<"$out" | head -1)"
-			return
-		fi
-		res=$(grep -v '^Time:' <<<"$out" | grep -v '^SET' | tail -1)
-		ms=$(grep '^Time:' <<<"$out" | tail -1 | awk '{print $2}')
-		if [ -z "$best" ] || awk "BEGIN{exit !($ms < $best)}"; then best=$ms; fi
-	done
-	echo "$best|$res"
-}
+# best of $runs: "ms|result", "timeout:S|" or "error|..."
+time_query() { tree_time_query "$runs" "$timeout" "" "$1"; }
 
 fmt_ms() {
 	case $1 in
-		timeout) echo "> ${timeout} s" ;;
+		timeout:*) echo "> ${timeout} s" ;;
 		error) echo "error" ;;
 		n/a) echo "(as above)" ;;
 		*) awk -v m="$1" 'BEGIN{ if (m >= 1000) printf "%.2f s", m/1000; else printf "%.1f ms", m }' ;;
 	esac
-}
-
-# recursive walk for max_path over the element tree of one document
-recursive_max_path() {
-	cat <<EOF
-WITH RECURSIVE walk(node, path) AS (
-  SELECT n, coalesce((xpath('/*/@w', n))[1]::text::float8, 0)
-  FROM $1 t, unnest(xpath('/*', t.doc)) n
-  UNION ALL
-  SELECT c, path + coalesce((xpath('/*/@w', c))[1]::text::float8, 0)
-  FROM walk, unnest(xpath('/*/*', node)) c
-)
-SELECT max(path) FROM walk WHERE NOT xpath_exists('/*/*', node)
-EOF
 }
 
 recursive_max_path_small() {
@@ -128,7 +93,7 @@ bench() {
 	local ta=${a%%|*} tb=${b%%|*} speed="-"
 	if [[ $ta =~ ^[0-9.]+$ && $tb =~ ^[0-9.]+$ ]]; then
 		speed=$(awk -v x="$tb" -v y="$ta" 'BEGIN{printf "%.1fx", x/y}')
-	elif [[ $ta =~ ^[0-9.]+$ && $tb == timeout ]]; then
+	elif [[ $ta =~ ^[0-9.]+$ && $tb == timeout:* ]]; then
 		speed=$(awk -v x="$timeout" -v y="$ta" 'BEGIN{printf "> %.0fx", x*1000/y}')
 	fi
 	rows+=("| $data | $what | $(fmt_ms "$ta") | $(fmt_ms "$tb") | $speed | ${a#*|} | ${b#*|} |")
@@ -141,10 +106,10 @@ sizes=$(psql_q -At -c "SELECT count(*) || ' docs, ' || pg_size_pretty(sum(octet_
 
 bench "1 doc ($size1)" sum "SELECT tree_reduce(doc, 'sum') FROM doc1" \
 	"SELECT sum((xpath('sum(//@w)', doc))[1]::text::float8) FROM doc1"
-bench "1 doc ($size1)" max_path "SELECT tree_reduce(doc, 'max_path') FROM doc1" "$(recursive_max_path doc1)"
+bench "1 doc ($size1)" max_path "SELECT tree_reduce(doc, 'max_path') FROM doc1" "$(tree_max_path_cte doc1)"
 bench "1 doc ($size100)" sum "SELECT tree_reduce(doc, 'sum') FROM doc100" \
 	"SELECT sum((xpath('sum(//@w)', doc))[1]::text::float8) FROM doc100"
-bench "1 doc ($size100)" max_path "SELECT tree_reduce(doc, 'max_path') FROM doc100" "$(recursive_max_path doc100)"
+bench "1 doc ($size100)" max_path "SELECT tree_reduce(doc, 'max_path') FROM doc100" "$(tree_max_path_cte doc100)"
 bench "1 doc ($size100), 1 thread" max_path \
 	"SET gpusort.tree_threads = 1; SELECT tree_reduce(doc, 'max_path') FROM doc100" ""
 bench "$sizes" sum "SELECT tree_reduce(doc, 'sum') FROM small" \

@@ -16,7 +16,7 @@
 # stop at a statement_timeout and show as "> N s".  Every cell prints the
 # result too, so the columns can be checked against each other.
 #
-#   . .device/pg-on-device.sh .device/pg15.tar.gz; bench/tree/tree_gpu.sh
+#   bench/tree/tree_gpu.sh      (on the GPU machine: PostgreSQL from .device/)
 #
 # Output: a markdown table on stdout and in $OUT/tree_gpu.md (OUT defaults
 # to /tmp/tree-gpu-bench).  TREE_BENCH_WARM=0 times every query in a fresh
@@ -24,7 +24,9 @@
 # (700 copies of the ~1 MB tree in the big document) scale the data.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. test/gpu/device-pg.sh "$PWD"
 . test/lib.sh
+. bench/tree/tree_lib.sh
 
 OUT=${OUT:-/tmp/tree-gpu-bench}
 mkdir -p "$OUT"
@@ -40,8 +42,6 @@ gs_cluster_start "shared_buffers = 2GB" "work_mem = 1GB" \
 	"max_parallel_workers_per_gather = 0" || exit 1
 data=$(mktemp -d /tmp/gpusort-treegpu.XXXXXX)
 chmod 755 "$data"
-
-psql_q() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # ---- data ---------------------------------------------------------------------
 # A random tree of ~70,000 elements, depth <= 60, weights in [-100, 100]
@@ -68,38 +68,12 @@ INSERT INTO doc100 SELECT ('<r w="1">' || repeat(t, $mid) || '</r>')::xml FROM b
 CREATE TABLE docbig (doc text);
 ALTER TABLE docbig ALTER doc SET STORAGE EXTERNAL;
 INSERT INTO docbig SELECT '<r w="1">' || repeat(t, $copies) || '</r>' FROM base;
-CREATE TABLE small AS
-SELECT format('<order w="%s"><line w="%s"><part w="%s"/></line><line w="%s"/></order>',
-              g % 100, g % 7 - 3, g % 11 - 5, g % 13 - 6)::xml AS doc
-FROM generate_series(1, $ndocs) g;
+$(tree_small_docs "$ndocs")
 VACUUM ANALYZE;
 EOF
 
 # ---- timing -------------------------------------------------------------------
-# time_query RUNS TIMEOUT_S SETTINGS SQL [WARM]: best time, "ms|result".
-# WARM=1 runs the query twice per session and times the second run, so the
-# backend's one-time costs (CUDA start, first pinned buffers) are left out.
-time_query() {
-	local runs=$1 tmo=$2 settings=$3 sql=$4 warm=${5:-0} best="" res="" i out ms
-	local again=()
-	[ "$warm" = 1 ] && again=(-c "$sql")
-	for ((i = 0; i < runs; i++)); do
-		out=$(psql_q -At -c "SET statement_timeout = '${tmo}s'" -c "$settings" \
-			-c '\timing on' "${again[@]}" -c "$sql" 2>&1)
-		if grep -q 'statement timeout' <<<"$out"; then
-			echo "timeout:$tmo|"
-			return
-		fi
-		if grep -qE 'ERROR|WARNING' <<<"$out"; then
-			echo "error|$(grep -E 'ERROR|WARNING' <<<"$out" | head -1)"
-			return
-		fi
-		res=$(grep -v '^Time:' <<<"$out" | grep -v '^SET' | tail -1)
-		ms=$(grep '^Time:' <<<"$out" | tail -1 | awk '{print $2}')
-		if [ -z "$best" ] || awk "BEGIN{exit !($ms < $best)}"; then best=$ms; fi
-	done
-	echo "$best|$res"
-}
+time_query() { tree_time_query "$@"; }
 
 fmt() {
 	local t=${1%%|*} r=${1#*|}
@@ -127,19 +101,6 @@ GPU="LOAD 'gpusort'; SET gpusort.device = gpu"
 CPUK="LOAD 'gpusort'; SET gpusort.device = cpu; SET gpusort.tree_threads = $threads"
 CPU1="LOAD 'gpusort'; SET gpusort.device = cpu; SET gpusort.tree_threads = 1"
 
-recursive_max_path() {
-	cat <<EOF
-WITH RECURSIVE walk(node, path) AS (
-  SELECT n, coalesce((xpath('/*/@w', n))[1]::text::float8, 0)
-  FROM $1 t, unnest(xpath('/*', t.doc)) n
-  UNION ALL
-  SELECT c, path + coalesce((xpath('/*/@w', c))[1]::text::float8, 0)
-  FROM walk, unnest(xpath('/*/*', node)) c
-)
-SELECT max(path) FROM walk WHERE NOT xpath_exists('/*/*', node)
-EOF
-}
-
 table="| data | op | gpu | cpu $threads threads | cpu 1 thread | stock | gpu vs stock | gpu vs cpu $threads |
 |---|---|---|---|---|---|---|---|"
 row() {							# row DATA OP TABLE STOCK_SQL STOCK_TIMEOUT
@@ -159,7 +120,7 @@ sbig=$(psql_q -At -c "SELECT pg_size_pretty(octet_length(doc)::bigint) FROM docb
 ssmall=$(psql_q -At -c "SELECT pg_size_pretty(sum(octet_length(doc::text))::bigint) FROM small")
 
 row "1 doc, $s100 (xml)" sum doc100 "SELECT (xpath('sum(//@w)', doc))[1]::text::float8 FROM doc100" 60
-row "1 doc, $s100 (xml)" max_path doc100 "$(recursive_max_path doc100)" 20
+row "1 doc, $s100 (xml)" max_path doc100 "$(tree_max_path_cte doc100)" 20
 row "1 doc, $s100 (xml)" max_subtree doc100 "" 0
 row "1 doc, $sbig (text)" sum docbig "SELECT (xpath('sum(//@w)', doc::xml))[1]::text::float8 FROM docbig" 20
 row "1 doc, $sbig (text)" max_path docbig "" 0

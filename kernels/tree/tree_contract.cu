@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * tree_contract.cu
- *	  Pseudo-tree contraction on the GPU (paper 004, section 3.3): steps 1
+ *	  Pseudo-tree contraction on the GPU (Koike and Sadakane, section 3.3): steps 1
  *	  and 3 of the four-step tree reduction.  Steps 2 and 4 (Algorithm 3.2
  *	  and the O(k) replay) are sequential over O(k) items and run on the host
  *	  in contract.c (gs_match_parentheses, gs_contract_global), so the CPU

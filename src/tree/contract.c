@@ -3,7 +3,7 @@
  * contract.c
  *	  Tree reduction over the XML representation on the CPU: the sequential
  *	  reference (Algorithm 3.1 over the whole array) and the chunked
- *	  pseudo-tree contraction of paper 004 (steps 1-4 of section 3.3, see
+ *	  pseudo-tree contraction of Koike and Sadakane (steps 1-4 of section 3.3, see
  *	  contract.h), with the pieces on several threads.
  *
  * Threads.  Steps 1 and 3 are independent per piece / per interval; the

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * contract.h
- *	  Pseudo-tree contraction of the XML representation (paper 004,
+ *	  Pseudo-tree contraction of the XML representation (Koike and Sadakane's GPU tree reduction,
  *	  sections 3.2-3.7): the contracted-tree 5-tuple, chain contraction with
  *	  the partial contraction rule, and the sequential and chunked drivers.
  *

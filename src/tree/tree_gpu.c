@@ -370,6 +370,94 @@ emit_flags_clear(void)
 }
 
 /*
+ * The GPU tokenizer's count pass; *usable says whether its tokens can be
+ * trusted (else the CPU's tokenizer judges the input)
+ */
+static bool
+count_on_gpu(GskXmlScan *s, size_t off_scan, size_t scan_bytes, bool *usable,
+			 char *why, size_t whylen)
+{
+	int			rc;
+
+	if ((rc = gsk_xml_scan_count(s, (char *) dev_in.p + off_scan, scan_bytes,
+								 &host->count, stream)) != 0 ||
+		(rc = wait_gpu()) != 0)
+	{
+		gs_gpu_reason(why, whylen, "GPU tokenizer failed", rc);
+		return false;
+	}
+	*usable = host->count.flags == 0 && (host->count.final_map & 15) == 0 &&
+		2 * host->count.nelements == host->count.ntok;
+	return true;
+}
+
+/* the documents' bytes, then their starts at off_starts, to dev_in */
+static bool
+stage_documents(const char *bytes, size_t len, const uint64 *starts, int ndocs,
+				size_t off_starts, size_t need, char *why, size_t whylen)
+{
+	int			rc;
+
+	if (!dev_reserve(&dev_in, need, why, whylen))
+		return false;
+	if ((rc = stage_to_device(dev_in.p, bytes, len)) != 0 ||
+		(rc = gsk_copy_h2d_async((char *) dev_in.p + off_starts, starts,
+								 ndocs * sizeof(uint64), stream)) != 0)
+	{
+		gs_gpu_reason(why, whylen, "copying the document to the GPU failed", rc);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The documents tokenized on the CPU, then contracted on the GPU: the path
+ * of a document the GPU's tokenizer passed on to the CPU's
+ */
+static RunResult
+contract_cpu_tokens(const char *bytes, size_t len, const uint64 *starts,
+					int ndocs, int op, const char *attr, size_t attrlen,
+					GsVal *result, size_t *nelements, char *why, size_t whylen)
+{
+	GsToken    *cpu_tok = NULL;
+	GskTreePlan plan;
+	size_t		ntok,
+				tok_bytes,
+				work_bytes;
+	RunResult	res;
+	int			rc;
+
+	if (!cpu_tokens(bytes, len, starts, ndocs, op, attr, attrlen,
+					&cpu_tok, &ntok, nelements))
+		return RUN_INPUT;
+	*result = gs_op_identity(op);
+	if (ntok == 0)
+	{
+		pfree(cpu_tok);
+		return RUN_OK;
+	}
+	if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
+	{
+		gs_gpu_reason(why, whylen, "planning the GPU tree contraction failed", rc);
+		return RUN_GPU_FAILED;
+	}
+	tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
+	work_bytes = plan.temp_bytes;
+	if (!dev_reserve(&dev_work, tok_bytes + work_bytes, why, whylen))
+		return RUN_GPU_FAILED;
+	if ((rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken),
+								 stream)) != 0)
+	{
+		gs_gpu_reason(why, whylen, "copying tokens to the GPU failed", rc);
+		return RUN_GPU_FAILED;
+	}
+	res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
+				   work_bytes, NULL, result, why, whylen);
+	pfree(cpu_tok);
+	return res;
+}
+
+/*
  * Reduce the documents bytes[starts[i] .. starts[i+1]) (the last one to
  * len) as one forest.
  */
@@ -398,15 +486,9 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 	off_starts = TYPEALIGN(256, len);
 	off_scan = TYPEALIGN(256, off_starts + ndocs * sizeof(uint64));
 	scan_bytes = gsk_xml_scan_temp_bytes(len);
-	if (!dev_reserve(&dev_in, off_scan + scan_bytes, why, whylen))
+	if (!stage_documents(bytes, len, starts, ndocs, off_starts,
+						 off_scan + scan_bytes, why, whylen))
 		return RUN_GPU_FAILED;
-	if ((rc = stage_to_device(dev_in.p, bytes, len)) != 0 ||
-		(rc = gsk_copy_h2d_async((char *) dev_in.p + off_starts, starts,
-								 ndocs * sizeof(uint64), stream)) != 0)
-	{
-		gs_gpu_reason(why, whylen, "copying the document to the GPU failed", rc);
-		return RUN_GPU_FAILED;
-	}
 
 	/* 2. the tokenizer's count pass */
 	memset(&s, 0, sizeof(s));
@@ -421,15 +503,8 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 	{
 		memcpy(s.attr, attr, attrlen);
 		s.attr_len = (int) attrlen;
-		if ((rc = gsk_xml_scan_count(&s, (char *) dev_in.p + off_scan, scan_bytes,
-									 &host->count, stream)) != 0 ||
-			(rc = wait_gpu()) != 0)
-		{
-			gs_gpu_reason(why, whylen, "GPU tokenizer failed", rc);
+		if (!count_on_gpu(&s, off_scan, scan_bytes, &on_gpu, why, whylen))
 			return RUN_GPU_FAILED;
-		}
-		on_gpu = host->count.flags == 0 && (host->count.final_map & 15) == 0 &&
-			2 * host->count.nelements == host->count.ntok;
 	}
 	if (on_gpu)
 	{
@@ -472,39 +547,13 @@ run_forest(const char *bytes, size_t len, const uint64 *starts, int ndocs,
 	res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
 				   work_bytes, on_gpu ? emit_flags_clear : NULL, result,
 				   why, whylen);
+	/*
+	 * The scanner refused late (tag names) or produced an unbalanced array:
+	 * the CPU tokenizer decides.
+	 */
 	if (res == RUN_INPUT && on_gpu)
-	{
-		/*
-		 * The scanner refused late (tag names) or produced an unbalanced
-		 * array: the CPU tokenizer decides.
-		 */
-		if (!cpu_tokens(bytes, len, starts, ndocs, op, attr, attrlen,
-						&cpu_tok, &ntok, nelements))
-			return RUN_INPUT;
-		if (ntok == 0)
-		{
-			pfree(cpu_tok);
-			*result = gs_op_identity(op);
-			return RUN_OK;
-		}
-		if ((rc = gsk_tree_plan(op, ntok, &plan)) != 0)
-		{
-			gs_gpu_reason(why, whylen, "planning the GPU tree contraction failed", rc);
-			return RUN_GPU_FAILED;
-		}
-		tok_bytes = TYPEALIGN(256, ntok * sizeof(GsToken));
-		work_bytes = plan.temp_bytes;
-		if (!dev_reserve(&dev_work, tok_bytes + work_bytes, why, whylen))
-			return RUN_GPU_FAILED;
-		if ((rc = gsk_copy_h2d_async(dev_work.p, cpu_tok, ntok * sizeof(GsToken),
-									 stream)) != 0)
-		{
-			gs_gpu_reason(why, whylen, "copying tokens to the GPU failed", rc);
-			return RUN_GPU_FAILED;
-		}
-		res = contract(op, &plan, dev_work.p, (char *) dev_work.p + tok_bytes,
-					   work_bytes, NULL, result, why, whylen);
-	}
+		res = contract_cpu_tokens(bytes, len, starts, ndocs, op, attr, attrlen,
+								  result, nelements, why, whylen);
 	if (cpu_tok)
 		pfree(cpu_tok);
 	return res;

@@ -2,7 +2,7 @@
  *
  * tree_reduce.c
  *	  SQL surface of tree_reduce(): tree reductions over the element trees
- *	  of XML documents (paper 004).
+ *	  of XML documents (Koike and Sadakane).
  *
  *	  tree_reduce_doc(doc xml|text, op text, weight_attr text = 'w') float8
  *	  tree_reduce(doc xml|text, op text [, weight_attr text]) aggregate

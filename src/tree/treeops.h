@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * treeops.h
- *	  The tree reductions of tree_reduce(), each defined once (paper 004,
+ *	  The tree reductions of tree_reduce(), each defined once (Koike and Sadakane's GPU tree reduction,
  *	  sections 2.2 and 2.7), for the CPU (contract.c) and the GPU
  *	  (kernels/tree/tree_contract.cu) alike.
  *

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * treerep.h
- *	  The "XML representation" of a forest (paper 004, section 2.3), shared
+ *	  The "XML representation" of a forest (Koike and Sadakane, section 2.3), shared
  *	  by the tokenizers (CPU: xmltok.c, GPU: kernels/tree/xml_scan.cu) and the
  *	  contraction code (CPU: contract.c, GPU: kernels/tree/tree_contract.cu).
  *

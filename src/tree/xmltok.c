@@ -2,7 +2,7 @@
  *
  * xmltok.c
  *	  Streaming XML tokenizer for tree_reduce(): serialized XML to the XML
- *	  representation (paper 004, section 2.3).
+ *	  representation (Koike and Sadakane, section 2.3).
  *
  * One left-to-right pass over the bytes, no DOM and no recursion: the only
  * state that grows with the input is the stack of open elements (one

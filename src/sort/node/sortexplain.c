@@ -141,113 +141,182 @@ gs_sort_stream_note(GpuSortState *node)
 	node->info.ms_stream_wait = st->ms_waited;
 }
 
-void
-gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+/* the text format's line of rows, ties and memory */
+static void
+explain_text_rows(GpuSortState *node, ExplainState *es)
 {
-	GpuSortState *node = (GpuSortState *) cnode;
 	GsRunInfo  *info = &node->info;
-	const char *engine;
-	char	   *keydesc = NULL;
-	bool		text = (es->format == EXPLAIN_FORMAT_TEXT);
+	StringInfoData buf;
 
-	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
+	if (node->bounded)
+		appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
+						 " dropped early)", node->bound,
+						 info->rows_dropped);
+	appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
+					 " rows  Memory: %zukB", info->tie_groups,
+					 info->tie_rows, (info->peak_bytes + 1023) / 1024);
+	if (info->prefaulted > 0)
+		appendStringInfo(&buf, " (%zukB faulted in ahead)",
+						 (info->prefaulted + 1023) / 1024);
+	if (info->reserved_bytes > 0)
+		appendStringInfo(&buf, "  Reserved: %zukB",
+						 (info->reserved_bytes + 1023) / 1024);
+	explain_line(es, "%s", buf.data);
+}
 
-	if (!es->analyze || !info->valid)
-		return;
-	if (node->stream)
-		gs_sort_stream_note(node);
+/* the text format's line of the parallel intake */
+static void
+explain_text_intake(GsRunInfo *info, ExplainState *es)
+{
+	if (es->timing && info->streamed)
+		explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order while returned (threads: %d, waited %.3f ms)",
+					 info->par_rows, info->par_parts,
+					 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+					 (info->copied_bytes + 1023) / 1024,
+					 info->stream_threads, info->ms_stream_wait);
+	else if (es->timing)
+		explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
+					 info->par_rows, info->par_parts,
+					 (info->par_bytes + 1023) / 1024, info->ms_absorb,
+					 (info->copied_bytes + 1023) / 1024, info->ms_copy);
+	else
+		explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
+					 info->par_rows, info->par_parts);
+}
 
-	engine = info->used_tuplesort ? "tuplesort" :
-		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
-	if (!info->used_tuplesort && node->keys)
+/* the text format's lines of times and of the GPU's work */
+static void
+explain_text_times(GsRunInfo *info, ExplainState *es)
+{
+	if (es->timing && info->used_tuplesort)
+		explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
+	else if (es->timing && info->verified)
+		explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, verify %.3f ms, emit %.3f ms",
+					 info->ms_keys, info->ms_sort, info->ms_ties,
+					 info->ms_verify, info->ms_emit);
+	else if (es->timing)
+		explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
+					 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
+	if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
 	{
-		List	   *names = sort_key_names(node, ancestors, es, false);
-		const char **arr = palloc(sizeof(char *) * node->nkeys);
-		int			k = 0;
-		ListCell   *lc;
-
-		foreach(lc, names)
-			arr[k++] = lfirst(lc);
-		keydesc = gs_keys_describe(node->keys, arr);
+		explain_line(es, "GPU: %d buckets, " UINT64_FORMAT " bytes to device, "
+					 UINT64_FORMAT " bytes from device",
+					 info->engine.nbuckets, info->engine.bytes_h2d,
+					 info->engine.bytes_d2h);
+		if (es->timing)
+			explain_line(es, "GPU Times: to device %.3f ms, sort %.3f ms, from device %.3f ms",
+						 info->engine.ms_h2d, info->engine.ms_sort,
+						 info->engine.ms_d2h);
 	}
+}
 
-	if (text)
+static void
+explain_text(GpuSortState *node, ExplainState *es, const char *engine,
+			 const char *keydesc)
+{
+	GsRunInfo  *info = &node->info;
+
+	if (info->used_tuplesort)
 	{
-		if (info->used_tuplesort)
-			explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
-		else
-			explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
-		if (!info->used_tuplesort && info->engine.fallback[0])
+		explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
+		explain_line(es, "Sort Method: %s  %s: " INT64_FORMAT "kB",
+					 tuplesort_method_name(info->tsstats.sortMethod),
+					 tuplesort_space_type_name(info->tsstats.spaceType),
+					 info->tsstats.spaceUsed);
+	}
+	else
+	{
+		explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
+		if (info->engine.fallback[0])
 			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
-		if (info->used_tuplesort)
-			explain_line(es, "Sort Method: %s  %s: " INT64_FORMAT "kB",
-						 tuplesort_method_name(info->tsstats.sortMethod),
-						 tuplesort_space_type_name(info->tsstats.spaceType),
-						 info->tsstats.spaceUsed);
-		else
-		{
-			StringInfoData buf;
-
-			initStringInfo(&buf);
-			appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
-			if (node->bounded)
-				appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
-								 " dropped early)", node->bound,
-								 info->rows_dropped);
-			appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
-							 " rows  Memory: %zukB", info->tie_groups,
-							 info->tie_rows, (info->peak_bytes + 1023) / 1024);
-			if (info->prefaulted > 0)
-				appendStringInfo(&buf, " (%zukB faulted in ahead)",
-								 (info->prefaulted + 1023) / 1024);
-			if (info->reserved_bytes > 0)
-				appendStringInfo(&buf, "  Reserved: %zukB",
-								 (info->reserved_bytes + 1023) / 1024);
-			explain_line(es, "%s", buf.data);
-			if (info->verified)
-				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
-							 info->verify_pairs, info->verify_bad,
-							 info->verify_resorted ? ": every row sorted again by the comparators" : "");
-			if (info->par_rows > 0)
-			{
-				if (es->timing && info->streamed)
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order while returned (threads: %d, waited %.3f ms)",
-								 info->par_rows, info->par_parts,
-								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
-								 (info->copied_bytes + 1023) / 1024,
-								 info->stream_threads, info->ms_stream_wait);
-				else if (es->timing)
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order in %.3f ms",
-								 info->par_rows, info->par_parts,
-								 (info->par_bytes + 1023) / 1024, info->ms_absorb,
-								 (info->copied_bytes + 1023) / 1024, info->ms_copy);
-				else
-					explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory",
-								 info->par_rows, info->par_parts);
-			}
-		}
-		if (es->timing && info->used_tuplesort)
-			explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
-		else if (es->timing && info->verified)
-			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, verify %.3f ms, emit %.3f ms",
-						 info->ms_keys, info->ms_sort, info->ms_ties,
-						 info->ms_verify, info->ms_emit);
-		else if (es->timing)
-			explain_line(es, "Sort Times: keys %.3f ms, sort %.3f ms, ties %.3f ms, emit %.3f ms",
-						 info->ms_keys, info->ms_sort, info->ms_ties, info->ms_emit);
-		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
-		{
-			explain_line(es, "GPU: %d buckets, " UINT64_FORMAT " bytes to device, "
-						 UINT64_FORMAT " bytes from device",
-						 info->engine.nbuckets, info->engine.bytes_h2d,
-						 info->engine.bytes_d2h);
-			if (es->timing)
-				explain_line(es, "GPU Times: to device %.3f ms, sort %.3f ms, from device %.3f ms",
-							 info->engine.ms_h2d, info->engine.ms_sort,
-							 info->engine.ms_d2h);
-		}
-		return;
+		explain_text_rows(node, es);
+		if (info->verified)
+			explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
+						 info->verify_pairs, info->verify_bad,
+						 info->verify_resorted ? ": every row sorted again by the comparators" : "");
+		if (info->par_rows > 0)
+			explain_text_intake(info, es);
 	}
+	explain_text_times(info, es);
+}
+
+/* the other formats' properties of a sort by keys */
+static void
+explain_structured_keys(GpuSortState *node, ExplainState *es,
+						const char *keydesc)
+{
+	GsRunInfo  *info = &node->info;
+
+	if (info->engine.fallback[0])
+		ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
+	ExplainPropertyText("GpuSort Key", keydesc, es);
+	ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
+	if (node->bounded)
+	{
+		ExplainPropertyInteger("Bound", NULL, node->bound, es);
+		ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
+		ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
+	}
+	ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
+	ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+	if (info->verified)
+	{
+		ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);
+		ExplainPropertyUInteger("Verified Pairs Out Of Order", NULL,
+								info->verify_bad, es);
+		ExplainPropertyBool("Resorted By Comparators",
+							info->verify_resorted, es);
+	}
+	ExplainPropertyUInteger("Memory Used", "kB",
+							(info->peak_bytes + 1023) / 1024, es);
+	ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
+							(info->prefaulted + 1023) / 1024, es);
+	if (info->reserved_bytes > 0)
+		ExplainPropertyUInteger("Memory Reserved", "kB",
+								(info->reserved_bytes + 1023) / 1024, es);
+	if (info->par_rows > 0)
+	{
+		ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
+		ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
+		ExplainPropertyUInteger("Parallel Memory", "kB",
+								(info->par_bytes + 1023) / 1024, es);
+		if (es->timing)
+			ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
+								 info->ms_absorb, 3, es);
+	}
+	if (info->engine.bytes_h2d > 0)
+	{
+		ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
+		ExplainPropertyUInteger("GPU Bytes To Device", NULL, info->engine.bytes_h2d, es);
+		ExplainPropertyUInteger("GPU Bytes From Device", NULL, info->engine.bytes_d2h, es);
+	}
+}
+
+/* the other formats' times */
+static void
+explain_structured_times(GsRunInfo *info, ExplainState *es)
+{
+	ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
+	ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
+	ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
+	if (info->verified)
+		ExplainPropertyFloat("Time Verifying", "ms", info->ms_verify, 3, es);
+	ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
+	if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
+	{
+		ExplainPropertyFloat("GPU Time To Device", "ms", info->engine.ms_h2d, 3, es);
+		ExplainPropertyFloat("GPU Time Sorting", "ms", info->engine.ms_sort, 3, es);
+		ExplainPropertyFloat("GPU Time From Device", "ms", info->engine.ms_d2h, 3, es);
+	}
+}
+
+static void
+explain_structured(GpuSortState *node, ExplainState *es, const char *engine,
+				   const char *keydesc)
+{
+	GsRunInfo  *info = &node->info;
 
 	ExplainPropertyText("GpuSort Engine", engine, es);
 	if (info->used_tuplesort)
@@ -260,64 +329,46 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 							tuplesort_space_type_name(info->tsstats.spaceType), es);
 	}
 	else
-	{
-		if (info->engine.fallback[0])
-			ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
-		ExplainPropertyText("GpuSort Key", keydesc, es);
-		ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
-		if (node->bounded)
-		{
-			ExplainPropertyInteger("Bound", NULL, node->bound, es);
-			ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
-			ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
-		}
-		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
-		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
-		if (info->verified)
-		{
-			ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);
-			ExplainPropertyUInteger("Verified Pairs Out Of Order", NULL,
-									info->verify_bad, es);
-			ExplainPropertyBool("Resorted By Comparators",
-								info->verify_resorted, es);
-		}
-		ExplainPropertyUInteger("Memory Used", "kB",
-								(info->peak_bytes + 1023) / 1024, es);
-		ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
-								(info->prefaulted + 1023) / 1024, es);
-		if (info->reserved_bytes > 0)
-			ExplainPropertyUInteger("Memory Reserved", "kB",
-									(info->reserved_bytes + 1023) / 1024, es);
-		if (info->par_rows > 0)
-		{
-			ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
-			ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
-			ExplainPropertyUInteger("Parallel Memory", "kB",
-									(info->par_bytes + 1023) / 1024, es);
-			if (es->timing)
-				ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
-									 info->ms_absorb, 3, es);
-		}
-		if (info->engine.bytes_h2d > 0)
-		{
-			ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
-			ExplainPropertyUInteger("GPU Bytes To Device", NULL, info->engine.bytes_h2d, es);
-			ExplainPropertyUInteger("GPU Bytes From Device", NULL, info->engine.bytes_d2h, es);
-		}
-	}
+		explain_structured_keys(node, es, keydesc);
 	if (es->timing)
-	{
-		ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
-		ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
-		ExplainPropertyFloat("Time Settling Ties", "ms", info->ms_ties, 3, es);
-		if (info->verified)
-			ExplainPropertyFloat("Time Verifying", "ms", info->ms_verify, 3, es);
-		ExplainPropertyFloat("Time Emitting", "ms", info->ms_emit, 3, es);
-		if (!info->used_tuplesort && info->engine.bytes_h2d > 0)
-		{
-			ExplainPropertyFloat("GPU Time To Device", "ms", info->engine.ms_h2d, 3, es);
-			ExplainPropertyFloat("GPU Time Sorting", "ms", info->engine.ms_sort, 3, es);
-			ExplainPropertyFloat("GPU Time From Device", "ms", info->engine.ms_d2h, 3, es);
-		}
-	}
+		explain_structured_times(info, es);
+}
+
+/* the key layout in words, with the sort columns' names */
+static char *
+describe_keys(GpuSortState *node, List *ancestors, ExplainState *es)
+{
+	List	   *names = sort_key_names(node, ancestors, es, false);
+	const char **arr = palloc(sizeof(char *) * node->nkeys);
+	int			k = 0;
+	ListCell   *lc;
+
+	foreach(lc, names)
+		arr[k++] = lfirst(lc);
+	return gs_keys_describe(node->keys, arr);
+}
+
+void
+gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	GsRunInfo  *info = &node->info;
+	const char *engine;
+	char	   *keydesc = NULL;
+
+	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+
+	if (!es->analyze || !info->valid)
+		return;
+	if (node->stream)
+		gs_sort_stream_note(node);
+
+	engine = info->used_tuplesort ? "tuplesort" :
+		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
+	if (!info->used_tuplesort && node->keys)
+		keydesc = describe_keys(node, ancestors, es);
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		explain_text(node, es, engine, keydesc);
+	else
+		explain_structured(node, es, engine, keydesc);
 }

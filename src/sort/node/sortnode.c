@@ -63,7 +63,8 @@
  * an ERROR or a cancel frees it with the query.
  *
  * Files: the node's state is in sortstate.h, shared with sortties.c (step
- * 4) and sortexplain.c (EXPLAIN, from the GsRunInfo filled here); this file
+ * 4), sortexplain.c (EXPLAIN, from the GsRunInfo filled here) and
+ * sortstat.c (the gpusort_stat view, from the same, once per sort); this file
  * holds the executor callbacks, steps 1 to 3 and 5, the bounded sort and
  * the fallback.
  *
@@ -97,6 +98,7 @@
 #include "sortplan.h"
 #include "sortstate.h"
 #include "thread_slots.h"
+#include "timing.h"
 
 /*
  * Bytes per stored row that the sort will need besides the tuple and its
@@ -158,16 +160,6 @@ static const CustomExecMethods gpusort_exec_methods = {
 	.RestrPosCustomScan = gpusort_restrpos,
 	.ExplainCustomScan = gs_sort_explain,
 };
-
-static inline double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
 
 /* ---- setup ------------------------------------------------------------------- */
 
@@ -526,7 +518,7 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 	a.buf = gs_huge_alloc(node->runcxt, Max(a.offsets[a.nslices], 1));
 	gs_cpu_for_tasks(a.nslices, nthreads, copy_row_slices, &a);
 	node->info.copied_bytes = a.offsets[a.nslices];
-	node->info.ms_copy = elapsed_ms(start);
+	node->info.ms_copy = gs_elapsed_ms(start);
 	pfree(a.offsets);
 }
 
@@ -609,7 +601,7 @@ build_keys(GpuSortState *node)
 		encode_serial(node, sorter);
 	/* row_raw may have left a stored row in the slot */
 	ExecClearTuple(node->row_slot);
-	node->info.ms_keys += elapsed_ms(start);
+	node->info.ms_keys += gs_elapsed_ms(start);
 	return sorter;
 }
 
@@ -633,7 +625,7 @@ order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
 
 	INSTR_TIME_SET_CURRENT(start);
 	gs_sorter_sort(sorter);
-	node->info.ms_sort += elapsed_ms(start);
+	node->info.ms_sort += gs_elapsed_ms(start);
 
 	order = gs_sorter_rows(sorter);
 	node->nout = (node->bounded && (uint64) node->bound < n) ? (uint64) node->bound : n;
@@ -644,7 +636,7 @@ order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
 		INSTR_TIME_SET_CURRENT(start);
 		settled = gs_sort_settle_ties(node, order, gs_sorter_key(sorter, 0),
 									  nwords, n, first_inexact);
-		node->info.ms_ties += elapsed_ms(start);
+		node->info.ms_ties += gs_elapsed_ms(start);
 		if (settled)
 			order = settled;
 	}
@@ -658,7 +650,7 @@ order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
 								 nwords, n, verify_col);
 		if (settled)
 			order = settled;
-		node->info.ms_verify += elapsed_ms(start);
+		node->info.ms_verify += gs_elapsed_ms(start);
 	}
 	*settled_out = settled;
 	return order;
@@ -752,7 +744,7 @@ gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
 	if (!keep_raw)
 		node->maxtuples = Max(node->nout, 1);
 	node->ntuples = node->nout;
-	node->info.ms_emit += elapsed_ms(start);
+	node->info.ms_emit += gs_elapsed_ms(start);
 }
 
 /*
@@ -1048,16 +1040,13 @@ absorb_shared(GpuSortState *node, Size budget)
 			switch_to_tuplesort(node, why);
 		}
 	}
-	node->info.ms_absorb = elapsed_ms(start);
+	node->info.ms_absorb = gs_elapsed_ms(start);
 }
 
-/* reads the input and sorts it */
+/* the run's memory, keys and arrays, before the first row */
 static void
-gpusort_run(GpuSortState *node)
+start_run(GpuSortState *node)
 {
-	PlanState  *outer = outerPlanState(node);
-	Size		budget = gpusort_memory_budget();
-
 	gs_sort_prepare_support(node);
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
@@ -1070,109 +1059,130 @@ gpusort_run(GpuSortState *node)
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
+	gs_sort_stat_watch(node);
 
 	if (node->keys == NULL)
+	{
 		switch_to_tuplesort(node, node->nokey_reason);
-	else
-	{
-		gs_rows_init(&node->rows, node->runcxt, node->prefault);
-		node->prune_at = node->bounded ?
-			(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
-		node->maxtuples = initial_capacity(node);
-		node->tuples = gs_huge_alloc(node->runcxt,
-								   sizeof(MinimalTuple) * node->maxtuples);
-		node->raw_bytes = gs_keys_raw_bytes(node->keys);
-		/* a parallel intake brings every row's raw key: keep all */
-		node->raw = (gs_keys_raw_is_small(node->keys) || node->par) ?
-			gs_huge_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
-			NULL;
-		gs_keys_reset(node->keys);
+		return;
 	}
+	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	node->prune_at = node->bounded ?
+		(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
+	node->maxtuples = initial_capacity(node);
+	node->tuples = gs_huge_alloc(node->runcxt,
+								 sizeof(MinimalTuple) * node->maxtuples);
+	node->raw_bytes = gs_keys_raw_bytes(node->keys);
+	/* a parallel intake brings every row's raw key: keep all */
+	node->raw = (gs_keys_raw_is_small(node->keys) || node->par) ?
+		gs_huge_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
+		NULL;
+	gs_keys_reset(node->keys);
+}
 
-	for (;;)
+/* room for one more row; false when the rows outgrow 32-bit row numbers */
+static bool
+grow_arrays(GpuSortState *node)
+{
+	uint64		newmax;
+
+	if (node->ntuples < node->maxtuples)
+		return true;
+	newmax = Min(node->maxtuples * 2, (uint64) PG_UINT32_MAX);
+	if (node->ntuples >= newmax)
+		return false;
+	node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
+	if (node->raw)
+		node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * newmax);
+	node->maxtuples = newmax;
+	return true;
+}
+
+/*
+ * Whether the stored rows still fit the budget and the server-wide
+ * account; if not, why[] says why
+ */
+static bool
+stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
+{
+	if (stored_bytes(node) + node->rows.ahead_size <= node->reserved_to)
+		return true;
+	if (stored_bytes(node) > budget)
 	{
-		TupleTableSlot *slot = ExecProcNode(outer);
-
-		if (TupIsNull(slot))
-			break;
-		if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
-		{
-			/* the participants ran out of room and pass their rows on */
-			char		why[128];
-
-			overflow_reason(node, why, sizeof(why), budget);
-			switch_to_tuplesort(node, why);
-		}
-		if (node->tuplesort)
-		{
-			tuplesort_puttupleslot(node->tuplesort, slot);
-			continue;
-		}
-		if (node->cutoff && gs_sort_compare_slots(node, slot, node->cmp_slot, 0) >= 0)
-		{
-			node->info.rows_dropped++;
-			continue;
-		}
-
-		if (node->ntuples == node->maxtuples)
-		{
-			uint64		newmax = node->maxtuples * 2;
-
-			if (newmax > PG_UINT32_MAX)
-				newmax = PG_UINT32_MAX;
-			if (node->ntuples >= newmax)
-			{
-				switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
-				tuplesort_puttupleslot(node->tuplesort, slot);
-				continue;
-			}
-			node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
-			if (node->raw)
-				node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * newmax);
-			node->maxtuples = newmax;
-		}
-		if (node->ntuples % GS_PREFAULT_WINDOW == 0)
-			prefault_arrays(node);
-		gs_keys_observe(node->keys, slot, node->raw ?
-						node->raw + node->ntuples * node->raw_bytes : NULL);
-		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
-
-		if (stored_bytes(node) + node->rows.ahead_size > node->reserved_to)
-		{
-			char		why[128];
-
-			if (stored_bytes(node) > budget)
-				budget_reason(why, sizeof(why), budget);
-			/* the block faulted in ahead is memory too */
-			else if (reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
-									why, sizeof(why)))
-				why[0] = '\0';
-			if (why[0] != '\0')
-			{
-				switch_to_tuplesort(node, why);
-				continue;
-			}
-		}
-		if (node->bounded && node->ntuples >= node->prune_at)
-			prune_to_bound(node);
+		budget_reason(why, whylen, budget);
+		return false;
 	}
+	/* the block faulted in ahead is memory too */
+	return reserve_stored(node, stored_bytes(node) + node->rows.ahead_size,
+						  why, whylen);
+}
 
+/* one input row: stored with its key, or handed to the tuplesort */
+static void
+take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+{
+	char		why[128];
+
+	node->info.rows_in++;
+	if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
+	{
+		/* the participants ran out of room and pass their rows on */
+		overflow_reason(node, why, sizeof(why), budget);
+		switch_to_tuplesort(node, why);
+	}
+	if (node->tuplesort)
+	{
+		tuplesort_puttupleslot(node->tuplesort, slot);
+		return;
+	}
+	if (node->cutoff && gs_sort_compare_slots(node, slot, node->cmp_slot, 0) >= 0)
+	{
+		node->info.rows_dropped++;
+		return;
+	}
+	if (!grow_arrays(node))
+	{
+		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
+		tuplesort_puttupleslot(node->tuplesort, slot);
+		return;
+	}
+	if (node->ntuples % GS_PREFAULT_WINDOW == 0)
+		prefault_arrays(node);
+	gs_keys_observe(node->keys, slot, node->raw ?
+					node->raw + node->ntuples * node->raw_bytes : NULL);
+	node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
+
+	if (!stored_rows_fit(node, budget, why, sizeof(why)))
+		switch_to_tuplesort(node, why);
+	else if (node->bounded && node->ntuples >= node->prune_at)
+		prune_to_bound(node);
+}
+
+/*
+ * The input is read (since intake_start): sort what was stored, or let the
+ * tuplesort sort
+ */
+static void
+finish_run(GpuSortState *node, Size budget, instr_time intake_start)
+{
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
 	if (node->par)
 		absorb_shared(node, budget);
+	node->info.ms_intake = gs_elapsed_ms(intake_start);
 	if (node->tuplesort)
 	{
 		instr_time	start;
 
 		INSTR_TIME_SET_CURRENT(start);
 		tuplesort_performsort(node->tuplesort);
-		node->info.ms_sort += elapsed_ms(start);
+		node->info.ms_sort += gs_elapsed_ms(start);
 		tuplesort_get_stats(node->tuplesort, &node->info.tsstats);
 	}
 	else
 	{
 		gs_rows_finish(&node->rows);
 		node->info.rows_sorted = node->ntuples;
+		node->info.stored_bytes = stored_bytes(node);
 		sort_stored(node, false);
 	}
 	node->current = 0;
@@ -1180,6 +1190,27 @@ gpusort_run(GpuSortState *node)
 	node->markpos = 0;
 	node->mark_eof = false;
 	node->sort_done = true;
+}
+
+/* reads the input and sorts it */
+static void
+gpusort_run(GpuSortState *node)
+{
+	PlanState  *outer = outerPlanState(node);
+	Size		budget = gpusort_memory_budget();
+	instr_time	intake_start;
+
+	start_run(node);
+	INSTR_TIME_SET_CURRENT(intake_start);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		take_row(node, slot, budget);
+	}
+	finish_run(node, budget, intake_start);
 }
 
 /* ---- executor callbacks ------------------------------------------------------- */
@@ -1271,7 +1302,7 @@ gpusort_exec(CustomScanState *cnode)
 	else
 		ExecClearTuple(slot);
 	if (node->time_emit)
-		node->info.ms_emit += elapsed_ms(start);
+		node->info.ms_emit += gs_elapsed_ms(start);
 	return slot;
 }
 

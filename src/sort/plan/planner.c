@@ -4,88 +4,54 @@
  *	  The planner hook that puts GpuSort in place of the executor's Sorts.
  *
  * The hook lets the planner finish, then walks the finished plan: the main
- * tree, every subplan (which includes initPlans and CTEs) and, below each
- * node, every child (lefttree/righttree, Append and MergeAppend children,
- * SubqueryScan subplans, CustomScan children).  Each Sort it meets becomes
- * a GpuSort CustomScan (sortnode.h) that keeps the Sort's Plan header, so
- * costs, initPlans and the param sets that drive rescans stay as the
- * planner made them.  That covers ORDER BY and the Sorts under MergeJoin,
- * GroupAggregate, WindowAgg, Unique, sorted SetOp and MergeAppend.
+ * tree, every subplan (initPlans and CTEs included) and every child below
+ * each node.  Each Sort it meets becomes a GpuSort CustomScan (sortnode.h)
+ * that keeps the Sort's Plan header, so costs, initPlans and the param sets
+ * that drive rescans stay as the planner made them.  That covers ORDER BY
+ * and the Sorts under MergeJoin, GroupAggregate, WindowAgg, Unique, sorted
+ * SetOp and MergeAppend.  A WindowAgg over a GpuSort may then become a
+ * GpuWindow (windownode.c).
  *
- * Left alone: IncrementalSort (its input is already partly sorted, which a
- * full sort would waste) and the Sorts in Agg.chain, which are not plan
- * nodes that run but descriptions of grouping-set phases that the Agg node
+ * Left alone: IncrementalSort (its input is already partly sorted) and the
+ * Sorts in Agg.chain, which describe grouping-set phases that the Agg node
  * performs with its own tuplesorts.
  *
- * What the planner assumed of a Sort holds for GpuSort: it supports
- * backward scan and mark/restore (flags), rewinds cheaply, and copies the
- * Sort's allParam/extParam so a rescan with changed parameters re-sorts.
- * A Limit above a Sort made the Sort bounded at run time through
- * ExecSetTupleBound, which does not know CustomScans; so the walk passes
- * each Limit's offset and count expressions down the same path that
- * ExecSetTupleBound would take (through Append, MergeAppend, Result and
- * qual-free SubqueryScan) and the GpuSort evaluates them itself.  Volatile
- * expressions are not passed down: evaluating them twice could disagree.
+ * What the planner assumed of a Sort holds for GpuSort: backward scan,
+ * mark/restore, cheap rewinds, and the Sort's allParam/extParam, so a
+ * rescan with changed parameters sorts again.  A Limit above a Sort bounds
+ * it at run time through ExecSetTupleBound, which does not know
+ * CustomScans; so the walk passes each Limit's offset and count down the
+ * path ExecSetTupleBound would take, and the GpuSort evaluates them itself
+ * (volatile ones are not passed: evaluating them twice could disagree).
  *
- * Parallel input (gpusort.parallel, the default): where stock runs a
- * parallel plan under the sort, as a Gather Merge over per-worker Sorts or
- * as a Sort over a Gather, the result is
+ * Parallel input (gpusort.parallel): where stock runs a parallel plan
+ * under the sort, the result is
  *
  *		GpuSort (parallel) -> Gather -> GpuSortStore -> the workers' plan
  *
- * Each participant runs its share of the workers' plan and stores its rows
- * and their raw keys in shared memory (sortpar.c), and the leader's GpuSort
- * sorts them all at once: the workers scan, join, deform and build keys in
- * parallel, and no row moves through a tuple queue.  That needs the Gather
- * to return its input's columns unchanged and the sort to be unbounded
- * (under a Limit the workers' top-N Sorts stay, see below); otherwise, or
- * with gpusort.parallel off, the shapes below.  The store nodes get plan
- * node ids after every id the planner gave, as parallel query keys its
- * per-node shared state by them.
+ * Each participant stores its rows and their raw keys in shared memory
+ * (sortpar.c), and the leader sorts them all at once: the workers scan,
+ * join, deform and build keys in parallel, and no row moves through a
+ * tuple queue.  That needs the Gather to return its input's columns
+ * unchanged and the sort to be unbounded.  A large unbounded sort that
+ * stock planned serially over a Seq Scan (its cost model prefers one
+ * in-memory sort when work_mem is large) gets this shape too, when the
+ * query may run in parallel mode and the scan's own expressions are
+ * parallel safe; a parallel restricted part above, such as a window
+ * function, stays in the leader.
  *
- * Stock often plans a large sort serially: with a large work_mem its cost
- * model prefers one in-memory sort to a Gather Merge of per-worker sorts.
- * For GpuSort the sort itself is cheap and reading the rows is what costs,
- * so an unbounded GpuSort directly over a serial Seq Scan of a table that
- * stock would scan in parallel (the workers compute_parallel_worker gives,
- * from the table's size or its parallel_workers option) gets the parallel
- * shape too, when the query may run in parallel mode at all (as
- * standard_planner checks it before choosing any parallel plan: nothing in
- * it is parallel unsafe) and the scan's own expressions are parallel safe,
- * with no parameters or subplans: a parallel restricted part, such as the
- * window functions of a WindowAgg above, stays in the leader.
- *
- * Gather Merge over a per-worker Sort becomes one GpuSort in the leader.  A
- * GPU wants one large sort rather than one small sort per worker (each of
- * which would start its own CUDA context, capped by
- * gpusort.max_gpu_sessions), and the CPU engine's radix sort of all rows
- * costs about what the workers' sorts plus the merge cost.  When the
- * workers only scan a table (Sort over a Parallel Seq Scan), the scan
- * becomes a plain Seq Scan under the GpuSort: moving every row through the
- * workers' tuple queues costs more than the parallel scan saves (10^7 rows:
- * 2.1 s serial vs 3.1 s through a Gather on 2 cores).  Otherwise the
- * workers keep their part (joins, partial aggregates) below a Gather, and
- * a Result above the GpuSort projects the Gather Merge's targetlist when
- * the workers' Sort returned more (an expression sorted on, say).
- *
- * Not so under a Limit: ExecSetTupleBound bounds each worker's Sort to the
- * first offset + count rows, a top-N heap that the workers run in parallel
- * on their share of the input and that sends the leader only those rows,
- * while one GpuSort would pull every row through the leader (5*10^6 rows,
- * LIMIT 100, 2 cores: 0.28 s against 0.45 s).  There the Gather Merge and
- * its workers' Sorts stay; Sorts further down are replaced as usual.
- *
- * At the top of the plan, a sort column that is only a COLLATE copy of
- * another column is sorted from that column, and the copy leaves the
- * targetlists (drop_collate_copies).
+ * Otherwise a Gather Merge over per-worker Sorts becomes one GpuSort in the
+ * leader: a GPU wants one large sort rather than one small one per worker
+ * (each would start a CUDA context of its own).  Not so under a Limit:
+ * there each worker's Sort is a top-N heap over its share that sends the
+ * leader only its first rows, which one GpuSort pulling every row through
+ * the leader cannot beat, so the Gather Merge and its Sorts stay.
  *
  * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
- * replaced (0 replaces all), whose first sort column has an encoding
- * (sortkey.c), and whose estimated rows fit gpusort.max_memory: elsewhere
- * the GpuSort node could only hand its rows to one tuplesort, in one
- * process, where stock's plan may sort in every parallel worker, so the
- * stock plan stays as the planner made it.  gpusort.enabled = off leaves
- * plans alone.
+ * replaced, whose first sort column has an encoding (sortkey.c), and whose
+ * estimated rows fit gpusort.max_memory: elsewhere the node could only hand
+ * its rows to one tuplesort, in one process, where stock's plan may sort in
+ * every parallel worker.  gpusort.enabled = off leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -116,6 +82,7 @@
 #include "sortnode.h"
 #include "sortpar.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "windownode.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
@@ -161,12 +128,20 @@ static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 static bool
 eligible(Plan *sort, Oid sortop0, Oid collation0)
 {
+	GsStatCounter why;
+
 	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
-		return false;
-	if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
-		(double) gpusort_memory_budget())
-		return false;
-	return gs_keys_encodable(sortop0, collation0);
+		why = GS_STAT_STOCK_MIN_ROWS;
+	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
+			 (double) gpusort_memory_budget())
+		why = GS_STAT_STOCK_MAX_MEMORY;
+	else if (!gs_keys_encodable(sortop0, collation0))
+		why = GS_STAT_STOCK_NO_ENCODING;
+	else
+		return true;
+	/* gpusort_stat's planned-stock counts, one per plan node */
+	gs_stat_count(why);
+	return false;
 }
 
 /*

@@ -54,7 +54,9 @@
 #include "memaccount.h"
 #include "sortnode.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "threads.h"
+#include "timing.h"
 #include "windowfuncs.h"
 #include "windownode.h"
 
@@ -438,16 +440,6 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	}
 }
 
-static inline double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
-
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
 static void
 start_fallback(GpuWindowState *node, const char *why)
@@ -766,11 +758,11 @@ window_run(GpuWindowState *node)
 		start_fallback(node, "an in_range function raised an error");
 		return;
 	}
-	node->ms_bounds = elapsed_ms(start);
+	node->ms_bounds = gs_elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
-	node->ms_funcs = elapsed_ms(start);
+	node->ms_funcs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 
 	/* numerics past 128 bits: PostgreSQL's own arithmetic, in WindowAgg */
@@ -819,7 +811,11 @@ window_exec(CustomScanState *cnode)
 	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
 
 	if (!node->computed && node->fallback == NULL)
+	{
 		window_run(node);
+		gs_stat_count_window(node->why, node->computed ?
+							 node->ms_bounds + node->ms_funcs : 0);
+	}
 	if (node->fallback)
 		return ExecProcNode(node->fallback);
 
