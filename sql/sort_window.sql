@@ -226,6 +226,7 @@ SELECT * FROM win_error($$SELECT id, count(*) FILTER (WHERE 100 / (k - 7) > 1) O
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k) OVER w, string_agg(t, ',') OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
 -- what stays with WindowAgg
 CREATE AGGREGATE my_sum(int) (sfunc = int4pl, stype = int, initcond = '0');
+-- (GROUPS with offsets is computed since issue 27, see sort_window_numeric)
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w ORDER BY 1, 2, 3$$);
 -- (RANGE with offsets is computed since issue 27, see sort_window_numeric)
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) FROM w ORDER BY 1, 2, 3$$);

@@ -641,6 +641,13 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 		frame->start = GSW_BOUND_RANGE;
 	else if (rows && (o & FRAMEOPTION_START_CURRENT_ROW))
 		frame->start = GSW_BOUND_ROW;
+	else if (o & FRAMEOPTION_START_CURRENT_ROW)
+		frame->start = GSW_BOUND_GROUPS;	/* the first peer: offset 0 */
+	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_START_OFFSET) &&
+			 rows_offset(wa->startOffset,
+						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
+						 &frame->start_offset))
+		frame->start = GSW_BOUND_GROUPS;
 	else if (rows && (o & FRAMEOPTION_START_OFFSET) &&
 			 rows_offset(wa->startOffset,
 						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
@@ -661,6 +668,11 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
 						 &frame->end_offset))
 		frame->end = GSW_BOUND_ROW;
+	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_END_OFFSET) &&
+			 rows_offset(wa->endOffset,
+						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
+						 &frame->end_offset))
+		frame->end = GSW_BOUND_GROUPS;
 	else
 		return false;
 
@@ -677,7 +689,7 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 bool
 gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 {
-	if (frame->start != GSW_BOUND_ROW && frame->start != GSW_BOUND_RANGE)
+	if (frame->start == GSW_BOUND_PARTITION)
 		return false;
 	switch (f->fn)
 	{
@@ -711,6 +723,13 @@ describe_bound(StringInfo buf, GsWinBound bound, int64 offset, bool start)
 	else if (bound == GSW_BOUND_RANGE)
 		appendStringInfoString(buf, start ? "the first row in range" :
 							   "the last row in range");
+	else if (bound == GSW_BOUND_GROUPS && offset == 0)
+		appendStringInfoString(buf, start ? "the current row's first peer" :
+							   "the current row's last peer");
+	else if (bound == GSW_BOUND_GROUPS)
+		appendStringInfo(buf, "the %s peer of the group " INT64_FORMAT " %s",
+						 start ? "first" : "last", offset < 0 ? -offset : offset,
+						 offset < 0 ? "before" : "after");
 	else if (offset == 0)
 		appendStringInfoString(buf, "the current row");
 	else
@@ -1553,7 +1572,7 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 {
 	if (frame->start == GSW_BOUND_PARTITION)
 		*fs = ps;
-	else if (frame->start == GSW_BOUND_RANGE)
+	else if (GSW_BOUND_IS_ARRAY(frame->start))
 		*fs = frame->range_start[r];
 	else
 		*fs = (uint64) Max(offset_row(r, frame->start_offset, ps, pe), (int64) ps);
@@ -1561,7 +1580,7 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 		*fe = pe;
 	else if (frame->end == GSW_BOUND_PEERS)
 		*fe = ge;
-	else if (frame->end == GSW_BOUND_RANGE)
+	else if (GSW_BOUND_IS_ARRAY(frame->end))
 		*fe = frame->range_end[r];
 	else
 	{
@@ -2352,6 +2371,68 @@ gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
 	PG_END_TRY();
 	ExecClearTuple(slot);
 	return !failed;
+}
+
+/* g + off clamped to [-1, ngroups] (off any int8) */
+static inline int64
+group_offset(uint64 g, int64 off, uint64 ngroups)
+{
+	if (off >= (int64) ngroups)
+		return (int64) ngroups;
+	if (off <= -(int64) ngroups - 1)
+		return -1;
+	off += (int64) g;
+	return off < -1 ? -1 : off > (int64) ngroups ? (int64) ngroups : off;
+}
+
+/*
+ * GROUPS offsets: row r of peer group g starts its frame at the first row
+ * of group g + start_offset and ends it after the last row of group g +
+ * end_offset, within its partition (nodeWindowAgg.c's update_frameheadpos
+ * and update_frametailpos in GROUPS mode); RANGE CURRENT ROW starts at
+ * the first peer, offset 0.  gstart lists a partition's group starts.
+ */
+void
+gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
+{
+	uint32	   *gstart = palloc_extended(sizeof(uint32) * (Max(n, 1) + 1),
+										 MCXT_ALLOC_HUGE);
+	uint64		ps = 0;
+
+	while (ps < n)
+	{
+		uint64		pe = ps + 1,
+					ngroups = 1,
+					g = 0,
+					r;
+
+		CHECK_FOR_INTERRUPTS();
+		gstart[0] = (uint32) ps;
+		for (; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
+			if (flags[pe] & GSW_NEW_PEERS)
+				gstart[ngroups++] = (uint32) pe;
+		gstart[ngroups] = (uint32) pe;
+		for (r = ps; r < pe; r++)
+		{
+			int64		t;
+
+			if (r > ps && (flags[r] & GSW_NEW_PEERS))
+				g++;
+			if (frame->start == GSW_BOUND_GROUPS)
+			{
+				t = group_offset(g, frame->start_offset, ngroups);
+				frame->range_start[r] = t < 0 ? (uint32) ps : gstart[t];
+			}
+			if (frame->end == GSW_BOUND_GROUPS)
+			{
+				t = group_offset(g, frame->end_offset, ngroups);
+				frame->range_end[r] = t < 0 ? (uint32) ps :
+					t >= (int64) ngroups ? (uint32) pe : gstart[t + 1];
+			}
+		}
+		ps = pe;
+	}
+	pfree(gstart);
 }
 
 /* ---- 3. results -------------------------------------------------------------------- */

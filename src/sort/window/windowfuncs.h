@@ -56,15 +56,18 @@ typedef enum GsWinBound
 	GSW_BOUND_PARTITION,		/* start: the partition's first row; end: its last */
 	GSW_BOUND_PEERS,			/* end only: the current row's last peer */
 	GSW_BOUND_ROW,				/* the current row, moved by an offset */
-	GSW_BOUND_RANGE				/* RANGE offset: range_start, range_end */
+	GSW_BOUND_RANGE,			/* RANGE offset: range_start, range_end */
+	GSW_BOUND_GROUPS			/* the peer group an offset (in groups) from
+								 * the current row's: range_start, range_end */
 } GsWinBound;
 
 typedef struct GsWinFrame
 {
 	GsWinBound	start;			/* GSW_BOUND_PARTITION, _ROW or _RANGE */
 	GsWinBound	end;
-	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row */
-	int64		end_offset;		/* (negative: before it) */
+	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row, */
+	int64		end_offset;		/* GSW_BOUND_GROUPS: peer groups (negative:
+								 * before it) */
 
 	/*
 	 * GSW_BOUND_RANGE: each row's frame start and end (exclusive), found
@@ -232,6 +235,12 @@ extern bool gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame,
 extern bool gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa,
 								MinimalTuple *rows, uint64 n,
 								const uint8 *flags, TupleTableSlot *slot);
+
+/* The same for GSW_BOUND_GROUPS, from the peer groups flags marks */
+extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags);
+
+/* whether frame's bounds are arrays the node fills (RANGE, GROUPS) */
+#define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
 
 /* Whether f over frame recomputes every row's frame (see above) */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);

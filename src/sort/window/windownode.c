@@ -283,7 +283,7 @@ frame_is_wide(const GsWinFrame *frame)
 {
 	int64		width;
 
-	if (frame->start == GSW_BOUND_RANGE)
+	if (GSW_BOUND_IS_ARRAY(frame->start))
 		return true;			/* as wide as the values make it */
 	if (frame->start != GSW_BOUND_ROW)
 		return false;
@@ -669,14 +669,18 @@ range_bounds(GpuWindowState *node, MinimalTuple *rows, uint64 n,
 	GsWinFrame *frame = &node->frame;
 
 	frame->range_start = frame->range_end = NULL;
-	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
+	if (!GSW_BOUND_IS_ARRAY(frame->start) && !GSW_BOUND_IS_ARRAY(frame->end))
 		return true;
-	if (frame->start == GSW_BOUND_RANGE)
+	if (GSW_BOUND_IS_ARRAY(frame->start))
 		frame->range_start = palloc_extended(sizeof(uint32) * Max(n, 1),
 											 MCXT_ALLOC_HUGE);
-	if (frame->end == GSW_BOUND_RANGE)
+	if (GSW_BOUND_IS_ARRAY(frame->end))
 		frame->range_end = palloc_extended(sizeof(uint32) * Max(n, 1),
 										   MCXT_ALLOC_HUGE);
+	if (frame->start == GSW_BOUND_GROUPS || frame->end == GSW_BOUND_GROUPS)
+		gs_win_group_bounds(frame, n, flags);
+	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
+		return true;
 	return gs_win_range_bounds(frame, node->wa, rows, n, flags, node->row_slot);
 }
 
