@@ -21,6 +21,8 @@
 # 1GB, stock in one process, gpusort at its defaults with the tuned
 # settings and gpusort.min_rows = 0), the best of GS_BENCH_REPS (2) runs.
 #
+# Records: bench/results/window/window_money_*.md.
+#
 # Output ($OUT, default bench/out/window_money): e2e.csv (rows,query,mode,ms),
 # window_money.md (a table per size: ms per mode, stock tuned / gpusort,
 # stock serial / gpusort, and whether the plan has GpuWindow), plans_ROWS.txt,
@@ -54,9 +56,8 @@ BENCH_SRC=$SRC
 BENCH_DEVICE_FILE=$OUT/device.txt
 export GS_CLUSTER_LOCALE=${GS_CLUSTER_LOCALE:-en_US.UTF-8}
 
-if ! command -v pg_config >/dev/null && [ -f "$SRC/.device/pg15.tar.gz" ]; then
-	. "$SRC/.device/pg-on-device.sh" "$SRC/.device/pg15.tar.gz"
-fi
+# on the GPU machine: the PostgreSQL bundle of .device/ (test/gpu/README.md)
+. "$SRC/test/gpu/device-pg.sh" "$SRC"
 
 # build in a copy the cluster's owner can read
 W=$(mktemp -d /tmp/gpusort-bench.XXXXXX)
