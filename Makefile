@@ -40,6 +40,10 @@ SHLIB_LINK  += -lpthread
 # no path of the build machine in the module (__FILE__ of ereport and Assert)
 PG_CFLAGS   += -ffile-prefix-map=$(abspath $(src_tree))/=
 
+# GpuWindow's float aggregates must give float.c's bits: no multiply and add
+# contracted into one fused operation, which float.c does not do either
+src/sort/window/windowfuncs.o: CFLAGS += -ffp-contract=off
+
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
 # Compute capability to build for (90 = H100/H200); PTX is embedded too, so
