@@ -1019,7 +1019,12 @@ feed_create_state(CustomScan *cscan)
 static void
 feed_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	/* source is set by start_fallback */
+	/*
+	 * source is set by start_fallback.  The feed returns the GpuSort's
+	 * slots as they are, not the virtual slots a CustomScan's result is
+	 * said to be: the WindowAgg must not compile its expressions for those.
+	 */
+	node->ss.ps.resultopsfixed = false;
 }
 
 static TupleTableSlot *
