@@ -17,19 +17,32 @@
 
 MODULE_big = gpusort
 EXTENSION  = gpusort
-DATA       = gpusort--1.0.sql
+DATA       = gpusort--1.1.sql gpusort--1.0--1.1.sql
 PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
 
-C_SRCS  := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))
-SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard src/*.h src/*/*.h src/*/*/*.h))))
-CU_SRCS := $(sort $(wildcard kernels/*.cu kernels/*/*.cu))
+# The source tree: here, or VPATH in a build directory of its own
+# (pg_buildext builds in build-N with VPATH set); names below are relative
+# to it, and the objects go to the same names in the build directory.
+src_tree := $(or $(VPATH),.)
+in_tree   = $(patsubst $(src_tree)/%,%,$(sort $(wildcard $(addprefix $(src_tree)/,$(1)))))
+C_SRCS  := $(call in_tree,src/*.c src/*/*.c src/*/*/*.c)
+# (not HEADERS: PGXS would install those)
+GS_HEADERS := $(call in_tree,src/*.h src/*/*.h src/*/*/*.h)
+SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(GS_HEADERS))))
+CU_SRCS := $(call in_tree,kernels/*.cu kernels/*/*.cu)
 OBJS     = $(C_SRCS:.c=.o)
 
-REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=plpgsql
+REGRESS      = $(patsubst sql/%.sql,%,$(call in_tree,sql/*.sql))
+REGRESS_OPTS = --inputdir=$(src_tree) --outputdir=. --load-extension=plpgsql
 
 PG_CPPFLAGS += $(addprefix -I$(srcdir)/,$(SRC_DIRS)) -I$(srcdir)/kernels
 SHLIB_LINK  += -lpthread
+# no path of the build machine in the module (__FILE__ of ereport and Assert)
+PG_CFLAGS   += -ffile-prefix-map=$(abspath $(src_tree))/=
+
+# GpuWindow's float aggregates must give float.c's bits: no multiply and add
+# contracted into one fused operation, which float.c does not do either
+src/sort/window/windowfuncs.o: CFLAGS += -ffp-contract=off
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
@@ -52,6 +65,7 @@ ifneq ($(and $(strip $(NVCC)),$(CU_SRCS),$(CUDART_STATIC)),)
 OBJS      += $(CU_SRCS:.cu=.o)
 SHLIB_LINK += $(CUDART_STATIC) -ldl -lrt -lstdc++
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
+	-Xcompiler -ffile-prefix-map=$(abspath $(src_tree))/= \
 	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
 	-gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
 	-I$(srcdir)/kernels
@@ -75,7 +89,12 @@ include $(PGXS)
 
 # kernels/sort/x.cu -> kernels/sort/x.o too (% spans the subdirectory); the
 # tree kernels include src/tree's representation and contraction headers
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh src/tree/*.h)
+kernels/%.o: kernels/%.cu $(call in_tree,kernels/*.h kernels/*.cuh src/tree/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(C_SRCS:.c=.o): $(wildcard src/*.h src/*/*.h src/*/*/*.h kernels/*.h)
+$(C_SRCS:.c=.o): $(GS_HEADERS) $(call in_tree,kernels/*.h)
+
+# a VPATH build makes the objects' folders in its build directory
+ifneq ($(src_tree),.)
+$(shell mkdir -p $(sort $(dir $(OBJS))))
+endif

@@ -211,7 +211,8 @@ SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, avg(k8) OVE
 SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k) OVER w, sum(f8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING)$$);
 SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w, min(k2) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 0 PRECEDING AND 9223372036854775807 FOLLOWING)$$);
 SELECT * FROM win_check($$SELECT id, count(*) OVER w, sum(k8) OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id ROWS BETWEEN 100000 PRECEDING AND 100000 FOLLOWING)$$);
--- a frame over 1024 rows wide with a float sum or a min: WindowAgg's (restarts)
+-- a frame over 1024 rows wide with a float sum: WindowAgg's (restarts; min
+-- and max slide, see sort_window_numeric)
 SELECT * FROM win_check($$SELECT id, sum(f8) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN 2000 PRECEDING AND CURRENT ROW) FROM w$$);
 -- FILTER: stable, leakproof filters are computed; one that may raise an
 -- error (a division) keeps WindowAgg
@@ -225,9 +226,13 @@ SELECT * FROM win_error($$SELECT id, count(*) FILTER (WHERE 100 / (k - 7) > 1) O
 SELECT * FROM win_check($$SELECT id, row_number() OVER w, sum(k) OVER w, string_agg(t, ',') OVER w FROM w WINDOW w AS (PARTITION BY g ORDER BY k, id)$$);
 -- what stays with WindowAgg
 CREATE AGGREGATE my_sum(int) (sfunc = int4pl, stype = int, initcond = '0');
+-- (GROUPS with offsets is computed since issue 27, see sort_window_numeric)
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w ORDER BY 1, 2, 3$$);
+-- (RANGE with offsets is computed since issue 27, see sort_window_numeric)
 SELECT * FROM win_check($$SELECT g, k, sum(k) OVER (PARTITION BY g ORDER BY k RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) FROM w ORDER BY 1, 2, 3$$);
 SELECT * FROM win_check($$SELECT id, sum(k8) OVER (PARTITION BY g ORDER BY k, id ROWS 2 PRECEDING) FROM w$$);
+-- (a frame from the current row to the partition's end is computed since
+-- issue 27)
 SELECT * FROM win_check($$SELECT id, sum(k8) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM w$$);
 SELECT * FROM win_check($$SELECT id, sum(k) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW) FROM w$$);
 SELECT * FROM win_check($$SELECT id, my_sum(k) OVER (PARTITION BY g ORDER BY k, id) FROM w WHERE g <> 103$$);

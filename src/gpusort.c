@@ -23,6 +23,7 @@
 #include "gpusort.h"
 #include "memaccount.h"
 #include "planner.h"
+#include "stat.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;
@@ -36,7 +37,10 @@ _PG_init(void)
 	gpusort_tree_init();
 	gpusort_planner_init();
 	if (process_shared_preload_libraries_in_progress)
+	{
 		gs_account_request_shmem();
+		gs_stat_request_shmem();
+	}
 
 	MarkGUCPrefixReserved("gpusort");
 }

@@ -38,6 +38,7 @@ int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 bool		gpusort_copy_rows = true;
 bool		gpusort_window_functions = true;
+bool		gpusort_aggregates = true;
 int			gpusort_max_gpu_sessions = 8;
 char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
@@ -370,6 +371,7 @@ define_resource_settings(void)
 
 }
 
+/* the nodes computed over a GpuSort's rows: windows and aggregates */
 static void
 define_window_settings(void)
 {
@@ -378,6 +380,17 @@ define_window_settings(void)
 							 "A WindowAgg directly over a GpuSort whose functions and frame "
 							 "GpuWindow supports is replaced by it; off keeps every WindowAgg.",
 							 &gpusort_window_functions,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.aggregates",
+							 "Computes aggregates that sort in a GpuAgg node over one GpuSort.",
+							 "An Agg whose aggregates all are count, sum or avg (DISTINCT x), "
+							 "percentile_cont, percentile_disc, mode, string_agg or array_agg "
+							 "(ORDER BY y), or counts, sorting one column, is replaced by it; "
+							 "off keeps every Agg.",
+							 &gpusort_aggregates,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -38,6 +38,7 @@ extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */
 extern bool gpusort_copy_rows;
 extern bool gpusort_window_functions;
+extern bool gpusort_aggregates;
 /* sortverify.c: swaps two rows after the engine's sort, to test the repair */
 extern bool gpusort_debug_scramble_keys;
 

@@ -73,9 +73,10 @@
  * an ERROR or a cancel frees it with the query.
  *
  * Files: the node's state is in sortstate.h, shared with sortties.c (step
- * 4), sortspill.c (runs and their merge) and sortexplain.c (EXPLAIN, from
- * the GsRunInfo filled here); this file holds the executor callbacks, steps
- * 1 to 3 and 5, the bounded sort, when to write runs, and the fallback.
+ * 4), sortspill.c (runs and their merge), sortexplain.c (EXPLAIN, from the
+ * GsRunInfo filled here) and sortstat.c (the gpusort_stat view, from the
+ * same, once per sort); this file holds the executor callbacks, steps 1 to
+ * 3 and 5, the bounded sort, when to write runs, and the fallback.
  *
  *-------------------------------------------------------------------------
  */
@@ -1201,6 +1202,7 @@ start_run(GpuSortState *node)
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
 	node->prefaulted_rows = 0;
+	gs_sort_stat_watch(node);
 
 	if (node->keys == NULL)
 	{
@@ -1300,6 +1302,8 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 {
 	char		why[128];
 
+	node->info.rows_in++;
+
 	/*
 	 * The participants ran out of room and pass their rows on: stored here,
 	 * in runs as they fill the memory; a bounded sort has no runs.
@@ -1371,13 +1375,17 @@ finish_runs(GpuSortState *node)
 		gs_spill_materialize(node);
 }
 
-/* the input is read: sort what was stored, or let the tuplesort sort */
+/*
+ * The input is read (since intake_start): sort what was stored, or let the
+ * tuplesort sort
+ */
 static void
-finish_run(GpuSortState *node, Size budget)
+finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 {
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
 	if (node->par)
 		absorb_shared(node, budget);
+	node->info.ms_intake = gs_elapsed_ms(intake_start);
 	if (node->tuplesort)
 	{
 		instr_time	start;
@@ -1393,6 +1401,7 @@ finish_run(GpuSortState *node, Size budget)
 	{
 		gs_rows_finish(&node->rows);
 		node->info.rows_sorted = node->ntuples;
+		node->info.stored_bytes = stored_bytes(node);
 		sort_stored(node, false);
 	}
 	node->current = 0;
@@ -1408,8 +1417,10 @@ gpusort_run(GpuSortState *node)
 {
 	PlanState  *outer = outerPlanState(node);
 	Size		budget = gpusort_memory_budget();
+	instr_time	intake_start;
 
 	start_run(node);
+	INSTR_TIME_SET_CURRENT(intake_start);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -1418,7 +1429,7 @@ gpusort_run(GpuSortState *node)
 			break;
 		take_row(node, slot, budget);
 	}
-	finish_run(node, budget);
+	finish_run(node, budget, intake_start);
 }
 
 /* ---- executor callbacks ------------------------------------------------------- */

@@ -50,6 +50,7 @@ typedef struct GsRunInfo
 	bool		have_engine;
 	GsSortStats engine;			/* of the last engine sort */
 	TuplesortInstrumentation tsstats;
+	uint64		rows_in;		/* rows read from the input (not parallel) */
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
@@ -61,6 +62,7 @@ typedef struct GsRunInfo
 	bool		verify_resorted;	/* so every row was sorted again */
 	double		ms_verify;
 	Size		peak_bytes;
+	Size		stored_bytes;	/* as the budget counts them, when sorted */
 	Size		reserved_bytes;	/* most held in the server-wide account */
 	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
 	uint64		par_rows;		/* rows stored by parallel participants */
@@ -72,6 +74,7 @@ typedef struct GsRunInfo
 	bool		streamed;		/* copied while returned (rowstream.c) */
 	int			stream_threads;
 	double		ms_stream_wait;
+	double		ms_intake;		/* reading the input, taking parallel rows */
 	double		ms_keys;
 	double		ms_sort;
 	double		ms_ties;
@@ -235,6 +238,14 @@ extern void gs_spill_materialize(GpuSortState *node);
 extern MinimalTuple gs_spill_next(GpuSortState *node);
 extern void gs_spill_rewind(GpuSortState *node);
 extern void gs_spill_close(GpuSortState *node);
+
+/* ---- sortstat.c: the gpusort_stat view's counts ------------------------------- */
+
+/*
+ * Counts the sort that node->runcxt (just made) holds in gpusort_stat, once,
+ * when runcxt goes; a no-op unless gpusort is preloaded.
+ */
+extern void gs_sort_stat_watch(GpuSortState *node);
 
 /* ---- sortexplain.c ----------------------------------------------------------- */
 

@@ -85,7 +85,10 @@
 #include "sortnode.h"
 #include "sortpar.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "windownode.h"
+#include "aggnode.h"
+#include "aggplan.h"
 
 /* the Limit that bounds the Sorts below, on the path being walked */
 typedef struct GsLimit
@@ -138,14 +141,20 @@ typedef enum GsEligible
 static GsEligible
 eligible(Plan *sort, Oid sortop0, Oid collation0)
 {
+	GsStatCounter why;
+
 	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
-		return GS_NOT_ELIGIBLE;
-	if (!gs_keys_encodable(sortop0, collation0))
-		return GS_NOT_ELIGIBLE;
-	if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
-		(double) gpusort_memory_budget())
+		why = GS_STAT_STOCK_MIN_ROWS;
+	else if (!gs_keys_encodable(sortop0, collation0))
+		why = GS_STAT_STOCK_NO_ENCODING;
+	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
+			 (double) gpusort_memory_budget())
 		return GS_FITS_NOT;
-	return GS_FITS;
+	else
+		return GS_FITS;
+	/* gpusort_stat's planned-stock counts, one per plan node */
+	gs_stat_count(why);
+	return GS_NOT_ELIGIBLE;
 }
 
 /*
@@ -346,8 +355,14 @@ replace_sort(GsPlanWalk *w, Sort *sort, const GsLimit *limit)
 	bool		parallel;
 
 	sort->plan.lefttree = child;
-	if (e == GS_NOT_ELIGIBLE || (e == GS_FITS_NOT && limit != NULL))
+	if (e == GS_NOT_ELIGIBLE)
 		return (Plan *) sort;
+	if (e == GS_FITS_NOT && limit != NULL)
+	{
+		/* a top-N sort past the budget stays stock's */
+		gs_stat_count(GS_STAT_STOCK_MAX_MEMORY);
+		return (Plan *) sort;
+	}
 
 	/*
 	 * A Sort over a Gather: the participants store the rows; unless they
@@ -446,9 +461,13 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	Plan	   *scan = sort->plan.lefttree;
 	Gather	   *gather;
 	bool		parallel;
+	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
 
-	if (eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]) != GS_FITS)
+	if (e != GS_FITS)
 	{
+		/* past the budget: the workers keep sorting (their Sorts may write runs) */
+		if (e == GS_FITS_NOT)
+			gs_stat_count(GS_STAT_STOCK_MAX_MEMORY);
 		gm->plan.lefttree = walk_plan(w, gm->plan.lefttree, NULL);
 		return (Plan *) gm;
 	}
@@ -531,6 +550,13 @@ walk_list(GsPlanWalk *w, List *plans, const GsLimit *limit)
 }
 
 static Plan *walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
+
+/* gs_agg_plan's walk of an Agg's input */
+static Plan *
+walk_agg_input(void *cxt, Plan *plan)
+{
+	return walk_plan((GsPlanWalk *) cxt, plan, NULL);
+}
 
 /*
  * Replaces the Sorts in the tree under plan; returns what should stand
@@ -626,6 +652,14 @@ walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 			/* a WindowAgg over a GpuSort may become a GpuWindow (windownode.c) */
 			plan->lefttree = walk_plan(w, plan->lefttree, NULL);
 			return gs_window_plan((WindowAgg *) plan);
+
+		case T_Agg:
+			{
+				/* an Agg whose aggregates sort may become a GpuAgg (aggplan.c) */
+				GsAggWalker walker = {walk_agg_input, w, &w->next_plan_node_id};
+
+				return gs_agg_plan((Agg *) plan, &walker);
+			}
 
 		case T_BitmapAnd:
 			walk_list(w, ((BitmapAnd *) plan)->bitmapplans, NULL);
@@ -871,6 +905,7 @@ gpusort_planner_init(void)
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 	RegisterCustomScanMethods(&gpusort_store_plan_methods);
 	gs_window_register();
+	gs_agg_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 }

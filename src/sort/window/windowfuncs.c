@@ -22,6 +22,36 @@
  *	 3. results (the backend, row by row as the node returns them): row i's
  *		value as the Datum WindowAgg returns, numeric results made then.
  *
+ * An argument that is an expression rather than a column is evaluated in
+ * the backend: an aggregate's over every row between passes 1 and 2
+ * (windownode.c's evaluate_arguments, which records an error instead of
+ * raising it, see arg_expr_walker), lag's, lead's and the value functions'
+ * on the row they read, when the row is returned (argument_at).
+ *
+ * numeric arguments are read as fixed point, an int128 and the value's
+ * display scale (numeric_fixed, from the bytes, on threads; a toasted value
+ * in the backend).  sum and avg add them exactly at the largest scale taken
+ * so far, which is the display scale numeric.c's accumulator gives the
+ * sum; NaN and the infinities are counted apart, as numeric.c counts them;
+ * avg divides with numeric_div in pass 3, as numeric_avg does.  min and max
+ * keep the row whose value numeric_smaller or numeric_larger keeps.  A
+ * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
+ * window to WindowAgg.
+ *
+ * Frames: ROWS offsets, the partition's ends, the current row's peers,
+ * and RANGE offsets, whose bounds the backend finds first with the window's
+ * in_range functions, as WindowAgg's update_frameheadpos and
+ * update_frametailpos do (gs_win_range_bounds).  Frames whose start moves
+ * slide: counts, integer and numeric sums in and out exactly, min and max
+ * through a monotone queue (minmax_sliding); float sums and statistics
+ * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.
+ *
+ * avg, variance and stddev of float4 and float8 run float8_accum's
+ * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
+ * check included, and float8_avg's, float8_var_pop's and the others'
+ * final division; the Makefile compiles this file without fused
+ * multiply-adds, so the bits are float.c's.
+ *
  * Invariants that make the values WindowAgg's, value for value:
  *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
  *	   frames that start at the partition's first row share one running
@@ -45,8 +75,13 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "access/transam.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -57,6 +92,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
@@ -151,6 +187,37 @@ int4_const(WindowFunc *wfunc, int i, int32 *value, bool *isnull)
 	return true;
 }
 
+/* variance and standard deviation of float4 and float8 */
+static bool
+float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	switch (fnoid)
+	{
+		case F_VAR_POP_FLOAT4:
+		case F_VAR_POP_FLOAT8:
+			*fn = GSW_VAR_POP;
+			break;
+		case F_VAR_SAMP_FLOAT4:
+		case F_VAR_SAMP_FLOAT8:
+		case F_VARIANCE_FLOAT4:
+		case F_VARIANCE_FLOAT8:
+			*fn = GSW_VAR_SAMP;
+			break;
+		case F_STDDEV_POP_FLOAT4:
+		case F_STDDEV_POP_FLOAT8:
+			*fn = GSW_STDDEV_POP;
+			break;
+		default:
+			*fn = GSW_STDDEV_SAMP;
+			break;
+	}
+	*arg = (fnoid == F_VAR_POP_FLOAT4 || fnoid == F_VAR_SAMP_FLOAT4 ||
+			fnoid == F_VARIANCE_FLOAT4 || fnoid == F_STDDEV_POP_FLOAT4 ||
+			fnoid == F_STDDEV_SAMP_FLOAT4 || fnoid == F_STDDEV_FLOAT4) ?
+		GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+	return true;
+}
+
 /* the aggregate's function and argument, from its pg_proc OID */
 static bool
 aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
@@ -204,6 +271,32 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 			*fn = GSW_MAX;
 			*arg = GSW_ARG_INT;
 			return true;
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
+		case F_MIN_NUMERIC:
+		case F_MAX_NUMERIC:
+			*fn = fnoid == F_SUM_NUMERIC ? GSW_SUM : fnoid == F_AVG_NUMERIC ? GSW_AVG :
+				fnoid == F_MIN_NUMERIC ? GSW_MIN : GSW_MAX;
+			*arg = GSW_ARG_NUMERIC;
+			return true;
+		case F_AVG_FLOAT4:
+		case F_AVG_FLOAT8:
+			*fn = GSW_AVG;
+			*arg = fnoid == F_AVG_FLOAT4 ? GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
+			return true;
+		case F_VAR_POP_FLOAT4:
+		case F_VAR_POP_FLOAT8:
+		case F_VAR_SAMP_FLOAT4:
+		case F_VAR_SAMP_FLOAT8:
+		case F_VARIANCE_FLOAT4:
+		case F_VARIANCE_FLOAT8:
+		case F_STDDEV_POP_FLOAT4:
+		case F_STDDEV_POP_FLOAT8:
+		case F_STDDEV_SAMP_FLOAT4:
+		case F_STDDEV_SAMP_FLOAT8:
+		case F_STDDEV_FLOAT4:
+		case F_STDDEV_FLOAT8:
+			return float_statistic(fnoid, fn, arg);
 		case F_MIN_FLOAT4:
 		case F_MIN_FLOAT8:
 		case F_MAX_FLOAT4:
@@ -217,30 +310,206 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 	}
 }
 
-bool
-gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+/*
+ * The types an aggregate's argument expression may compute with: fixed-size
+ * values whose built-in functions allocate at most palloc'd memory and
+ * touch no catalog, lock or buffer (see arg_expr_walker)
+ */
+static bool
+plain_scalar_type(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case INTERVALOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* a built-in C function of plain scalars (plain_scalar_type), one row out */
+static bool
+plain_scalar_function(Oid fnoid, Oid rettype, List *args)
+{
+	HeapTuple	tp;
+	bool		ok;
+	ListCell   *lc;
+
+	if (fnoid >= FirstGenbkiObjectId || !plain_scalar_type(rettype))
+		return false;
+	foreach(lc, args)
+		if (!plain_scalar_type(exprType(lfirst(lc))))
+			return false;
+	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tp))
+		return false;
+	ok = ((Form_pg_proc) GETSTRUCT(tp))->prolang == INTERNALlanguageId &&
+		!((Form_pg_proc) GETSTRUCT(tp))->proretset;
+	ReleaseSysCache(tp);
+	return ok;
+}
+
+typedef struct ArgExprContext
+{
+	bool		ok;
+	bool		may_raise;		/* a function that is not leakproof */
+} ArgExprContext;
+
+/*
+ * Whether an aggregate's argument expression is one GpuWindow evaluates
+ * over every row before computing (windownode.c's evaluate_arguments): Vars
+ * of the input row, Consts, Params, and built-in functions and operators of
+ * plain scalars, with NULL tests, AND/OR/NOT, CASE and COALESCE.  Such an
+ * expression may raise an error (an overflow, a division by zero), which
+ * the node catches and records for the row: safe because these functions
+ * hold no resource that an error would have to release.  (A PARAM_EXEC
+ * whose value an initplan computes is computed before, uncaught: see
+ * evaluate_arguments.)
+ */
+static bool
+arg_expr_walker(Node *node, ArgExprContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				Var		   *var = (Var *) node;
+
+				cxt->ok &= var->varno == OUTER_VAR && var->varattno > 0 &&
+					var->varlevelsup == 0;
+				break;
+			}
+		case T_Param:
+			cxt->ok &= ((Param *) node)->paramkind == PARAM_EXEC ||
+				((Param *) node)->paramkind == PARAM_EXTERN;
+			break;
+		case T_List:
+			break;
+		case T_Const:
+		case T_RelabelType:
+		case T_NullTest:
+		case T_BoolExpr:
+		case T_CoalesceExpr:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CaseTestExpr:
+			cxt->ok &= plain_scalar_type(exprType(node)) || IsA(node, CaseWhen);
+			break;
+		case T_FuncExpr:
+		case T_OpExpr:
+			{
+				Oid			fnoid;
+				List	   *args;
+
+				if (IsA(node, OpExpr))
+				{
+					set_opfuncid((OpExpr *) node);
+					fnoid = ((OpExpr *) node)->opfuncid;
+					args = ((OpExpr *) node)->args;
+				}
+				else
+				{
+					fnoid = ((FuncExpr *) node)->funcid;
+					args = ((FuncExpr *) node)->args;
+				}
+				cxt->ok &= plain_scalar_function(fnoid, exprType(node), args);
+				if (cxt->ok && !get_func_leakproof(fnoid))
+					cxt->may_raise = true;
+				break;
+			}
+		default:
+			cxt->ok = false;
+			break;
+	}
+	if (!cxt->ok)
+		return true;
+	return expression_tree_walker(node, arg_expr_walker, (void *) cxt);
+}
+
+/*
+ * The first argument of f's function: a column of the input row, or an
+ * expression.  Lag, lead and the value functions evaluate theirs when a
+ * row is returned, on the row they read, as WindowAgg does: any expression
+ * that is not volatile will do.  An aggregate's is evaluated over every
+ * row first: see arg_expr_walker.
+ */
+static bool
+func_argument(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+{
+	Expr	   *arg = linitial(wfunc->args);
+	ArgExprContext cxt = {true, false};
+
+	f->argtype = exprType((Node *) arg);
+	f->argattno = arg_column(wfunc, 0);
+	if (f->argattno != 0)
+		return true;
+	*why = "a window function of an expression GpuWindow does not evaluate";
+	if (contain_volatile_functions((Node *) arg) ||
+		contain_subplans((Node *) arg))
+		return false;
+	if (wfunc->winagg)
+	{
+		(void) arg_expr_walker((Node *) arg, &cxt);
+		if (!cxt.ok)
+			return false;
+	}
+	f->argexpr = arg;
+	f->arg_may_raise = cxt.may_raise;
+	return true;
+}
+
+/* lag and lead: the offset and the default */
+static bool
+lag_lead_params(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 {
 	int			nargs = list_length(wfunc->args);
 
-	memset(f, 0, sizeof(GsWinFunc));
-	f->restype = wfunc->wintype;
-	*why = "a window function GpuWindow does not compute";
-	/*
-	 * A FILTER is evaluated on every row before any is returned, where
-	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
-	 * neither change with its evaluation nor raise an error about a value
-	 * (leakproof functions of the row's columns) gives the same answers.
-	 */
-	if (wfunc->aggfilter != NULL &&
-		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
-		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
-		 contain_subplans((Node *) wfunc->aggfilter)))
+	f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
+			 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
+			 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
+		GSW_LAG : GSW_LEAD;
+	f->param = 1;
+	if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
 	{
-		*why = "an aggregate with a FILTER that may raise an error or change";
+		*why = "lag or lead by an offset that is not a constant";
 		return false;
 	}
-	f->has_filter = wfunc->aggfilter != NULL;
+	if (nargs >= 3)
+	{
+		Const	   *c = (Const *) lthird(wfunc->args);
 
+		if (!IsA(c, Const))
+		{
+			*why = "lag or lead with a default that is not a constant";
+			return false;
+		}
+		f->has_default = true;
+		f->defval = c->constvalue;
+		f->defnull = c->constisnull;
+	}
+	return true;
+}
+
+/*
+ * The function, for those without an argument to read (true in *done), or
+ * with one; false if not computed here
+ */
+static bool
+func_kind(WindowFunc *wfunc, GsWinFunc *f, bool *done, const char **why)
+{
+	*done = true;
 	switch (wfunc->winfnoid)
 	{
 		case F_ROW_NUMBER:
@@ -260,42 +529,18 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 			return true;
 		case F_NTILE:
 			f->fn = GSW_NTILE;
-			if (!int4_const(wfunc, 0, &f->param, &f->param_null))
-			{
-				*why = "ntile of a value that is not a constant";
-				return false;
-			}
-			return true;
+			if (int4_const(wfunc, 0, &f->param, &f->param_null))
+				return true;
+			*why = "ntile of a value that is not a constant";
+			return false;
 		case F_LAG_ANYELEMENT:
 		case F_LAG_ANYELEMENT_INT4:
 		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
 		case F_LEAD_ANYELEMENT:
 		case F_LEAD_ANYELEMENT_INT4:
 		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-			f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
-					 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
-					 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
-				GSW_LAG : GSW_LEAD;
-			f->param = 1;
-			if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
-			{
-				*why = "lag or lead by an offset that is not a constant";
-				return false;
-			}
-			if (nargs >= 3)
-			{
-				Const	   *c = (Const *) lthird(wfunc->args);
-
-				if (!IsA(c, Const))
-				{
-					*why = "lag or lead with a default that is not a constant";
-					return false;
-				}
-				f->has_default = true;
-				f->defval = c->constvalue;
-				f->defnull = c->constisnull;
-			}
-			break;
+			*done = false;
+			return lag_lead_params(wfunc, f, why);
 		case F_FIRST_VALUE:
 			f->fn = GSW_FIRST_VALUE;
 			break;
@@ -317,16 +562,36 @@ gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 				return true;
 			break;
 	}
+	*done = false;
+	return true;
+}
 
-	/* the value read: a column of the input row */
-	f->argattno = arg_column(wfunc, 0);
-	if (f->argattno == 0)
+bool
+gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
+{
+	bool		done;
+
+	memset(f, 0, sizeof(GsWinFunc));
+	f->restype = wfunc->wintype;
+	*why = "a window function GpuWindow does not compute";
+	/*
+	 * A FILTER is evaluated on every row before any is returned, where
+	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
+	 * neither change with its evaluation nor raise an error about a value
+	 * (leakproof functions of the row's columns) gives the same answers.
+	 */
+	if (wfunc->aggfilter != NULL &&
+		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
+		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
+		 contain_subplans((Node *) wfunc->aggfilter)))
 	{
-		*why = "a window function of an expression";
+		*why = "an aggregate with a FILTER that may raise an error or change";
 		return false;
 	}
-	f->argtype = exprType(linitial(wfunc->args));
-	return true;
+	f->has_filter = wfunc->aggfilter != NULL;
+	if (!func_kind(wfunc, f, &done, why))
+		return false;
+	return done || func_argument(wfunc, f, why);
 }
 
 /* a ROWS offset: a non-NULL, non-negative int8 Const (WindowAgg raises the rest) */
@@ -340,6 +605,19 @@ rows_offset(Node *expr, bool preceding, int64 *offset)
 		return false;
 	*offset = preceding ? -DatumGetInt64(c->constvalue) : DatumGetInt64(c->constvalue);
 	return true;
+}
+
+/*
+ * A RANGE bound with an offset: a Const, not NULL (WindowAgg raises that),
+ * of a window with one order column and a built-in in_range function
+ */
+static bool
+range_offset(WindowAgg *wa, int offset_option, Node *offset, Oid in_range)
+{
+	return (wa->frameOptions & FRAMEOPTION_RANGE) && offset_option &&
+		wa->ordNumCols == 1 && offset != NULL && IsA(offset, Const) &&
+		!((Const *) offset)->constisnull &&
+		OidIsValid(in_range) && in_range < FirstGenbkiObjectId;
 }
 
 bool
@@ -358,8 +636,18 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
 		frame->start = GSW_BOUND_PARTITION;
+	else if (range_offset(wa, o & FRAMEOPTION_START_OFFSET, wa->startOffset,
+						  wa->startInRangeFunc))
+		frame->start = GSW_BOUND_RANGE;
 	else if (rows && (o & FRAMEOPTION_START_CURRENT_ROW))
 		frame->start = GSW_BOUND_ROW;
+	else if (o & FRAMEOPTION_START_CURRENT_ROW)
+		frame->start = GSW_BOUND_GROUPS;	/* the first peer: offset 0 */
+	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_START_OFFSET) &&
+			 rows_offset(wa->startOffset,
+						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
+						 &frame->start_offset))
+		frame->start = GSW_BOUND_GROUPS;
 	else if (rows && (o & FRAMEOPTION_START_OFFSET) &&
 			 rows_offset(wa->startOffset,
 						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
@@ -370,6 +658,9 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	if (o & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
 		frame->end = GSW_BOUND_PARTITION;
+	else if (range_offset(wa, o & FRAMEOPTION_END_OFFSET, wa->endOffset,
+						  wa->endInRangeFunc))
+		frame->end = GSW_BOUND_RANGE;
 	else if (o & FRAMEOPTION_END_CURRENT_ROW)
 		frame->end = rows ? GSW_BOUND_ROW : GSW_BOUND_PEERS;
 	else if (rows && (o & FRAMEOPTION_END_OFFSET) &&
@@ -377,19 +668,28 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
 						 &frame->end_offset))
 		frame->end = GSW_BOUND_ROW;
+	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_END_OFFSET) &&
+			 rows_offset(wa->endOffset,
+						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
+						 &frame->end_offset))
+		frame->end = GSW_BOUND_GROUPS;
 	else
 		return false;
 
-	/* a moving start with an end that does not move along: not here */
-	if (frame->start == GSW_BOUND_ROW && frame->end != GSW_BOUND_ROW)
+	/*
+	 * a moving start with an end at the current row's last peer: not here
+	 * (frames whose both ends only move forward are)
+	 */
+	if (frame->start == GSW_BOUND_ROW && frame->end == GSW_BOUND_PEERS)
 		return false;
+	/* a RANGE end whose start does not move: the frame only grows */
 	return true;
 }
 
 bool
 gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 {
-	if (frame->start != GSW_BOUND_ROW)
+	if (frame->start == GSW_BOUND_PARTITION)
 		return false;
 	switch (f->fn)
 	{
@@ -398,9 +698,14 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 			return false;
 		case GSW_SUM:
 		case GSW_AVG:
-			return f->arg != GSW_ARG_INT;
+			return f->arg != GSW_ARG_INT && f->arg != GSW_ARG_NUMERIC;
 		case GSW_MIN:
 		case GSW_MAX:
+			return false;		/* they slide: minmax_sliding */
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			return true;
 		default:
 			return false;
@@ -415,6 +720,16 @@ describe_bound(StringInfo buf, GsWinBound bound, int64 offset, bool start)
 							   "the partition's last row");
 	else if (bound == GSW_BOUND_PEERS)
 		appendStringInfoString(buf, "the current row's last peer");
+	else if (bound == GSW_BOUND_RANGE)
+		appendStringInfoString(buf, start ? "the first row in range" :
+							   "the last row in range");
+	else if (bound == GSW_BOUND_GROUPS && offset == 0)
+		appendStringInfoString(buf, start ? "the current row's first peer" :
+							   "the current row's last peer");
+	else if (bound == GSW_BOUND_GROUPS)
+		appendStringInfo(buf, "the %s peer of the group " INT64_FORMAT " %s",
+						 start ? "first" : "last", offset < 0 ? -offset : offset,
+						 offset < 0 ? "before" : "after");
 	else if (offset == 0)
 		appendStringInfoString(buf, "the current row");
 	else
@@ -532,6 +847,181 @@ row_flags(const BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur)
 	return unsure ? GSW_UNSURE : 0;
 }
 
+/* ---- numeric values as fixed point ------------------------------------------------ */
+
+/*
+ * numeric's on-disk layout (utils/adt/numeric.c, private there): a varlena
+ * whose first uint16 says the format.  A short numeric packs sign, display
+ * scale and weight into it; a long one has the sign and display scale, then
+ * an int16 weight; NaN and the infinities are "special" headers with no
+ * digits.  The digits are int16s in base 10000, the first one weighing
+ * 10000^weight.
+ */
+#define NUMV_SIGN_MASK		0xC000
+#define NUMV_NEG			0x4000
+#define NUMV_SHORT			0x8000
+#define NUMV_SPECIAL		0xC000
+#define NUMV_EXT_MASK		0xF000
+#define NUMV_NAN			0xC000
+#define NUMV_PINF			0xD000
+#define NUMV_NINF			0xF000
+#define NUMV_SHORT_SIGN		0x2000
+#define NUMV_SHORT_DSCALE_MASK	0x1F80
+#define NUMV_SHORT_DSCALE_SHIFT	7
+#define NUMV_SHORT_WEIGHT_SIGN	0x0040
+#define NUMV_SHORT_WEIGHT_MASK	0x003F
+#define NUMV_DSCALE_MASK	0x3FFF
+#define NUMV_NBASE			10000
+
+#ifdef HAVE_INT128
+#define NUMV_MAX_SCALED		((int128) 1 << 95)
+
+/* 10^e for 0 <= e <= 38 */
+static inline int128
+pow10_128(int e)
+{
+	int128		p = 1;
+
+	while (e-- > 0)
+		p *= 10;
+	return p;
+}
+
+/*
+ * A numeric as v / 10^scale, v = *out and scale its display scale (the
+ * return value), or a GSW_NUM_* kind.  Reads bytes only: allocates nothing
+ * and raises nothing, so threads call it.  A display scale is never less
+ * than the digits stored (numeric.c's invariant), so the last digit's
+ * decimal places past the scale are zeros; a value breaking that is left
+ * GSW_NUM_WIDE, for WindowAgg.
+ */
+static int16
+numeric_fixed(const struct varlena *num, int128 *out)
+{
+	const char *p;
+	Size		len;
+	uint16		header;
+	int			weight,
+				dscale,
+				ndigits,
+				e,
+				i;
+	bool		neg;
+	int128		acc = 0;
+
+	if (VARATT_IS_EXTERNAL(num) || VARATT_IS_COMPRESSED(num))
+		return GSW_NUM_UNREAD;
+	p = VARDATA_ANY(num);
+	len = VARSIZE_ANY_EXHDR(num);
+	if (len < sizeof(uint16))
+		return GSW_NUM_WIDE;
+	memcpy(&header, p, sizeof(uint16));
+	if ((header & NUMV_SIGN_MASK) == NUMV_SPECIAL)
+		return (header & NUMV_EXT_MASK) == NUMV_NAN ? GSW_NUM_NAN :
+			(header & NUMV_EXT_MASK) == NUMV_PINF ? GSW_NUM_PINF :
+			(header & NUMV_EXT_MASK) == NUMV_NINF ? GSW_NUM_NINF : GSW_NUM_WIDE;
+	if ((header & NUMV_SIGN_MASK) == NUMV_SHORT)
+	{
+		neg = (header & NUMV_SHORT_SIGN) != 0;
+		dscale = (header & NUMV_SHORT_DSCALE_MASK) >> NUMV_SHORT_DSCALE_SHIFT;
+		weight = ((header & NUMV_SHORT_WEIGHT_SIGN) ? ~NUMV_SHORT_WEIGHT_MASK : 0) |
+			(header & NUMV_SHORT_WEIGHT_MASK);
+		p += sizeof(uint16);
+		len -= sizeof(uint16);
+	}
+	else
+	{
+		int16		w;
+
+		if (len < 2 * sizeof(uint16))
+			return GSW_NUM_WIDE;
+		neg = (header & NUMV_SIGN_MASK) == NUMV_NEG;
+		dscale = header & NUMV_DSCALE_MASK;
+		memcpy(&w, p + sizeof(uint16), sizeof(int16));
+		weight = w;
+		p += 2 * sizeof(uint16);
+		len -= 2 * sizeof(uint16);
+	}
+	ndigits = (int) (len / sizeof(int16));
+	if (dscale > GSW_NUM_MAX_SCALE)
+		return GSW_NUM_WIDE;
+	if (ndigits == 0)
+	{
+		*out = 0;
+		return (int16) dscale;
+	}
+	/* the last digit's power of ten in v: v = digits as an integer * 10^e */
+	e = 4 * (weight - (ndigits - 1)) + dscale;
+	if (e <= -4 || e > GSW_NUM_MAX_SCALE)
+		return GSW_NUM_WIDE;
+	for (i = 0; i < ndigits; i++)
+	{
+		int16		d;
+
+		memcpy(&d, p + i * sizeof(int16), sizeof(int16));
+		if (i == ndigits - 1 && e < 0)
+		{
+			/* the last digit's places past the scale: zeros, dropped */
+			if (__builtin_mul_overflow(acc, pow10_128(4 + e), &acc))
+				return GSW_NUM_WIDE;
+			acc += d / (int) pow10_128(-e);
+		}
+		else if (__builtin_mul_overflow(acc, (int128) NUMV_NBASE, &acc) ||
+				 __builtin_add_overflow(acc, (int128) d, &acc))
+			return GSW_NUM_WIDE;
+		if (acc >= NUMV_MAX_SCALED)
+			return GSW_NUM_WIDE;
+	}
+	if (e > 0 && __builtin_mul_overflow(acc, pow10_128(e), &acc))
+		return GSW_NUM_WIDE;
+	if (acc >= NUMV_MAX_SCALED)
+		return GSW_NUM_WIDE;
+	*out = neg ? -acc : acc;
+	return (int16) dscale;
+}
+#endif
+
+void
+gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
+{
+	f->argnull[i] = isnull;
+	if (isnull)
+		return;
+	switch (f->arg)
+	{
+		case GSW_ARG_INT:
+			switch (f->argtype)
+			{
+				case INT2OID:
+					f->argi[i] = DatumGetInt16(d);
+					break;
+				case INT4OID:
+				case DATEOID:
+					f->argi[i] = DatumGetInt32(d);
+					break;
+				default:
+					f->argi[i] = DatumGetInt64(d);
+					break;
+			}
+			break;
+		case GSW_ARG_FLOAT4:
+			f->argf[i] = DatumGetFloat4(d);
+			break;
+		case GSW_ARG_FLOAT8:
+			f->argf[i] = DatumGetFloat8(d);
+			break;
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			f->argscale[i] = numeric_fixed((const struct varlena *) DatumGetPointer(d),
+										   &f->argw[i]);
+			break;
+#endif
+		default:
+			break;
+	}
+}
+
+/* row i's arguments that are columns, on a thread */
 static inline void
 read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 {
@@ -541,39 +1031,40 @@ read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 	{
 		GsWinFunc  *f = &a->funcs[k];
 		AttrNumber	att = f->argattno - 1;
-		Datum		d;
 
-		if (f->argnull == NULL)
+		if (f->argnull == NULL || f->argexpr != NULL)
 			continue;
-		f->argnull[i] = slot->tts_isnull[att];
-		if (f->argnull[i])
+		gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
+	}
+}
+
+/* the numerics the threads left for the backend: toasted ones, detoasted */
+static void
+read_unread_numerics(BoundArg *a, TupleTableSlot *slot)
+{
+	int			k;
+	uint64		i;
+
+	for (k = 0; k < a->nfuncs; k++)
+	{
+		GsWinFunc  *f = &a->funcs[k];
+
+		if (f->arg != GSW_ARG_NUMERIC || f->argexpr != NULL)
 			continue;
-		d = slot->tts_values[att];
-		switch (f->arg)
+		for (i = 0; i < a->n; i++)
 		{
-			case GSW_ARG_INT:
-				switch (f->argtype)
-				{
-					case INT2OID:
-						f->argi[i] = DatumGetInt16(d);
-						break;
-					case INT4OID:
-					case DATEOID:
-						f->argi[i] = DatumGetInt32(d);
-						break;
-					default:
-						f->argi[i] = DatumGetInt64(d);
-						break;
-				}
-				break;
-			case GSW_ARG_FLOAT4:
-				f->argf[i] = DatumGetFloat4(d);
-				break;
-			case GSW_ARG_FLOAT8:
-				f->argf[i] = DatumGetFloat8(d);
-				break;
-			default:
-				break;
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (!f->argnull[i] && f->argscale[i] == GSW_NUM_UNREAD)
+			{
+				bool		isnull;
+				Datum		d;
+
+				ExecStoreMinimalTuple(a->rows[i], slot, false);
+				d = slot_getattr(slot, f->argattno, &isnull);
+				gs_win_store_arg(f, i, PointerGetDatum(PG_DETOAST_DATUM_PACKED(d)),
+								 isnull);
+			}
 		}
 	}
 }
@@ -665,8 +1156,18 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		f->argnull = palloc_extended(sizeof(bool) * rows, MCXT_ALLOC_HUGE);
 		if (f->arg == GSW_ARG_INT)
 			f->argi = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+#ifdef HAVE_INT128
+		else if (f->arg == GSW_ARG_NUMERIC)
+		{
+			f->argw = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+			f->argscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
+		}
+#endif
 		else if (f->arg != GSW_ARG_NULLS)
 			f->argf = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+		if (f->argexpr != NULL && f->arg_may_raise)
+			f->argerr = palloc_extended(sizeof(bool) * rows,
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
 	if (n == 0)
 		return;
@@ -687,7 +1188,7 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	for (c = 0; c < a.ncols; c++)
 		a.maxatt = Max(a.maxatt, a.cols[c].attno);
 	for (k = 0; k < nfuncs; k++)
-		if (funcs[k].argnull)
+		if (funcs[k].argnull && funcs[k].argexpr == NULL)
 			a.maxatt = Max(a.maxatt, funcs[k].argattno);
 
 	if (n < GSW_THREADED_MIN_ROWS)
@@ -705,6 +1206,7 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		if (i % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	read_unread_numerics(&a, a.slots[0]);
 	gs_thread_slots_free(slots);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
@@ -737,29 +1239,201 @@ float_gt(double a, double b)
 }
 
 /* an aggregate's running state */
-typedef struct AggState
+typedef struct WinAggState
 {
 	int64		rows;			/* rows taken, NULLs included */
 	int64		count;			/* non-NULL inputs taken */
 	int64		isum;
 #ifdef HAVE_INT128
-	int128		wide;
+	int128		wide;			/* int8 sums; numeric sums at nscale */
 #endif
-	double		fval;			/* float sum, min or max */
-	int64		ival;			/* integer min or max */
-} AggState;
+	double		fval;			/* float sum (Sx), min or max */
+	double		sxx;			/* float8_accum's Sxx */
+	int64		ival;			/* integer min or max; numeric's row */
+	int16		nscale;			/* numeric sum: the largest scale taken, the
+								 * scale of wide */
+	int32	   *nscales;		/* frames that slide: finite numerics in the
+								 * frame by display scale [0, 38], or NULL */
+	int64		nan,			/* numeric NaN, +Infinity, -Infinity taken */
+				pinf,
+				ninf;
+	bool		wide_fail;		/* the failure is a numeric too wide here */
+} WinAggState;
 
-/* takes row r into the state; false when the transition overflows */
+#ifdef HAVE_INT128
+
+/* a numeric's order among kinds: -Infinity, finite, +Infinity, NaN */
+static inline int
+numeric_kind_order(int16 scale)
+{
+	return scale >= 0 ? 0 : scale == GSW_NUM_NINF ? -1 :
+		scale == GSW_NUM_PINF ? 1 : 2;
+}
+
+/*
+ * cmp_numerics of rows a and b's numerics (NaN above everything and equal
+ * to itself, the infinities equal to themselves): -1, 0 or 1; 2 when the
+ * values do not fit a common scale
+ */
+static inline int
+numeric_cmp_rows(const GsWinFunc *f, uint64 a, uint64 b)
+{
+	int16		sa = f->argscale[a],
+				sb = f->argscale[b];
+	int128		va = f->argw[a],
+				vb = f->argw[b];
+	int			ka = numeric_kind_order(sa),
+				kb = numeric_kind_order(sb);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (ka != 0)
+		return 0;
+	if (sa < sb && __builtin_mul_overflow(va, pow10_128(sb - sa), &va))
+		return 2;
+	if (sb < sa && __builtin_mul_overflow(vb, pow10_128(sa - sb), &vb))
+		return 2;
+	return va < vb ? -1 : va > vb ? 1 : 0;
+}
+
+/*
+ * Takes row r's numeric into the state: a sum, as numeric.c's accumulator
+ * (NaN and the infinities counted apart, finite values added exactly at the
+ * largest display scale taken, which is the result's), or the row whose
+ * value numeric_smaller or numeric_larger keeps (the new one on ties).
+ * False when the threads cannot (s->wide_fail).
+ */
 static inline bool
-agg_take(GsWinFunc *f, AggState *s, uint64 r)
+agg_take_numeric(GsWinFunc *f, WinAggState *s, uint64 r)
+{
+	int16		sc = f->argscale[r];
+	int128		v = f->argw[r];
+
+	s->wide_fail = true;
+	if (sc == GSW_NUM_WIDE || sc == GSW_NUM_UNREAD)
+		return false;
+	if (f->fn == GSW_MIN || f->fn == GSW_MAX)
+	{
+		int			c = s->count == 0 ? 0 : numeric_cmp_rows(f, (uint64) s->ival, r);
+
+		if (c == 2)
+			return false;
+		if (s->count == 0 || (f->fn == GSW_MIN ? c >= 0 : c <= 0))
+			s->ival = (int64) r;
+	}
+	else if (sc == GSW_NUM_NAN)
+		s->nan++;
+	else if (sc == GSW_NUM_PINF)
+		s->pinf++;
+	else if (sc == GSW_NUM_NINF)
+		s->ninf++;
+	else
+	{
+		if (sc > s->nscale)
+		{
+			if (__builtin_mul_overflow(s->wide, pow10_128(sc - s->nscale), &s->wide))
+				return false;
+			s->nscale = sc;
+		}
+		else if (sc < s->nscale &&
+				 __builtin_mul_overflow(v, pow10_128(s->nscale - sc), &v))
+			return false;
+		if (__builtin_add_overflow(s->wide, v, &s->wide))
+			return false;
+		if (s->nscales)
+			s->nscales[sc]++;
+	}
+	s->wide_fail = false;
+	return true;
+}
+#endif
+
+/*
+ * float8_accum's step (float4_accum's, the float4 widened first): the
+ * Youngs-Cramer update of N (count), Sx (fval) and Sxx, with its overflow
+ * check; false on an overflow.  Compiled without contracting a multiply
+ * and an add into one (the Makefile's -ffp-contract=off), as float.c.
+ */
+static inline bool
+youngs_cramer(WinAggState *s, double newval)
+{
+	double		n0 = (double) s->count;
+	double		n = n0 + 1.0;
+	double		sx = s->fval + newval;
+	double		sxx = s->sxx;
+
+	if (n0 > 0.0)
+	{
+		double		tmp = newval * n - sx;
+
+		sxx += tmp * tmp / (n * n0);
+		if (isinf(sx) || isinf(sxx))
+		{
+			if (!isinf(s->fval) && !isinf(newval))
+				return false;
+			sxx = NAN;
+		}
+	}
+	else if (isnan(newval) || isinf(newval))
+		sxx = NAN;
+	s->fval = sx;
+	s->sxx = sxx;
+	return true;
+}
+
+/* float8_avg, float8_var_pop and the rest: the result of the state */
+static inline void
+float_statistic_put(GsWinFunc *f, const WinAggState *s, uint64 r)
+{
+	double		n = (double) s->count;
+
+	f->isnull[r] = (f->fn == GSW_VAR_SAMP || f->fn == GSW_STDDEV_SAMP) ?
+		n <= 1.0 : n == 0.0;
+	if (f->isnull[r])
+		return;
+	switch (f->fn)
+	{
+		case GSW_AVG:
+			f->f8[r] = s->fval / n;
+			break;
+		case GSW_VAR_POP:
+			f->f8[r] = s->sxx / n;
+			break;
+		case GSW_VAR_SAMP:
+			f->f8[r] = s->sxx / (n - 1.0);
+			break;
+		case GSW_STDDEV_POP:
+			f->f8[r] = sqrt(s->sxx / n);
+			break;
+		default:
+			f->f8[r] = sqrt(s->sxx / (n - 1.0));
+			break;
+	}
+}
+
+/*
+ * takes row r into the state; false when evaluating it fails: an argument
+ * that raised an error, an overflowing transition, or (wide_fail) a numeric
+ * the threads cannot compute with
+ */
+static inline bool
+agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 {
 	if (f->skip && f->skip[r])
 		return true;
+	if (f->argerr && f->argerr[r])
+		return false;
 	s->rows++;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
 		return true;
 	switch (f->arg)
 	{
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			if (!agg_take_numeric(f, s, r))
+				return false;
+			break;
+#endif
 		case GSW_ARG_INT:
 			{
 				int64		v = f->argi[r];
@@ -781,7 +1455,12 @@ agg_take(GsWinFunc *f, AggState *s, uint64 r)
 			{
 				double		v = f->argf[r];
 
-				if (s->count == 0)
+				if (f->fn != GSW_SUM && f->fn != GSW_MIN && f->fn != GSW_MAX)
+				{
+					if (!youngs_cramer(s, v))
+						return false;
+				}
+				else if (s->count == 0)
 					s->fval = v;
 				else if (f->fn == GSW_MIN)
 					s->fval = float_lt(s->fval, v) ? s->fval : v;
@@ -816,7 +1495,7 @@ agg_take(GsWinFunc *f, AggState *s, uint64 r)
 }
 
 static inline void
-agg_put(GsWinFunc *f, const AggState *s, uint64 r)
+agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 {
 	switch (f->fn)
 	{
@@ -829,7 +1508,37 @@ agg_put(GsWinFunc *f, const AggState *s, uint64 r)
 		default:
 			break;
 	}
+	if ((f->arg == GSW_ARG_FLOAT4 || f->arg == GSW_ARG_FLOAT8) &&
+		f->fn != GSW_SUM && f->fn != GSW_MIN && f->fn != GSW_MAX)
+	{
+		float_statistic_put(f, s, r);
+		return;
+	}
 	f->isnull[r] = s->count == 0;
+#ifdef HAVE_INT128
+	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_MIN || f->fn == GSW_MAX))
+		f->i64[r] = s->ival;
+	else if (f->arg == GSW_ARG_NUMERIC)
+	{
+		int16		d = s->nscale;
+
+		/*
+		 * the frame's largest display scale (numeric.c's accumulator gives
+		 * the sum that one, see numeric_drop): below wide's when the values
+		 * of larger scales have left, which then divides exactly
+		 */
+		if (s->nscales)
+			while (d > 0 && s->nscales[d] == 0)
+				d--;
+		f->wide[r] = d == s->nscale ? s->wide : s->wide / pow10_128(s->nscale - d);
+		f->rscale[r] = s->nan > 0 || (s->pinf > 0 && s->ninf > 0) ? GSW_NUM_NAN :
+			s->pinf > 0 ? GSW_NUM_PINF : s->ninf > 0 ? GSW_NUM_NINF : d;
+		if (f->cnt)
+			f->cnt[r] = s->count - s->nan - s->pinf - s->ninf;
+		return;
+	}
+	else
+#endif
 	if (f->arg != GSW_ARG_INT)
 		f->f8[r] = s->fval;
 #ifdef HAVE_INT128
@@ -863,12 +1572,16 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 {
 	if (frame->start == GSW_BOUND_PARTITION)
 		*fs = ps;
+	else if (GSW_BOUND_IS_ARRAY(frame->start))
+		*fs = frame->range_start[r];
 	else
 		*fs = (uint64) Max(offset_row(r, frame->start_offset, ps, pe), (int64) ps);
 	if (frame->end == GSW_BOUND_PARTITION)
 		*fe = pe;
 	else if (frame->end == GSW_BOUND_PEERS)
 		*fe = ge;
+	else if (GSW_BOUND_IS_ARRAY(frame->end))
+		*fe = frame->range_end[r];
 	else
 	{
 		int64		t = offset_row(r, frame->end_offset, ps, pe);
@@ -879,50 +1592,101 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 		*fe = *fs;				/* an empty frame */
 }
 
-/* takes row r out of an invertible state (see gs_win_restarts) */
-static inline void
-agg_drop(GsWinFunc *f, AggState *s, uint64 r)
+#ifdef HAVE_INT128
+/*
+ * Takes row r's numeric out of a sum: exact, as numeric.c's inverse
+ * transition (do_numeric_discard) is.  Its display scale leaves the frame's
+ * count of that scale; numeric.c, which cannot tell the largest scale left,
+ * then computes the frame again (WindowAgg's restart), whose sum has the
+ * largest scale of the frame's values: what agg_put gives.  False when the
+ * value no longer fits wide's scale.
+ */
+static inline bool
+numeric_drop(GsWinFunc *f, WinAggState *s, uint64 r)
+{
+	int16		sc = f->argscale[r];
+	int128		v = f->argw[r];
+
+	if (sc == GSW_NUM_NAN)
+		s->nan--;
+	else if (sc == GSW_NUM_PINF)
+		s->pinf--;
+	else if (sc == GSW_NUM_NINF)
+		s->ninf--;
+	else
+	{
+		if ((sc < s->nscale &&
+			 __builtin_mul_overflow(v, pow10_128(s->nscale - sc), &v)) ||
+			__builtin_sub_overflow(s->wide, v, &s->wide))
+			return false;
+		s->nscales[sc]--;
+	}
+	return true;
+}
+#endif
+
+/*
+ * takes row r out of an invertible state (see gs_win_restarts); false when
+ * a numeric no longer fits (too_wide)
+ */
+static inline bool
+agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 {
 	if (f->skip && f->skip[r])
-		return;
+		return true;
 	s->rows--;
 	if (f->fn == GSW_COUNT_STAR || f->argnull[r])
-		return;
+		return true;
 #ifdef HAVE_INT128
-	if (f->argtype == INT8OID && f->fn != GSW_COUNT)
+	if (f->arg == GSW_ARG_NUMERIC && f->fn != GSW_COUNT)
+	{
+		if (!numeric_drop(f, s, r))
+			return false;
+	}
+	else if (f->argtype == INT8OID && f->fn != GSW_COUNT)
 		s->wide -= f->argi[r];
 	else
 #endif
 	if (f->fn != GSW_COUNT)
 		s->isum -= f->argi[r];
 	s->count--;
+	return true;
 }
 
 /*
  * An aggregate over one partition, each row's value being the state over
  * its frame.  Frames that start at the partition's first row only grow: one
  * running state takes rows as the frames' ends pass them.  Frames that
- * start at an offset from the row slide: counts and integer sums take rows
- * in at the end and out at the start, exactly; float sums, min and max
+ * start at an offset from the row slide: counts, integer and numeric sums
+ * take rows in at the end and out at the start, exactly; float sums
  * start again from the frame's first row whenever that row moves, as
  * WindowAgg restarts an aggregate that has no inverse (a frame whose start
  * stays put, such as one reaching back past the partition's start, keeps
  * its state).  The plan keeps such restarts to frames of fewer than
- * GSW_MAX_RESTART_ROWS rows.  Returns the row whose evaluation overflows,
- * or PG_UINT64_MAX (also when the pass was stopped, see gs_slice_stopped).
+ * GSW_MAX_RESTART_ROWS rows.  Returns the row whose evaluation fails (an
+ * argument's error or an overflow, at the row errrow says), or
+ * PG_UINT64_MAX (also when the pass was stopped, see gs_slice_stopped, or
+ * met a numeric too wide, see too_wide).
  */
 static uint64
 aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 					const GsWinFrame *frame)
 {
-	AggState	s;
+	WinAggState	s;
 	bool		restart = gs_win_restarts(f, frame);
 	uint64		lo = ps,
 				hi = ps;
 	uint64		ge = ps;
 	uint64		r;
+	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
 	memset(&s, 0, sizeof(s));
+	if (f->arg == GSW_ARG_NUMERIC && frame->start != GSW_BOUND_PARTITION)
+	{
+		/* a numeric sum that slides: the frame's scales, see numeric_drop */
+		memset(nscales, 0, sizeof(nscales));
+		s.nscales = nscales;
+	}
 	for (r = ps; r < pe; r++)
 	{
 		uint64		fs,
@@ -943,16 +1707,145 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		{
 			for (; lo < fs; lo++)
 			{
-				if (lo < hi)
-					agg_drop(f, &s, lo);
-				else
+				if (lo >= hi)
 					hi = lo + 1;
+				else if (!agg_drop(f, &s, lo))
+				{
+					__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+					return PG_UINT64_MAX;
+				}
 			}
 		}
 		for (; hi < fe; hi++)
-			if (!agg_take(f, &s, hi))
-				return r;
+		{
+			if (agg_take(f, &s, hi))
+				continue;
+			if (s.wide_fail)
+			{
+				__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+				return PG_UINT64_MAX;
+			}
+			f->errrow[r] = (uint32) (hi + 1);
+			return r;
+		}
 		agg_put(f, &s, r);
+	}
+	return PG_UINT64_MAX;
+}
+
+/*
+ * Whether, for min (max), row b's value takes the place of row a's (b
+ * after a): int4smaller, float8smaller (NaN above everything) and
+ * numeric_smaller keep the newer value on ties; -1 when two numerics do not
+ * fit a common scale
+ */
+static inline int
+minmax_replaces(const GsWinFunc *f, uint64 a, uint64 b)
+{
+	bool		min = f->fn == GSW_MIN;
+
+	switch (f->arg)
+	{
+		case GSW_ARG_INT:
+			return min ? f->argi[b] <= f->argi[a] : f->argi[b] >= f->argi[a];
+		case GSW_ARG_FLOAT4:
+		case GSW_ARG_FLOAT8:
+			return min ? !float_lt(f->argf[a], f->argf[b]) :
+				!float_gt(f->argf[a], f->argf[b]);
+#ifdef HAVE_INT128
+		case GSW_ARG_NUMERIC:
+			{
+				int			c = numeric_cmp_rows(f, a, b);
+
+				return c == 2 ? -1 : min ? c >= 0 : c <= 0;
+			}
+#endif
+		default:
+			return 1;
+	}
+}
+
+/* row r's min or max: the row at the queue's head, or NULL */
+static inline void
+minmax_put(GsWinFunc *f, uint64 r, bool empty, uint64 row)
+{
+	f->isnull[r] = empty;
+	if (empty)
+		return;
+	if (f->arg == GSW_ARG_FLOAT4 || f->arg == GSW_ARG_FLOAT8)
+		f->f8[r] = f->argf[row];
+	else if (f->arg == GSW_ARG_INT)
+		f->i64[r] = f->argi[row];
+	else
+		f->i64[r] = (int64) row;	/* numeric: the row kept */
+}
+
+/*
+ * min or max over frames whose start moves with the row (and whose end
+ * does, or is the partition's end): a monotone queue of rows, in row
+ * order, each one's value replacing none of the ones before it that are
+ * still queued, so that the head is the frame's min (max), the newest of
+ * equal ones, which is the one WindowAgg's restarted min (max) keeps.  A
+ * row enters once, when the frames' end passes it (evaluated then, as in
+ * WindowAgg: an argument's error stops the pass at that row), and leaves
+ * at the head once the frames' start passes it: O(1) a row, whatever the
+ * frame's width.  The queue lives in deque[ps, pe): each row enters once.
+ */
+static uint64
+minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+			   const GsWinFrame *frame)
+{
+	uint32	   *dq = f->deque + ps;
+	uint64		head = 0,
+				tail = 0;
+	uint64		hi = ps,
+				ge = ps,
+				r;
+	int			c;
+
+	for (r = ps; r < pe; r++)
+	{
+		uint64		fs,
+					fe;
+
+		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+			gs_slice_stopped())
+			return PG_UINT64_MAX;
+		if (r == ge)
+			ge = peers_end(flags, r, pe);
+		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		if (hi < fs)
+			hi = fs;			/* rows no frame takes are not evaluated */
+		for (; hi < fe; hi++)
+		{
+			if (f->skip && f->skip[hi])
+				continue;
+			if (f->argerr && f->argerr[hi])
+			{
+				f->errrow[r] = (uint32) (hi + 1);
+				return r;
+			}
+			if (f->argnull[hi])
+				continue;
+			if (f->arg == GSW_ARG_NUMERIC &&
+				(f->argscale[hi] == GSW_NUM_WIDE || f->argscale[hi] == GSW_NUM_UNREAD))
+				break;
+			c = 1;
+			while (tail > head && (c = minmax_replaces(f, dq[tail - 1], hi)) > 0)
+				tail--;
+			if (c < 0)
+				break;
+			dq[tail++] = (uint32) hi;
+		}
+		if (hi < fe)
+		{
+			/* a numeric the threads cannot compare */
+			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+			return PG_UINT64_MAX;
+		}
+		while (head < tail && dq[head] < fs)
+			head++;
+		minmax_put(f, r, head == tail, head < tail ? dq[head] : 0);
 	}
 	return PG_UINT64_MAX;
 }
@@ -1089,12 +1982,19 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			if (!f->param_null)
 				position_partition(f, flags, ps, pe, frame);
 			break;
+		case GSW_MIN:
+		case GSW_MAX:
+			if (frame->start != GSW_BOUND_PARTITION)
+				return minmax_sliding(f, flags, ps, pe, frame);
+			return aggregate_partition(f, flags, ps, pe, frame);
 		case GSW_COUNT_STAR:
 		case GSW_COUNT:
 		case GSW_SUM:
 		case GSW_AVG:
-		case GSW_MIN:
-		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
 			return aggregate_partition(f, flags, ps, pe, frame);
 		default:
 			position_partition(f, flags, ps, pe, frame);
@@ -1151,6 +2051,17 @@ compute_tasks(void *p, uint64 tlo, uint64 thi)
 	}
 }
 
+/*
+ * An aggregate's failures: zeroed, since only rows whose computation fails
+ * are written
+ */
+static void
+alloc_errrow(GsWinFunc *f, Size rows)
+{
+	f->errrow = palloc_extended(sizeof(uint32) * rows,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
 /* the result arrays f needs, for n rows */
 static void
 alloc_results(GsWinFunc *f, uint64 n)
@@ -1165,16 +2076,31 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_CUME_DIST:
 			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 			return;
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
+			alloc_errrow(f, rows);
+			return;
 		case GSW_SUM:
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
+			alloc_errrow(f, rows);
 #ifdef HAVE_INT128
-			if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			{
+				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
+				f->rscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
+			}
+			else if (f->argtype == INT8OID && (f->fn == GSW_SUM || f->fn == GSW_AVG))
 				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
 			else
 #endif
-			if (f->arg == GSW_ARG_INT)
+			if (f->arg == GSW_ARG_INT || f->arg == GSW_ARG_NUMERIC)
 				f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 			else
 				f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
@@ -1203,6 +2129,8 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		GsWinFunc  *f = &funcs[k];
 
 		alloc_results(f, n);
+		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start != GSW_BOUND_PARTITION)
+			f->deque = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
 		if (f->param_null)
 			memset(f->isnull, true, sizeof(bool) * n);
@@ -1263,13 +2191,248 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 			pfree(f->argi);
 		if (f->argf)
 			pfree(f->argf);
+#ifdef HAVE_INT128
+		if (f->argw)
+			pfree(f->argw);
+		f->argw = NULL;
+#endif
+		if (f->argscale)
+			pfree(f->argscale);
+		if (f->deque)
+			pfree(f->deque);
+		f->deque = NULL;
+		f->argscale = NULL;
 		f->argnull = NULL;
 		f->argi = NULL;
 		f->argf = NULL;
+		/* argerr stays, for gs_win_first_error */
 	}
 	pfree(a.task_first);
 	pfree(starts);
 	return nparts;
+}
+
+/* ---- RANGE frames with offsets --------------------------------------------------- */
+
+typedef struct RangeSweep
+{
+	FmgrInfo	flinfo;			/* the bound's in_range function */
+	Oid			collation;
+	Datum		offset;
+	bool		sub;			/* subtract the offset from the current value */
+	bool		less;
+	bool		nulls_first;
+	AttrNumber	attno;
+	TupleTableSlot *slot;
+	MinimalTuple *rows;
+} RangeSweep;
+
+/* in_range(row's value, the current row's, offset, sub, less) */
+static inline bool
+range_test(RangeSweep *rs, Datum val, Datum cur)
+{
+	return DatumGetBool(FunctionCall5Coll(&rs->flinfo, rs->collation, val, cur,
+										  rs->offset, BoolGetDatum(rs->sub),
+										  BoolGetDatum(rs->less)));
+}
+
+/* the order column's value of row i (in the sweep's slot) */
+static inline Datum
+range_value(RangeSweep *rs, uint64 i, bool *isnull)
+{
+	ExecStoreMinimalTuple(rs->rows[i], rs->slot, false);
+	return slot_getattr(rs->slot, rs->attno, isnull);
+}
+
+/*
+ * Whether row h is still before the frame of a row whose value is cur
+ * (start: nodeWindowAgg.c's update_frameheadpos), or still inside it (end:
+ * update_frametailpos)
+ */
+static bool
+range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull)
+{
+	bool		hnull;
+	Datum		hval = range_value(rs, h, &hnull);
+
+	if (hnull || curnull)
+	{
+		if (start)
+			return rs->nulls_first ? (hnull && !curnull) : (!hnull && curnull);
+		return rs->nulls_first ? hnull : curnull;
+	}
+	return start ? !range_test(rs, hval, cur) : range_test(rs, hval, cur);
+}
+
+static void
+range_sweep_init(RangeSweep *rs, WindowAgg *wa, bool start, MinimalTuple *rows,
+				 TupleTableSlot *slot)
+{
+	int			o = wa->frameOptions;
+	bool		preceding = start ? (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0 :
+		(o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0;
+
+	rs->attno = wa->ordNumCols > 0 ? wa->ordColIdx[0] : 0;
+	rs->slot = slot;
+	rs->rows = rows;
+	if ((start ? wa->startInRangeFunc : wa->endInRangeFunc) == InvalidOid ||
+		(start ? wa->startOffset : wa->endOffset) == NULL ||
+		!IsA(start ? wa->startOffset : wa->endOffset, Const))
+		return;					/* not a RANGE offset bound */
+	fmgr_info(start ? wa->startInRangeFunc : wa->endInRangeFunc, &rs->flinfo);
+	rs->collation = wa->inRangeColl;
+	rs->offset = ((Const *) (start ? wa->startOffset : wa->endOffset))->constvalue;
+	rs->sub = preceding;
+	rs->less = !start;
+	if (!wa->inRangeAsc)
+	{
+		rs->sub = !rs->sub;
+		rs->less = !rs->less;
+	}
+	rs->nulls_first = wa->inRangeNullsFirst;
+}
+
+/* the sweep over rows [0, n) (see gs_win_range_bounds) */
+static void
+range_sweep(GsWinFrame *frame, RangeSweep *head, RangeSweep *tail,
+			AttrNumber attno, uint64 n, const uint8 *flags, TupleTableSlot *slot)
+{
+	uint64		h = 0,
+				t = 0,
+				pe = 0,
+				r;
+
+	for (r = 0; r < n; r++)
+	{
+		bool		curnull;
+		Datum		cur;
+
+		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (flags[r] & GSW_NEW_PARTITION)
+		{
+			for (pe = r + 1; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
+				;
+			h = t = r;
+		}
+		/* a pointer into row r itself, which the slot does not own */
+		ExecStoreMinimalTuple(head->rows[r], slot, false);
+		cur = slot_getattr(slot, attno, &curnull);
+		if (frame->start == GSW_BOUND_RANGE)
+		{
+			while (h < pe && range_advance(head, true, h, cur, curnull))
+				h++;
+			frame->range_start[r] = (uint32) h;
+		}
+		if (frame->end == GSW_BOUND_RANGE)
+		{
+			while (t < pe && range_advance(tail, false, t, cur, curnull))
+				t++;
+			frame->range_end[r] = (uint32) t;
+		}
+	}
+}
+
+/*
+ * The sweep runs under one PG_TRY: an error (of a built-in in_range
+ * function, which holds no resource; a cancel is let through) is caught
+ * and reported as false
+ */
+bool
+gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
+					uint64 n, const uint8 *flags, TupleTableSlot *slot)
+{
+	RangeSweep	head,
+				tail;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool failed = false;
+
+	memset(&head, 0, sizeof(head));
+	memset(&tail, 0, sizeof(tail));
+	range_sweep_init(&head, wa, true, rows, slot);
+	range_sweep_init(&tail, wa, false, rows, slot);
+	PG_TRY();
+	{
+		range_sweep(frame, &head, &tail, wa->ordColIdx[0], n, flags, slot);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		failed = true;
+	}
+	PG_END_TRY();
+	ExecClearTuple(slot);
+	return !failed;
+}
+
+/* g + off clamped to [-1, ngroups] (off any int8) */
+static inline int64
+group_offset(uint64 g, int64 off, uint64 ngroups)
+{
+	if (off >= (int64) ngroups)
+		return (int64) ngroups;
+	if (off <= -(int64) ngroups - 1)
+		return -1;
+	off += (int64) g;
+	return off < -1 ? -1 : off > (int64) ngroups ? (int64) ngroups : off;
+}
+
+/*
+ * GROUPS offsets: row r of peer group g starts its frame at the first row
+ * of group g + start_offset and ends it after the last row of group g +
+ * end_offset, within its partition (nodeWindowAgg.c's update_frameheadpos
+ * and update_frametailpos in GROUPS mode); RANGE CURRENT ROW starts at
+ * the first peer, offset 0.  gstart lists a partition's group starts.
+ */
+void
+gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
+{
+	uint32	   *gstart = palloc_extended(sizeof(uint32) * (Max(n, 1) + 1),
+										 MCXT_ALLOC_HUGE);
+	uint64		ps = 0;
+
+	while (ps < n)
+	{
+		uint64		pe = ps + 1,
+					ngroups = 1,
+					g = 0,
+					r;
+
+		CHECK_FOR_INTERRUPTS();
+		gstart[0] = (uint32) ps;
+		for (; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
+			if (flags[pe] & GSW_NEW_PEERS)
+				gstart[ngroups++] = (uint32) pe;
+		gstart[ngroups] = (uint32) pe;
+		for (r = ps; r < pe; r++)
+		{
+			int64		t;
+
+			if (r > ps && (flags[r] & GSW_NEW_PEERS))
+				g++;
+			if (frame->start == GSW_BOUND_GROUPS)
+			{
+				t = group_offset(g, frame->start_offset, ngroups);
+				frame->range_start[r] = t < 0 ? (uint32) ps : gstart[t];
+			}
+			if (frame->end == GSW_BOUND_GROUPS)
+			{
+				t = group_offset(g, frame->end_offset, ngroups);
+				frame->range_end[r] = t < 0 ? (uint32) ps :
+					t >= (int64) ngroups ? (uint32) pe : gstart[t + 1];
+			}
+		}
+		ps = pe;
+	}
+	pfree(gstart);
 }
 
 /* ---- 3. results -------------------------------------------------------------------- */
@@ -1294,11 +2457,119 @@ int128_numeric(int128 v)
 }
 #endif
 
+#ifdef HAVE_INT128
+/*
+ * v / 10^scale as a numeric of display scale scale, exactly as numeric.c's
+ * accumulator makes a sum: the value and the scale make the result
+ */
 static Datum
-aggregate_datum(GsWinFunc *f, uint64 i)
+fixed_numeric(int128 v, int scale)
+{
+	char		buf[64];
+	char	   *p = buf + sizeof(buf);
+	bool		neg = v < 0;
+	int			digits = 0;
+
+	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
+		return NumericGetDatum(int64_div_fast_to_numeric((int64) v, scale));
+	/* |v| < 2^127: its decimal digits, with the point scale digits in */
+	*--p = '\0';
+	while (v != 0 || digits <= scale)
+	{
+		int			d = (int) (v % 10);
+
+		*--p = (char) ('0' + (d < 0 ? -d : d));
+		v /= 10;
+		if (++digits == scale)
+			*--p = '.';
+	}
+	if (neg)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+static Datum
+numeric_special(int16 kind)
+{
+	return DirectFunctionCall3(numeric_in,
+							   CStringGetDatum(kind == GSW_NUM_NAN ? "NaN" :
+											   kind == GSW_NUM_PINF ? "Infinity" :
+											   "-Infinity"),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* numeric_sum's and numeric_avg's result, from the sum and the count */
+static Datum
+numeric_result(GsWinFunc *f, uint64 i)
 {
 	Datum		sum;
 
+	if (f->rscale[i] < 0)
+		return numeric_special(f->rscale[i]);
+	sum = fixed_numeric(f->wide[i], f->rscale[i]);
+	if (f->fn == GSW_SUM)
+		return sum;
+	return DirectFunctionCall2(numeric_div, sum,
+							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
+}
+
+/*
+ * Row i's numeric sum or avg: the last one made when row i's sum, scale
+ * and count are the last one's (a whole partition's rows, peers), else
+ * made again into cachecxt, reset first
+ */
+static Datum
+numeric_aggregate_datum(GsWinFunc *f, uint64 i)
+{
+	uint64		c = f->cached_row;
+	MemoryContext oldcxt;
+
+	if (f->cachecxt == NULL)
+		return numeric_result(f, i);
+	if (f->has_cached && f->wide[c] == f->wide[i] &&
+		f->rscale[c] == f->rscale[i] &&
+		(f->fn == GSW_SUM || f->cnt[c] == f->cnt[i]))
+		return f->cached;
+	MemoryContextReset(f->cachecxt);
+	oldcxt = MemoryContextSwitchTo(f->cachecxt);
+	f->cached = numeric_result(f, i);
+	MemoryContextSwitchTo(oldcxt);
+	f->cached_row = i;
+	f->has_cached = true;
+	return f->cached;
+}
+#endif
+
+/* row's argument of f, read or evaluated on nav_slot (in the backend) */
+static Datum
+argument_at(GsWinFunc *f, MinimalTuple row, TupleTableSlot *nav_slot,
+			bool *isnull)
+{
+	ExecStoreMinimalTuple(row, nav_slot, false);
+	if (f->argstate == NULL)
+		return slot_getattr(nav_slot, f->argattno, isnull);
+	f->argcxt->ecxt_outertuple = nav_slot;
+	return ExecEvalExpr(f->argstate, f->argcxt, isnull);
+}
+
+static Datum
+aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
+				TupleTableSlot *nav_slot)
+{
+	Datum		sum;
+
+#ifdef HAVE_INT128
+	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+		return numeric_aggregate_datum(f, i);
+	if (f->arg == GSW_ARG_NUMERIC)
+	{
+		bool		isnull;
+
+		/* min and max: the value of the row kept, which was not NULL */
+		return argument_at(f, rows[f->i64[i]], nav_slot, &isnull);
+	}
+#endif
 	if (f->arg != GSW_ARG_INT)
 		return f->restype == FLOAT4OID ? Float4GetDatum((float4) f->f8[i]) :
 			Float8GetDatum(f->f8[i]);
@@ -1360,14 +2631,38 @@ gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 				*isnull = f->defnull;
 				return f->defval;
 			}
-			ExecStoreMinimalTuple(rows[f->i64[i]], nav_slot, false);
-			return slot_getattr(nav_slot, f->argattno, isnull);
+			return argument_at(f, rows[f->i64[i]], nav_slot, isnull);
 		case GSW_SUM:
 		case GSW_AVG:
 		case GSW_MIN:
 		case GSW_MAX:
-			return aggregate_datum(f, i);
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
+			return aggregate_datum(f, i, rows, nav_slot);
 		default:
 			return Int64GetDatum(f->i64[i]);
 	}
+}
+
+int
+gs_win_first_error(GsWinFunc *funcs, int nfuncs, uint64 r, uint64 *row)
+{
+	int			first = -1;
+	int			k;
+
+	for (k = 0; k < nfuncs; k++)
+	{
+		GsWinFunc  *f = &funcs[k];
+
+		if (f->errrow == NULL || f->errrow[r] == 0)
+			continue;
+		if (first < 0 || f->errrow[r] - 1 < *row)
+		{
+			first = k;
+			*row = f->errrow[r] - 1;
+		}
+	}
+	return first;
 }

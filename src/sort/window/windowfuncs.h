@@ -19,6 +19,7 @@
 #define GPUSORT_WINDOWFUNCS_H
 
 #include "executor/tuptable.h"
+#include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
@@ -42,7 +43,11 @@ typedef enum GsWinFn
 	GSW_SUM,
 	GSW_AVG,
 	GSW_MIN,
-	GSW_MAX
+	GSW_MAX,
+	GSW_VAR_POP,				/* of float4 and float8 only */
+	GSW_VAR_SAMP,
+	GSW_STDDEV_POP,
+	GSW_STDDEV_SAMP
 } GsWinFn;
 
 /* where each row's frame starts and ends, within its partition */
@@ -50,21 +55,35 @@ typedef enum GsWinBound
 {
 	GSW_BOUND_PARTITION,		/* start: the partition's first row; end: its last */
 	GSW_BOUND_PEERS,			/* end only: the current row's last peer */
-	GSW_BOUND_ROW				/* the current row, moved by an offset */
+	GSW_BOUND_ROW,				/* the current row, moved by an offset */
+	GSW_BOUND_RANGE,			/* RANGE offset: range_start, range_end */
+	GSW_BOUND_GROUPS			/* the peer group an offset (in groups) from
+								 * the current row's: range_start, range_end */
 } GsWinBound;
 
 typedef struct GsWinFrame
 {
-	GsWinBound	start;			/* GSW_BOUND_PARTITION or GSW_BOUND_ROW */
+	GsWinBound	start;			/* GSW_BOUND_PARTITION, _ROW or _RANGE */
 	GsWinBound	end;
-	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row */
-	int64		end_offset;		/* (negative: before it) */
+	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row, */
+	int64		end_offset;		/* GSW_BOUND_GROUPS: peer groups (negative:
+								 * before it) */
+
+	/*
+	 * GSW_BOUND_RANGE: each row's frame start and end (exclusive), found
+	 * by the node with the in_range functions, as WindowAgg finds them
+	 * (gs_win_range_bounds); [n]
+	 */
+	uint32	   *range_start;
+	uint32	   *range_end;
 } GsWinFrame;
 
 /*
  * Frames whose start moves with the row recompute the aggregates that have
- * no inverse (float sums, min, max) over every row's frame, as WindowAgg
- * does: only up to this many rows a frame.
+ * no inverse and whose value depends on the order of their inputs (float
+ * sums and statistics, numeric sums) over every row's frame, as WindowAgg
+ * does: only up to this many rows a frame.  min and max slide (a monotone
+ * queue) over frames of any width.
  */
 #define GSW_MAX_RESTART_ROWS	1024
 
@@ -75,8 +94,27 @@ typedef enum GsWinArg
 	GSW_ARG_NULLS,				/* count(x): only whether it is NULL */
 	GSW_ARG_INT,				/* int2, int4, int8, date, timestamp(tz) */
 	GSW_ARG_FLOAT4,
-	GSW_ARG_FLOAT8
+	GSW_ARG_FLOAT8,
+	GSW_ARG_NUMERIC				/* fixed point: argw scaled by 10^argscale */
 } GsWinArg;
+
+/*
+ * A numeric argument's argscale when it is not a finite value that fits:
+ * its value is then in the kind alone
+ */
+#define GSW_NUM_NAN			(-1)
+#define GSW_NUM_PINF		(-2)
+#define GSW_NUM_NINF		(-3)
+#define GSW_NUM_UNREAD		(-4)	/* toasted: the backend reads it */
+#define GSW_NUM_WIDE		(-5)	/* past GSW_NUM_MAX_SCALED, or scale too large */
+
+/*
+ * A numeric argument is read as an int128 v with the value's own display
+ * scale s (value = v / 10^s) when |v| < 2^95 and s <= GSW_NUM_MAX_SCALE:
+ * sums of fewer than 2^32 such values, rescaled to a common scale, fit in
+ * an int128 unless the rescaling itself overflows, which is checked.
+ */
+#define GSW_NUM_MAX_SCALE	38
 
 typedef struct GsWinFunc
 {
@@ -92,6 +130,23 @@ typedef struct GsWinFunc
 	Datum		defval;
 	bool		defnull;
 	bool		has_filter;		/* an aggregate's FILTER, see skip */
+	Expr	   *argexpr;		/* the first argument when not a plain column */
+	bool		arg_may_raise;	/* argexpr may raise an error (see argerr) */
+
+	/* an expression argument, evaluated in the backend (set by the node) */
+	ExprState  *argstate;
+	ExprContext *argcxt;
+
+	/*
+	 * numeric sum and avg: the last result made, kept in cachecxt (set by
+	 * the node) while the rows that follow have the same (rows of one
+	 * frame, peers, a whole partition); valid until the next row's, as
+	 * any value a node returns
+	 */
+	MemoryContext cachecxt;
+	bool		has_cached;
+	uint64		cached_row;
+	Datum		cached;
 
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
@@ -100,7 +155,10 @@ typedef struct GsWinFunc
 	int128	   *wide;			/* sum and avg of int8 */
 #endif
 	int64	   *cnt;			/* avg's divisor */
+	int16	   *rscale;			/* numeric sum and avg: wide's scale, or GSW_NUM_* */
 	bool	   *isnull;
+	uint32	   *errrow;			/* [n] or NULL: 1 + the row whose evaluation
+								 * failed while computing row r (GSW_ERROR) */
 
 	/* rows whose FILTER is not true, [n], set by the caller; or NULL */
 	bool	   *skip;
@@ -109,6 +167,21 @@ typedef struct GsWinFunc
 	int64	   *argi;
 	double	   *argf;
 	bool	   *argnull;
+#ifdef HAVE_INT128
+	int128	   *argw;			/* numeric, scaled by 10^argscale */
+#endif
+	int16	   *argscale;		/* numeric: its display scale, or GSW_NUM_* */
+	uint32	   *deque;			/* min and max over frames that slide: a
+								 * monotone queue of rows, each partition's
+								 * within its own rows' range */
+	bool	   *argerr;			/* evaluating argexpr raised an error (or NULL) */
+
+	/*
+	 * Set (by any thread) when an aggregate took a numeric that the threads
+	 * cannot add or compare exactly (GSW_NUM_WIDE, or a rescaling past 128
+	 * bits): the WindowAgg must then compute the window
+	 */
+	bool		too_wide;
 } GsWinFunc;
 
 /* how two values of a partition or order column are compared */
@@ -151,6 +224,24 @@ extern bool gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f,
 extern bool gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame,
 								   const char **why);
 
+/*
+ * Fills frame->range_start and range_end (GSW_BOUND_RANGE) for rows [0, n)
+ * of partitions flags marks, the order column's values read from rows by
+ * slot: WindowAgg's update_frameheadpos and update_frametailpos, which call
+ * the in_range functions.  Returns false, the arrays unfinished, when one
+ * raised an error (caught: built-in in_range functions hold no resource):
+ * the caller lets WindowAgg compute the window, and raise it where it does.
+ */
+extern bool gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa,
+								MinimalTuple *rows, uint64 n,
+								const uint8 *flags, TupleTableSlot *slot);
+
+/* The same for GSW_BOUND_GROUPS, from the peer groups flags marks */
+extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags);
+
+/* whether frame's bounds are arrays the node fills (RANGE, GROUPS) */
+#define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
+
 /* Whether f over frame recomputes every row's frame (see above) */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
@@ -183,5 +274,21 @@ extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 
 /* the ereport of a float overflow, as float.c raises it */
 extern void gs_win_overflow_error(void);
+
+/*
+ * Stores row i's argument value d of f (in the backend, or on a thread for
+ * the types a thread can read: a numeric that is toasted is left
+ * GSW_NUM_UNREAD for the backend)
+ */
+extern void gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull);
+
+
+/*
+ * The function whose failure at row r WindowAgg meets first, and the row
+ * it fails at: the lowest failing row, then the first function (WindowAgg
+ * advances every aggregate over one row before the next).  -1 if none.
+ */
+extern int	gs_win_first_error(GsWinFunc *funcs, int nfuncs, uint64 r,
+							   uint64 *row);
 
 #endif							/* GPUSORT_WINDOWFUNCS_H */

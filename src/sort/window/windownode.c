@@ -43,6 +43,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "executor/nodeSubplan.h"
 #include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -53,6 +54,7 @@
 #include "memaccount.h"
 #include "sortnode.h"
 #include "sortplan.h"
+#include "stat.h"
 #include "threads.h"
 #include "timing.h"
 #include "windowfuncs.h"
@@ -114,6 +116,7 @@ static void window_end(CustomScanState *node);
 static void window_rescan(CustomScanState *node);
 static void window_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
+static void window_reset(GpuWindowState *node);
 
 static Node *feed_create_state(CustomScan *cscan);
 static void feed_begin(CustomScanState *node, EState *estate, int eflags);
@@ -280,6 +283,8 @@ frame_is_wide(const GsWinFrame *frame)
 {
 	int64		width;
 
+	if (GSW_BOUND_IS_ARRAY(frame->start))
+		return true;			/* as wide as the values make it */
 	if (frame->start != GSW_BOUND_ROW)
 		return false;
 	if (frame->end != GSW_BOUND_ROW)
@@ -425,6 +430,12 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 												&TTSOpsMinimalTuple);
 		if (node->funcs[k].has_filter)
 			node->filters[k] = ExecInitExpr(wfunc->aggfilter, &cnode->ss.ps);
+		if (node->funcs[k].argexpr != NULL)
+		{
+			node->funcs[k].argstate = ExecInitExpr(node->funcs[k].argexpr,
+												   &cnode->ss.ps);
+			node->funcs[k].argcxt = cnode->ss.ps.ps_ExprContext;
+		}
 		k++;
 	}
 }
@@ -446,16 +457,19 @@ start_fallback(GpuWindowState *node, const char *why)
 
 /*
  * Bytes of the arrays for n rows, at most: the flags, and per function a
- * result of up to 16 bytes and avg's divisor, its NULL and FILTER flags, an
- * argument and its NULL flag
+ * result of up to 16 bytes, avg's divisor, a numeric result's scale, its
+ * NULL and FILTER flags, the row its computation failed at, an argument of
+ * up to 16 bytes with a numeric's scale, its NULL flag and its error flag,
+ * and a sliding min's or max's queue
  */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
-	Size		per_func = 16 + sizeof(int64) + 2 * sizeof(bool) +
-		sizeof(int64) + sizeof(bool);
+	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
+		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool) + sizeof(uint32);
 
-	return (Size) n * (1 + per_func * node->nfuncs);
+	/* the flags, and a RANGE frame's bounds */
+	return (Size) n * (1 + 2 * sizeof(uint32) + per_func * node->nfuncs);
 }
 
 /*
@@ -495,6 +509,193 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 	ExecClearTuple(node->row_slot);
 }
 
+/*
+ * Evaluates an argument expression that may raise an error, catching the
+ * error: true if it raised one.  Catching without a subtransaction is safe
+ * only because the expression is one arg_expr_walker (windowfuncs.c)
+ * accepted: built-in functions of plain scalars, which hold no lock, pin or
+ * other resource when they raise, and allocate only in the per-tuple
+ * memory that is reset.  Only errors about a value (class 22, data
+ * exception: overflow, division by zero) are caught; anything else (out of
+ * memory, a cancel) goes on up.
+ */
+static bool
+evaluate_catching(ExprState *state, ExprContext *econtext, Datum *value,
+				  bool *isnull)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	volatile bool failed = false;
+
+	PG_TRY();
+	{
+		*value = ExecEvalExprSwitchContext(state, econtext, isnull);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		failed = true;
+	}
+	PG_END_TRY();
+	return failed;
+}
+
+/* the PARAM_EXEC ids an expression reads, into *params */
+static bool
+exec_params_walker(Node *node, Bitmapset **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		*params = bms_add_member(*params, ((Param *) node)->paramid);
+	return expression_tree_walker(node, exec_params_walker, (void *) params);
+}
+
+/*
+ * The aggregates' arguments that are expressions, evaluated over every row
+ * in the backend, in row order, into the arrays the threads compute from
+ * (the columns' were read by gs_win_boundaries).  A row a FILTER leaves out
+ * is not evaluated, as WindowAgg does not evaluate it.
+ *
+ * WindowAgg evaluates an aggregate's argument as the row enters a frame,
+ * and raises its error then: while computing the first row whose frame
+ * takes it, before that row is returned.  So an error here is not raised
+ * but recorded (argerr); the aggregate's pass stops at the row whose frame
+ * takes the failing row (GSW_ERROR, errrow), and window_exec raises the
+ * error when it comes to return that row, by evaluating the expression on
+ * the failing row again, uncaught: the expression is not volatile, so it
+ * raises the same error.  Rows a LIMIT or a run condition never reach see
+ * no error, and a row no frame takes (past the last frame of ROWS
+ * 2 PRECEDING) none either, as with WindowAgg.
+ */
+static void
+evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		GsWinFunc  *f = &node->funcs[k];
+		Bitmapset  *params;
+		int			p = -1;
+		uint64		i;
+
+		if (f->argstate == NULL || f->argnull == NULL)
+			continue;
+
+		/*
+		 * The initplans whose values the expression reads run now, where an
+		 * error is not caught (an initplan may hold any resource)
+		 */
+		params = NULL;
+		(void) exec_params_walker((Node *) f->argexpr, &params);
+		while ((p = bms_next_member(params, p)) >= 0)
+		{
+			ParamExecData *prm = &econtext->ecxt_param_exec_vals[p];
+
+			if (prm->execPlan != NULL)
+				ExecSetParamPlan(prm->execPlan, econtext);
+		}
+		for (i = 0; i < n; i++)
+		{
+			Datum		d = (Datum) 0;
+			bool		isnull = true;
+
+			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (f->skip && f->skip[i])
+			{
+				f->argnull[i] = true;
+				continue;
+			}
+			ResetExprContext(econtext);
+			ExecStoreMinimalTuple(rows[i], node->row_slot, false);
+			econtext->ecxt_outertuple = node->row_slot;
+			if (f->argerr == NULL)
+				d = ExecEvalExprSwitchContext(f->argstate, econtext, &isnull);
+			else if (evaluate_catching(f->argstate, econtext, &d, &isnull))
+			{
+				f->argerr[i] = true;
+				f->argnull[i] = true;
+				continue;
+			}
+			gs_win_store_arg(f, i, d, isnull);
+		}
+	}
+	ResetExprContext(econtext);
+	ExecClearTuple(node->row_slot);
+}
+
+/*
+ * Raises the error WindowAgg raises while computing row r (flagged
+ * GSW_ERROR): an aggregate's argument's, by evaluating it again on the row
+ * that failed (see evaluate_arguments), or an overflow's
+ */
+static void
+raise_row_error(GpuWindowState *node, uint64 r)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	uint64		row = 0;
+	int			k = gs_win_first_error(node->funcs, node->nfuncs, r, &row);
+	GsWinFunc  *f = k >= 0 ? &node->funcs[k] : NULL;
+	bool		isnull;
+
+	if (f != NULL && f->argerr != NULL && f->argerr[row])
+	{
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(node->rows[row], node->row_slot, false);
+		econtext->ecxt_outertuple = node->row_slot;
+		(void) ExecEvalExprSwitchContext(f->argstate, econtext, &isnull);
+		elog(ERROR, "GpuWindow: an argument's error did not recur");
+	}
+	gs_win_overflow_error();
+}
+
+/*
+ * A RANGE frame's bounds, found in the backend with the in_range functions
+ * (gs_win_range_bounds); false if one raised an error
+ */
+static bool
+range_bounds(GpuWindowState *node, MinimalTuple *rows, uint64 n,
+			 const uint8 *flags)
+{
+	GsWinFrame *frame = &node->frame;
+
+	frame->range_start = frame->range_end = NULL;
+	if (!GSW_BOUND_IS_ARRAY(frame->start) && !GSW_BOUND_IS_ARRAY(frame->end))
+		return true;
+	if (GSW_BOUND_IS_ARRAY(frame->start))
+		frame->range_start = palloc_extended(sizeof(uint32) * Max(n, 1),
+											 MCXT_ALLOC_HUGE);
+	if (GSW_BOUND_IS_ARRAY(frame->end))
+		frame->range_end = palloc_extended(sizeof(uint32) * Max(n, 1),
+										   MCXT_ALLOC_HUGE);
+	if (frame->start == GSW_BOUND_GROUPS || frame->end == GSW_BOUND_GROUPS)
+		gs_win_group_bounds(frame, n, flags);
+	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
+		return true;
+	return gs_win_range_bounds(frame, node->wa, rows, n, flags, node->row_slot);
+}
+
+/* whether an aggregate met a numeric the threads could not compute with */
+static bool
+any_too_wide(GpuWindowState *node)
+{
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].too_wide)
+			return true;
+	return false;
+}
+
 /* Sorts (the GpuSort below) and computes every row's window values */
 static void
 window_run(GpuWindowState *node)
@@ -507,6 +708,7 @@ window_run(GpuWindowState *node)
 	uint8	   *flags;
 	instr_time	start;
 	MemoryContext oldcxt;
+	int			k;
 
 	node->ran = true;
 	node->why[0] = '\0';
@@ -540,17 +742,41 @@ window_run(GpuWindowState *node)
 	node->rows = rows;
 	node->nrows = n;
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].arg == GSW_ARG_NUMERIC &&
+			(node->funcs[k].fn == GSW_SUM || node->funcs[k].fn == GSW_AVG))
+			node->funcs[k].cachecxt = AllocSetContextCreate(node->runcxt,
+															"GpuWindow numeric result",
+															ALLOCSET_SMALL_SIZES);
 	INSTR_TIME_SET_CURRENT(start);
 	evaluate_filters(node, rows, n);
 	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
 					  node->ord, node->nord, node->funcs, node->nfuncs,
 					  flags, node->nthreads);
+	evaluate_arguments(node, rows, n);
+	if (!range_bounds(node, rows, n, flags))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		window_reset(node);
+		node->ran = true;
+		start_fallback(node, "an in_range function raised an error");
+		return;
+	}
 	node->ms_bounds = gs_elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
 	node->ms_funcs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
+
+	/* numerics past 128 bits: PostgreSQL's own arithmetic, in WindowAgg */
+	if (any_too_wide(node))
+	{
+		window_reset(node);
+		node->ran = true;
+		start_fallback(node, "numeric values past 128 bits");
+		return;
+	}
 
 	node->flags = flags;
 	node->current = 0;
@@ -589,7 +815,11 @@ window_exec(CustomScanState *cnode)
 	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
 
 	if (!node->computed && node->fallback == NULL)
+	{
 		window_run(node);
+		gs_stat_count_window(node->why, node->computed ?
+							 node->ms_bounds + node->ms_funcs : 0);
+	}
 	if (node->fallback)
 		return ExecProcNode(node->fallback);
 
@@ -603,7 +833,7 @@ window_exec(CustomScanState *cnode)
 			return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
 		i = node->current++;
 		if (node->flags[i] & GSW_ERROR)
-			gs_win_overflow_error();
+			raise_row_error(node, i);
 
 		ResetExprContext(econtext);
 		fill_scan_tuple(node, i, scan);
@@ -655,8 +885,14 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].wide = NULL;
 #endif
 		node->funcs[k].cnt = NULL;
+		node->funcs[k].rscale = NULL;
 		node->funcs[k].isnull = NULL;
+		node->funcs[k].errrow = NULL;
 		node->funcs[k].skip = NULL;
+		node->funcs[k].argerr = NULL;
+		node->funcs[k].too_wide = false;
+		node->funcs[k].cachecxt = NULL;	/* in runcxt */
+		node->funcs[k].has_cached = false;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
@@ -664,6 +900,8 @@ window_reset(GpuWindowState *node)
 	node->reservation = NULL;
 	node->rows = NULL;
 	node->flags = NULL;
+	node->frame.range_start = NULL;	/* in runcxt */
+	node->frame.range_end = NULL;
 	node->nrows = 0;
 	node->current = 0;
 	node->computed = false;
@@ -781,7 +1019,12 @@ feed_create_state(CustomScan *cscan)
 static void
 feed_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	/* source is set by start_fallback */
+	/*
+	 * source is set by start_fallback.  The feed returns the GpuSort's
+	 * slots as they are, not the virtual slots a CustomScan's result is
+	 * said to be: the WindowAgg must not compile its expressions for those.
+	 */
+	node->ss.ps.resultopsfixed = false;
 }
 
 static TupleTableSlot *

@@ -1,0 +1,591 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggnode.c
+ *	  GpuAgg: an Agg whose aggregates sort, computed from the rows of one
+ *	  GpuSort (the plan: aggplan.c; the aggregates: aggfuncs.c).
+ *
+ * Where stock PostgreSQL's Agg feeds each group's values, one call at a
+ * time, into a tuplesort per aggregate and group, GpuAgg takes the rows
+ * its GpuSort has sorted by (group columns, sorted column) as the array
+ * they already are (gs_sort_sorted_rows), marks group and value boundaries
+ * on threads (gs_win_boundaries, reading the aggregates' arguments on the
+ * way), computes each aggregate over each group's run on threads, and then
+ * returns one row per group: the group's first input row and its results,
+ * filtered by the Agg's qual (HAVING) and projected through its
+ * targetlist.  A plain Agg (no GROUP BY) returns its one row even over no
+ * input, as the Agg does, its input columns NULL.
+ *
+ * Fallback: the Agg itself is kept in the plan node, over a GpuAggFeed
+ * node that hands it the GpuSort's rows.  When the rows do not come as an
+ * array (the sort ran out of memory and went to tuplesort) or the arrays
+ * cannot be given memory (gpusort.max_memory, or the server-wide account
+ * of gpusort.max_total_memory), that Agg is started and runs exactly as
+ * stock runs it (its input, sorted by more columns, is still sorted by its
+ * group columns).  EXPLAIN ANALYZE says why.
+ *
+ * Like the Agg, the node supports neither backward scan nor mark and
+ * restore; a rescan without changed parameters returns the same rows
+ * again, and one with changed parameters evaluates the fractions again and
+ * sorts and computes again.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "parser/parsetree.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "compat.h"
+#include "aggfuncs.h"
+#include "aggnode.h"
+#include "aggplan.h"
+#include "memaccount.h"
+#include "settings.h"
+#include "sortnode.h"
+#include "timing.h"
+
+typedef struct GpuAggState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	Agg		   *agg;			/* the fallback, over a GpuAggFeed */
+	bool		plain;			/* no group columns: one row, always */
+	GsWinCol   *grp;			/* the group columns */
+	int			ngrp;
+	GsWinCol	sortcol;		/* the aggregates' sorted column */
+	GsAggFunc  *funcs;			/* specs; results while computed */
+	int			nfuncs;
+	ExprState **fractions;		/* [nfuncs]: a percentile's, or NULL */
+	int			ninput;			/* input columns, before the aggregates' */
+	TupleTableSlot *row_slot;	/* deforms a group's first row */
+	TupleTableSlot *val_slot;	/* deforms the row a value comes from */
+
+	/* the current run */
+	bool		computed;
+	MemoryContext runcxt;		/* the arrays and the reservation */
+	GsReservation *reservation;
+	MinimalTuple *rows;			/* the GpuSort's, in output order */
+	uint64		nrows;
+	uint64	   *starts;			/* [ngroups + 1]: each group's first row */
+	uint64		ngroups;
+	uint64		current;		/* the next group to return */
+	PlanState  *fallback;		/* the Agg, once it runs */
+
+	/* for EXPLAIN ANALYZE */
+	bool		ran;
+	char		why[160];		/* why the Agg ran, or "" */
+	int			nthreads;
+	Size		reserved;
+	double		ms_bounds;
+	double		ms_aggs;
+} GpuAggState;
+
+typedef struct GpuAggFeedState
+{
+	CustomScanState css;
+	PlanState  *source;			/* the GpuAgg's GpuSort */
+} GpuAggFeedState;
+
+static Node *agg_create_state(CustomScan *cscan);
+static void agg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *agg_exec(CustomScanState *node);
+static void agg_end(CustomScanState *node);
+static void agg_rescan(CustomScanState *node);
+static void agg_explain(CustomScanState *node, List *ancestors,
+						ExplainState *es);
+
+static Node *feed_create_state(CustomScan *cscan);
+static void feed_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *feed_exec(CustomScanState *node);
+static void feed_end(CustomScanState *node);
+static void feed_rescan(CustomScanState *node);
+
+const CustomScanMethods gpuagg_plan_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.CreateCustomScanState = agg_create_state,
+};
+
+static const CustomExecMethods agg_exec_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.BeginCustomScan = agg_begin,
+	.ExecCustomScan = agg_exec,
+	.EndCustomScan = agg_end,
+	.ReScanCustomScan = agg_rescan,
+	.ExplainCustomScan = agg_explain,
+};
+
+const CustomScanMethods gpuagg_feed_plan_methods = {
+	.CustomName = GPUAGG_FEED_NAME,
+	.CreateCustomScanState = feed_create_state,
+};
+
+static const CustomExecMethods feed_exec_methods = {
+	.CustomName = GPUAGG_FEED_NAME,
+	.BeginCustomScan = feed_begin,
+	.ExecCustomScan = feed_exec,
+	.EndCustomScan = feed_end,
+	.ReScanCustomScan = feed_rescan,
+};
+
+void
+gs_agg_register(void)
+{
+	RegisterCustomScanMethods(&gpuagg_plan_methods);
+	RegisterCustomScanMethods(&gpuagg_feed_plan_methods);
+}
+
+/* ---- executor ------------------------------------------------------------------------ */
+
+static Node *
+agg_create_state(CustomScan *cscan)
+{
+	GpuAggState *node = palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &agg_exec_methods;
+	return (Node *) node;
+}
+
+/* the aggregates of the plan, and the column those that sort sort */
+static void
+init_funcs(GpuAggState *node, List *aggrefs)
+{
+	ListCell   *lc;
+	int			k = 0;
+
+	node->nfuncs = list_length(aggrefs);
+	node->funcs = palloc0(sizeof(GsAggFunc) * Max(node->nfuncs, 1));
+	node->fractions = palloc0(sizeof(ExprState *) * Max(node->nfuncs, 1));
+	foreach(lc, aggrefs)
+	{
+		GsAggFunc  *f = &node->funcs[k];
+		GsAggSortCol sort;
+		bool		sorts;
+		const char *why;
+
+		if (!gs_agg_func_from_aggref(lfirst(lc), f, &sort, &sorts, &why))
+			elog(ERROR, "GpuAgg cannot compute its aggregate: %s", why);
+		if (sorts)
+			gs_win_col_init(&node->sortcol, sort.attno, sort.eqop, sort.collation);
+		if (f->fraction)
+			node->fractions[k] = ExecInitExpr(f->fraction, &node->css.ss.ps);
+		k++;
+	}
+}
+
+static void
+agg_begin(CustomScanState *cnode, EState *estate, int eflags)
+{
+	GpuAggState *node = (GpuAggState *) cnode;
+	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
+	Agg		   *agg = (Agg *) list_nth(cscan->custom_private, GSAP_FALLBACK);
+	TupleDesc	indesc;
+	int			i;
+
+	node->agg = agg;
+	node->plain = agg->aggstrategy == AGG_PLAIN;
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	indesc = ExecGetResultType(outerPlanState(node));
+	node->ninput = indesc->natts;
+	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	node->val_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	node->ngrp = agg->numCols;
+	node->grp = palloc0(sizeof(GsWinCol) * Max(node->ngrp, 1));
+	for (i = 0; i < node->ngrp; i++)
+		gs_win_col_init(&node->grp[i], agg->grpColIdx[i], agg->grpOperators[i],
+						agg->grpCollations[i]);
+	init_funcs(node, list_nth(cscan->custom_private, GSAP_AGGREFS));
+}
+
+/* frees the current run; the rows go with the GpuSort's rescan */
+static void
+agg_reset(GpuAggState *node)
+{
+	int			k;
+
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->val_slot);
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		GsAggFunc  *f = &node->funcs[k];
+
+		f->frac = NULL;
+		f->frac_null = NULL;
+		f->i64 = NULL;
+		f->f8 = NULL;
+		f->isnull = NULL;
+		f->nvalues = NULL;
+		f->w.argnull = NULL;
+		f->w.argi = NULL;
+		f->w.argf = NULL;
+	}
+	if (node->runcxt)
+		MemoryContextDelete(node->runcxt);	/* and the reservation */
+	node->runcxt = NULL;
+	node->reservation = NULL;
+	node->rows = NULL;
+	node->starts = NULL;
+	node->nrows = 0;
+	node->ngroups = 0;
+	node->current = 0;
+	node->reserved = 0;
+	node->computed = false;
+	if (node->fallback)
+		ExecEndNode(node->fallback);
+	node->fallback = NULL;
+}
+
+/* Starts the Agg over the GpuSort's rows, and says why */
+static void
+start_fallback(GpuAggState *node, const char *why)
+{
+	EState	   *estate = node->css.ss.ps.state;
+	MemoryContext oldcxt;
+	GpuAggFeedState *feed;
+
+	agg_reset(node);
+	oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
+	strlcpy(node->why, why, sizeof(node->why));
+	node->fallback = ExecInitNode((Plan *) node->agg, estate, 0);
+	feed = (GpuAggFeedState *) outerPlanState(node->fallback);
+	feed->source = outerPlanState(node);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* reserves bytes more for the run; false (the Agg runs) if it cannot */
+static bool
+reserve(GpuAggState *node, Size bytes)
+{
+	if (node->reserved + bytes > gpusort_memory_budget())
+	{
+		start_fallback(node, "aggregate arrays need more than gpusort.max_memory");
+		return false;
+	}
+	if (!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+	{
+		start_fallback(node, "the server's sorts hold gpusort.max_total_memory");
+		return false;
+	}
+	node->reserved += bytes;
+	return true;
+}
+
+/* Bytes of the arrays of n rows: the flags, each argument and its NULLs */
+static Size
+row_bytes(GpuAggState *node, uint64 n)
+{
+	Size		per_row = 1;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].w.arg != GSW_ARG_NONE)
+			per_row += sizeof(bool) +
+				(node->funcs[k].w.arg == GSW_ARG_NULLS ? 0 : sizeof(int64));
+	return (Size) n * per_row;
+}
+
+/* every percentile's fraction, once per run, in the backend */
+static void
+evaluate_fractions(GpuAggState *node)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		Datum		d;
+		bool		isnull;
+
+		if (node->fractions[k] == NULL)
+			continue;
+		ResetExprContext(econtext);
+		d = ExecEvalExprSwitchContext(node->fractions[k], econtext, &isnull);
+		gs_agg_set_fraction(&node->funcs[k], d, isnull);
+	}
+	ResetExprContext(econtext);
+}
+
+/*
+ * Marks groups and values and reads the arguments (gs_win_boundaries,
+ * whose argument arrays are a GsWinFunc's: each aggregate's is lent, and
+ * taken back)
+ */
+static void
+find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
+{
+	GsWinFunc  *w = palloc(sizeof(GsWinFunc) * Max(node->nfuncs, 1));
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		w[k] = node->funcs[k].w;
+	gs_win_boundaries(node->rows, node->nrows, indesc, node->grp, node->ngrp,
+					  &node->sortcol, 1, w, node->nfuncs, flags, node->nthreads);
+	for (k = 0; k < node->nfuncs; k++)
+		node->funcs[k].w = w[k];
+	pfree(w);
+}
+
+/* Sorts (the GpuSort below) and computes every group's aggregates */
+static void
+agg_run(GpuAggState *node)
+{
+	PlanState  *input = outerPlanState(node);
+	MinimalTuple *rows;
+	uint64		n;
+	uint8	   *flags;
+	Size		bytes;
+	instr_time	start;
+	MemoryContext oldcxt;
+	int			k;
+
+	node->ran = true;
+	node->why[0] = '\0';
+	if (!gs_sort_sorted_rows(input, &rows, &n))
+	{
+		start_fallback(node, "the sort went to tuplesort");
+		return;
+	}
+	node->runcxt = AllocSetContextCreate(node->css.ss.ps.state->es_query_cxt,
+										 "GpuAgg", ALLOCSET_DEFAULT_SIZES);
+	node->reservation = gs_reservation_create(node->runcxt);
+	if (!reserve(node, row_bytes(node, n)))
+		return;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	node->nthreads = gpusort_threads();
+	node->rows = rows;
+	node->nrows = n;
+	evaluate_fractions(node);
+	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+	INSTR_TIME_SET_CURRENT(start);
+	find_boundaries(node, ExecGetResultType(input), flags);
+	node->ngroups = gs_agg_groups(flags, n, node->plain, &node->starts,
+								  node->nthreads);
+	node->ms_bounds = gs_elapsed_ms(start);
+
+	bytes = sizeof(uint64) * (node->ngroups + 1);
+	for (k = 0; k < node->nfuncs; k++)
+		bytes += gs_agg_result_bytes(&node->funcs[k], node->ngroups);
+	MemoryContextSwitchTo(oldcxt);
+	if (!reserve(node, bytes))
+		return;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	INSTR_TIME_SET_CURRENT(start);
+	gs_agg_compute(flags, node->starts, node->ngroups, node->funcs,
+				   node->nfuncs, node->nthreads);
+	node->ms_aggs = gs_elapsed_ms(start);
+	MemoryContextSwitchTo(oldcxt);
+	node->current = 0;
+	node->computed = true;
+}
+
+/* the scan tuple of group g: its first row's columns, then its results */
+static void
+fill_scan_tuple(GpuAggState *node, uint64 g, TupleTableSlot *scan)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	MemoryContext oldcxt;
+	int			k;
+
+	ExecClearTuple(scan);
+	if (node->starts[g] < node->starts[g + 1])
+	{
+		ExecStoreMinimalTuple(node->rows[node->starts[g]], node->row_slot, false);
+		slot_getallattrs(node->row_slot);
+		memcpy(scan->tts_values, node->row_slot->tts_values,
+			   sizeof(Datum) * node->ninput);
+		memcpy(scan->tts_isnull, node->row_slot->tts_isnull,
+			   sizeof(bool) * node->ninput);
+	}
+	else
+	{
+		/* a plain Agg over no rows: its input columns are NULL */
+		memset(scan->tts_values, 0, sizeof(Datum) * node->ninput);
+		memset(scan->tts_isnull, true, sizeof(bool) * node->ninput);
+	}
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (k = 0; k < node->nfuncs; k++)
+		scan->tts_values[node->ninput + k] =
+			gs_agg_datum(&node->funcs[k], g, node->rows, node->val_slot,
+						 &scan->tts_isnull[node->ninput + k]);
+	MemoryContextSwitchTo(oldcxt);
+	ExecStoreVirtualTuple(scan);
+}
+
+static TupleTableSlot *
+agg_exec(CustomScanState *cnode)
+{
+	GpuAggState *node = (GpuAggState *) cnode;
+	ExprContext *econtext = cnode->ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = cnode->ss.ss_ScanTupleSlot;
+
+	if (!node->computed && node->fallback == NULL)
+		agg_run(node);
+	if (node->fallback)
+		return ExecProcNode(node->fallback);
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (node->current >= node->ngroups)
+			return ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+		ResetExprContext(econtext);
+		fill_scan_tuple(node, node->current++, scan);
+		econtext->ecxt_scantuple = scan;
+		if (cnode->ss.ps.qual && !ExecQual(cnode->ss.ps.qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		return cnode->ss.ps.ps_ProjInfo ?
+			ExecProject(cnode->ss.ps.ps_ProjInfo) : scan;
+	}
+}
+
+static void
+agg_end(CustomScanState *cnode)
+{
+	GpuAggState *node = (GpuAggState *) cnode;
+
+	agg_reset(node);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+agg_rescan(CustomScanState *cnode)
+{
+	GpuAggState *node = (GpuAggState *) cnode;
+	PlanState  *input = outerPlanState(node);
+
+	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+	/* the same rows and fractions: the same results */
+	if (node->computed && cnode->ss.ps.chgParam == NULL)
+	{
+		node->current = 0;
+		return;
+	}
+	agg_reset(node);
+	if (input->chgParam == NULL)
+		ExecReScan(input);
+}
+
+/* the names of the aggregates, for EXPLAIN */
+static List *
+aggregate_names(GpuAggState *node)
+{
+	List	   *names = NIL;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		names = lappend(names, (char *) gs_agg_name(&node->funcs[k]));
+	return names;
+}
+
+/*
+ * The group columns, as EXPLAIN shows an Agg's "Group Key": the input's
+ * targetlist entries, deparsed in the input's context with this node above
+ * it
+ */
+static void
+explain_group_key(GpuAggState *node, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = node->css.ss.ps.plan;
+	Plan	   *input = outerPlan(plan);
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix;
+	int			i;
+
+	if (node->ngrp == 0)
+		return;
+	ancestors = lcons(plan, ancestors);
+	context = set_deparse_context_plan(es->deparse_cxt, input, ancestors);
+	useprefix = (gs_explain_rtable_size(es) > 1 || es->verbose);
+	for (i = 0; i < node->ngrp; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(input->targetlist, node->grp[i].attno);
+
+		if (tle == NULL)
+			elog(ERROR, "no tlist entry for group column %d", node->grp[i].attno);
+		keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
+												useprefix, true));
+	}
+	ExplainPropertyList("Group Key", keys, es);
+	ancestors = list_delete_first(ancestors);
+}
+
+static void
+agg_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
+{
+	GpuAggState *node = (GpuAggState *) cnode;
+
+	explain_group_key(node, ancestors, es);
+	ExplainPropertyList("Aggregates", aggregate_names(node), es);
+	if (!es->analyze || !node->ran)
+		return;
+	if (node->why[0])
+	{
+		ExplainPropertyText("GpuAgg Fallback", node->why, es);
+		return;
+	}
+	ExplainPropertyUInteger("Groups", NULL, node->ngroups, es);
+	ExplainPropertyInteger("Aggregate Threads", NULL, node->nthreads, es);
+	ExplainPropertyInteger("Aggregate Memory", "kB", (node->reserved + 1023) / 1024, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Time Finding Groups", "ms", node->ms_bounds, 3, es);
+		ExplainPropertyFloat("Time Computing Aggregates", "ms", node->ms_aggs, 3, es);
+	}
+}
+
+/* ---- the fallback's feed ------------------------------------------------------------- */
+
+static Node *
+feed_create_state(CustomScan *cscan)
+{
+	GpuAggFeedState *node = palloc0(sizeof(GpuAggFeedState));
+
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &feed_exec_methods;
+	return (Node *) node;
+}
+
+static void
+feed_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	/*
+	 * source is set by start_fallback.  The feed returns the GpuSort's
+	 * slots as they are, not the virtual slots a CustomScan's result is
+	 * said to be: the Agg must not compile its expressions for those.
+	 */
+	node->ss.ps.resultopsfixed = false;
+}
+
+static TupleTableSlot *
+feed_exec(CustomScanState *cnode)
+{
+	GpuAggFeedState *node = (GpuAggFeedState *) cnode;
+
+	return ExecProcNode(node->source);
+}
+
+static void
+feed_end(CustomScanState *node)
+{
+	/* the source is the GpuAgg's input, which it ends */
+}
+
+static void
+feed_rescan(CustomScanState *node)
+{
+	/* the GpuAgg rescans the source, and starts a new Agg */
+}

@@ -1,0 +1,516 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggplan.c
+ *	  The plan rewrite of GpuAgg: an Agg whose aggregates sort, over one
+ *	  GpuSort by (group columns, the aggregates' sorted column).
+ *
+ * Stock PostgreSQL computes count, sum and avg (DISTINCT x),
+ * percentile_cont, percentile_disc, mode() and string_agg/array_agg
+ * (ORDER BY y) in the Agg node by sorting each group's values in a
+ * tuplesort of the aggregate's own, in one process; GpuSort never sees
+ * those sorts.  Here the sort moves below the Agg: the Sort
+ * that feeds a GroupAggregate (by the group columns) gets the aggregates'
+ * column as its last key, and a plain Aggregate, which reads its input
+ * unsorted, gets a Sort by that column put in below it.  planner.c's walk
+ * then makes that Sort a GpuSort as any other (parallel intake and all),
+ * and the Agg becomes a GpuAgg that computes its aggregates over the
+ * sorted rows as arrays (aggnode.c, aggfuncs.c).  PostgreSQL 16 and later
+ * plan such Sorts themselves ("presorted aggregates"): the Sort then
+ * already ends with the aggregates' column, and the same rewrite applies.
+ *
+ * An Agg is rewritten only when
+ *	 - it is a plain or a sorted Agg, with no grouping sets, not split into
+ *	   partial and final aggregation (aggregates that sort are never split);
+ *	 - every aggregate of its targetlist and qual is one aggfuncs.c
+ *	   computes, at least one of them sorts, and those that sort all sort
+ *	   the same column with the same operators: several DISTINCT columns
+ *	   would need several sorts, which the Agg does better itself;
+ *	 - a sorted Agg's input is a Sort (or a Gather Merge over one) whose
+ *	   first keys are its group columns, in any order and direction;
+ *	 - the Sort becomes a GpuSort (planner.c's rules: its rows, memory,
+ *	   first key's encoding).  Otherwise the Sort gets its keys back, an
+ *	   inserted Sort goes, and the Agg stays as the planner made it;
+ *	 - a Sort is put in below a plain Agg only where the GpuSort will not
+ *	   read its rows in one process on the CPU alone: with the parallel
+ *	   node (gpusort.parallel) or gpusort.device = gpu.  The plain Agg
+ *	   sorts each aggregate's values as bare Datums, which costs less than
+ *	   storing whole rows for a GpuSort in one process (2 cores, 2*10^6
+ *	   rows, count(DISTINCT) of an int8: 0.4x to 1.25x of stock, the
+ *	   machine's load deciding).  PostgreSQL 16's presorted aggregates
+ *	   plan that Sort themselves, and it becomes a GpuSort as any other.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+
+#include "aggfuncs.h"
+#include "aggnode.h"
+#include "aggplan.h"
+#include "settings.h"
+#include "sortnode.h"
+#include "sortplan.h"
+
+/* the keys of a Sort or Gather Merge, to change and to restore */
+typedef struct SortKeys
+{
+	int			numCols;
+	AttrNumber *sortColIdx;
+	Oid		   *sortOperators;
+	Oid		   *collations;
+	bool	   *nullsFirst;
+} SortKeys;
+
+/* the Aggrefs of an Agg, and whether GpuAgg computes them all */
+typedef struct CollectContext
+{
+	List	   *aggrefs;		/* distinct Aggrefs, in order */
+	bool		ok;
+	bool		sorts;			/* at least one sorts */
+	GsAggSortCol sort;			/* the column they sort */
+} CollectContext;
+
+static bool
+same_sort(const GsAggSortCol *a, const GsAggSortCol *b)
+{
+	return a->attno == b->attno && a->sortop == b->sortop &&
+		a->eqop == b->eqop && a->collation == b->collation &&
+		a->nulls_first == b->nulls_first;
+}
+
+static bool
+collect_aggrefs(Node *node, CollectContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		GsAggFunc	f;
+		GsAggSortCol sort;
+		bool		sorts;
+		const char *why;
+
+		if (!gs_agg_func_from_aggref((Aggref *) node, &f, &sort, &sorts, &why))
+			cxt->ok = false;
+		else if (sorts && cxt->sorts && !same_sort(&sort, &cxt->sort))
+			cxt->ok = false;
+		else
+		{
+			if (sorts)
+				cxt->sort = sort;
+			cxt->sorts |= sorts;
+			if (!list_member(cxt->aggrefs, node))
+				cxt->aggrefs = lappend(cxt->aggrefs, node);
+		}
+		return false;
+	}
+	return expression_tree_walker(node, collect_aggrefs, (void *) cxt);
+}
+
+static void
+get_keys(Plan *plan, SortKeys *k)
+{
+	if (IsA(plan, Sort))
+	{
+		Sort	   *s = (Sort *) plan;
+
+		*k = (SortKeys) {s->numCols, s->sortColIdx, s->sortOperators,
+		s->collations, s->nullsFirst};
+	}
+	else
+	{
+		GatherMerge *gm = (GatherMerge *) plan;
+
+		*k = (SortKeys) {gm->numCols, gm->sortColIdx, gm->sortOperators,
+		gm->collations, gm->nullsFirst};
+	}
+}
+
+static void
+set_keys(Plan *plan, const SortKeys *k)
+{
+	if (IsA(plan, Sort))
+	{
+		Sort	   *s = (Sort *) plan;
+
+		s->numCols = k->numCols;
+		s->sortColIdx = k->sortColIdx;
+		s->sortOperators = k->sortOperators;
+		s->collations = k->collations;
+		s->nullsFirst = k->nullsFirst;
+	}
+	else
+	{
+		GatherMerge *gm = (GatherMerge *) plan;
+
+		gm->numCols = k->numCols;
+		gm->sortColIdx = k->sortColIdx;
+		gm->sortOperators = k->sortOperators;
+		gm->collations = k->collations;
+		gm->nullsFirst = k->nullsFirst;
+	}
+}
+
+/* are the first agg->numCols keys the group columns (in any order)? */
+static bool
+groups_first(Agg *agg, const SortKeys *k)
+{
+	int			i,
+				j;
+
+	if (k->numCols < agg->numCols)
+		return false;
+	for (i = 0; i < agg->numCols; i++)
+	{
+		for (j = 0; j < agg->numCols; j++)
+			if (k->sortColIdx[i] == agg->grpColIdx[j])
+				break;
+		if (j == agg->numCols)
+			return false;
+	}
+	return true;
+}
+
+/* the group columns' keys of old, then the aggregates' column */
+static SortKeys
+extended_keys(int ngroup, const SortKeys *old, const GsAggSortCol *sort)
+{
+	SortKeys	k;
+	int			n = ngroup + 1;
+
+	k.numCols = n;
+	k.sortColIdx = palloc(sizeof(AttrNumber) * n);
+	k.sortOperators = palloc(sizeof(Oid) * n);
+	k.collations = palloc(sizeof(Oid) * n);
+	k.nullsFirst = palloc(sizeof(bool) * n);
+	if (ngroup > 0)
+	{
+		memcpy(k.sortColIdx, old->sortColIdx, sizeof(AttrNumber) * ngroup);
+		memcpy(k.sortOperators, old->sortOperators, sizeof(Oid) * ngroup);
+		memcpy(k.collations, old->collations, sizeof(Oid) * ngroup);
+		memcpy(k.nullsFirst, old->nullsFirst, sizeof(bool) * ngroup);
+	}
+	k.sortColIdx[ngroup] = sort->attno;
+	k.sortOperators[ngroup] = sort->sortop;
+	k.collations[ngroup] = sort->collation;
+	k.nullsFirst[ngroup] = sort->nulls_first;
+	return k;
+}
+
+/* a Sort by the aggregates' column over input, for a plain Agg */
+static Sort *
+make_sort(Plan *input, const GsAggSortCol *col, const GsAggWalker *walker)
+{
+	Sort	   *sort = makeNode(Sort);
+	SortKeys	k = extended_keys(0, NULL, col);
+
+	memcpy(&sort->plan, input, sizeof(Plan));
+	sort->plan.type = T_Sort;
+	sort->plan.startup_cost = input->total_cost;
+	sort->plan.targetlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
+	sort->plan.qual = NIL;
+	sort->plan.initPlan = NIL;
+	sort->plan.lefttree = input;
+	sort->plan.righttree = NULL;
+	sort->plan.parallel_aware = false;
+	sort->plan.plan_node_id = (*walker->next_plan_node_id)++;
+	set_keys((Plan *) sort, &k);
+	return sort;
+}
+
+/* does a Gather Merge return its Sort's columns unchanged? */
+static bool
+passthrough(Plan *gm)
+{
+	ListCell   *lc;
+
+	if (list_length(gm->targetlist) != list_length(gm->lefttree->targetlist))
+		return false;
+	foreach(lc, gm->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno != tle->resno)
+			return false;
+	}
+	return true;
+}
+
+static bool
+is_gpusort(Plan *plan)
+{
+	return plan != NULL && IsA(plan, CustomScan) &&
+		((CustomScan *) plan)->methods == &gpusort_plan_methods;
+}
+
+typedef struct RetargetContext
+{
+	List	   *aggrefs;
+	int			ninput;
+} RetargetContext;
+
+/* the Agg's expressions, over the GpuAgg's scan tuple */
+static Node *
+retarget(Node *node, RetargetContext *cxt)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+		int			k = 0;
+		ListCell   *lc;
+
+		foreach(lc, cxt->aggrefs)
+		{
+			if (equal(lfirst(lc), aggref))
+				return (Node *) makeVar(INDEX_VAR, cxt->ninput + k + 1,
+										aggref->aggtype, -1,
+										aggref->aggcollid, 0);
+			k++;
+		}
+		elog(ERROR, "aggregate not collected");
+	}
+	return expression_tree_mutator(node, retarget, (void *) cxt);
+}
+
+/* the fallback Agg's input: a node that returns the GpuSort's rows */
+static Plan *
+make_feed(Plan *gpusort)
+{
+	CustomScan *feed = makeNode(CustomScan);
+	List	   *scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
+
+	memcpy(&feed->scan.plan, gpusort, sizeof(Plan));
+	feed->scan.plan.type = T_CustomScan;
+	feed->scan.plan.qual = NIL;
+	feed->scan.plan.initPlan = NIL;
+	feed->scan.plan.lefttree = NULL;
+	feed->scan.plan.righttree = NULL;
+	feed->scan.plan.targetlist = gs_plan_column_refs(scan_tlist, INDEX_VAR);
+	feed->scan.scanrelid = 0;
+	feed->custom_scan_tlist = scan_tlist;
+	feed->methods = &gpuagg_feed_plan_methods;
+	return (Plan *) feed;
+}
+
+/* the GpuAgg over gpusort that computes agg's aggregates */
+static Plan *
+make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Agg		   *fallback;
+	RetargetContext rt;
+	List	   *scan_tlist;
+	ListCell   *lc;
+	int			resno;
+
+	agg->plan.lefttree = NULL;
+	fallback = copyObject(agg);
+	agg->plan.lefttree = gpusort;
+	fallback->plan.initPlan = NIL;
+	fallback->plan.lefttree = make_feed(gpusort);
+
+	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.lefttree = gpusort;
+	cscan->scan.plan.righttree = NULL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* as Agg: no backward scan, no mark */
+
+	scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
+	resno = list_length(scan_tlist);
+	foreach(lc, aggrefs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 ++resno, NULL, false));
+	cscan->custom_scan_tlist = scan_tlist;
+	rt.aggrefs = aggrefs;
+	rt.ninput = list_length(gpusort->targetlist);
+	cscan->scan.plan.targetlist = (List *) retarget((Node *) agg->plan.targetlist, &rt);
+	cscan->scan.plan.qual = (List *) retarget((Node *) agg->plan.qual, &rt);
+	cscan->custom_private = list_make2(fallback, copyObject(aggrefs));
+	cscan->custom_exprs = NIL;
+	cscan->methods = &gpuagg_plan_methods;
+	return (Plan *) cscan;
+}
+
+/* the input columns an Agg's expressions read */
+static bool
+outer_columns(Node *node, Bitmapset **cols)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		*cols = bms_add_member(*cols, ((Var *) node)->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, outer_columns, (void *) cols);
+}
+
+/* renumbers OUTER_VAR Vars by map (old column number -> new) */
+static Node *
+renumber(Node *node, AttrNumber *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varattno = map[var->varattno];
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, renumber, (void *) map);
+}
+
+/*
+ * A plain Agg reads its input as the planner made it, often the scan's
+ * whole row (a physical targetlist: no projection to pay for).  Sorted, the
+ * whole row would be stored and moved: so the scan below a plain Agg
+ * returns only the columns the Agg reads, and the Agg's Vars are numbered
+ * anew.  Only for a scan (or a Gather over one that passes its columns
+ * on), whose targetlist may be any subset of its own.
+ */
+static void
+narrow_input(Agg *agg)
+{
+	Plan	   *top = agg->plan.lefttree;
+	Plan	   *scan = IsA(top, Gather) ? top->lefttree : top;
+	Bitmapset  *cols = NULL;
+	AttrNumber *map;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	int			width = 0;
+
+	if (scan == NULL || agg->numCols != 0 || agg->plan.initPlan != NIL ||
+		!(IsA(scan, SeqScan) || IsA(scan, IndexScan) || IsA(scan, BitmapHeapScan)) ||
+		(top != scan && !passthrough(top)))
+		return;
+	(void) outer_columns((Node *) agg->plan.targetlist, &cols);
+	(void) outer_columns((Node *) agg->plan.qual, &cols);
+	if (bms_is_empty(cols) || bms_num_members(cols) >= list_length(scan->targetlist))
+		return;
+	map = palloc0(sizeof(AttrNumber) * (list_length(scan->targetlist) + 1));
+	foreach(lc, scan->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!bms_is_member(tle->resno, cols))
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		map[tle->resno] = list_length(tlist) + 1;
+		tle->resno = map[tle->resno];
+		width += get_typavgwidth(exprType((Node *) tle->expr),
+								 exprTypmod((Node *) tle->expr));
+		tlist = lappend(tlist, tle);
+	}
+	scan->targetlist = tlist;
+	scan->plan_width = width;
+	if (top != scan)
+	{
+		top->targetlist = gs_plan_column_refs(tlist, OUTER_VAR);
+		top->plan_width = width;
+	}
+	agg->plan.targetlist = (List *) renumber((Node *) agg->plan.targetlist, map);
+	agg->plan.qual = (List *) renumber((Node *) agg->plan.qual, map);
+}
+
+/* may agg become a GpuAgg, given its aggregates?  Collects them */
+static bool
+agg_supported(Agg *agg, CollectContext *collect)
+{
+	collect->aggrefs = NIL;
+	collect->ok = true;
+	collect->sorts = false;
+	if (!gpusort_aggregates || agg->groupingSets != NIL || agg->chain != NIL ||
+		agg->aggsplit != AGGSPLIT_SIMPLE ||
+		(agg->aggstrategy != AGG_PLAIN && agg->aggstrategy != AGG_SORTED) ||
+		agg->plan.lefttree == NULL)
+		return false;
+	(void) collect_aggrefs((Node *) agg->plan.targetlist, collect);
+	(void) collect_aggrefs((Node *) agg->plan.qual, collect);
+	return collect->ok && collect->sorts;
+}
+
+/*
+ * The Sort (or Gather Merge over a Sort) under agg whose keys become the
+ * group columns' and then col, with *old its keys as they were; or NULL
+ */
+static Plan *
+sort_to_extend(Agg *agg, SortKeys *old)
+{
+	Plan	   *input = agg->plan.lefttree;
+
+	if (IsA(input, GatherMerge) &&
+		!(input->lefttree && IsA(input->lefttree, Sort) && passthrough(input)))
+		return NULL;
+	if (!IsA(input, Sort) && !IsA(input, GatherMerge))
+		return NULL;
+	get_keys(input, old);
+	return groups_first(agg, old) ? input : NULL;
+}
+
+Plan *
+gs_agg_plan(Agg *agg, const GsAggWalker *walker)
+{
+	CollectContext collect;
+	Plan	   *sort = NULL;
+	Plan	   *input;
+	SortKeys	old;
+	SortKeys	keys;
+	bool		inserted = false;
+
+	if (agg_supported(agg, &collect))
+	{
+		sort = sort_to_extend(agg, &old);
+		if (sort == NULL && agg->aggstrategy == AGG_PLAIN &&
+			!IsA(agg->plan.lefttree, Sort) && !IsA(agg->plan.lefttree, GatherMerge) &&
+			(gpusort_parallel_enabled() || gpusort_device == GS_DEVICE_GPU))
+		{
+			/* the sorted column's number changes with the input's */
+			narrow_input(agg);
+			(void) agg_supported(agg, &collect);
+			sort = (Plan *) make_sort(agg->plan.lefttree, &collect.sort, walker);
+			agg->plan.lefttree = sort;
+			inserted = true;
+		}
+		else if (sort)
+		{
+			keys = extended_keys(agg->numCols, &old, &collect.sort);
+			set_keys(sort, &keys);
+			if (IsA(sort, GatherMerge))
+				set_keys(sort->lefttree, &keys);
+		}
+	}
+
+	input = walker->walk(walker->cxt, agg->plan.lefttree);
+	agg->plan.lefttree = input;
+	if (sort == NULL)
+		return (Plan *) agg;
+	if (is_gpusort(input))
+		return make_gpuagg(agg, input, collect.aggrefs);
+
+	/* the sort stays the planner's: so do its keys, and the Agg */
+	if (inserted)
+		agg->plan.lefttree = input->lefttree;
+	else if (input == sort)
+	{
+		set_keys(sort, &old);
+		if (IsA(sort, GatherMerge))
+			set_keys(sort->lefttree, &old);
+	}
+	return (Plan *) agg;
+}
