@@ -15,7 +15,7 @@
 # over gpusort's (above 1: gpusort is faster).  Prints a markdown table and
 # writes it, with every plan (EXPLAIN ANALYZE of the gpusort mode) and the
 # sessions' logs, into DIR (default /tmp/gpusort-aggs.XXXXXX), and copies
-# the table and the plans to bench/results/aggs_<host>_<date>.md and
+# the table and the plans to bench/results/agg/aggs_<host>_<date>.md and
 # ..._explain.txt.  Uses a throwaway cluster
 # (test/lib.sh; GS_PRIVATE_PG as for the tests) and installs the build.
 #
@@ -50,7 +50,8 @@ workers=$((cores > 8 ? 8 : cores))
 host=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '_')
 host=${host:-${cores}core}
 out=${out:-$(mktemp -d /tmp/gpusort-aggs.XXXXXX)}
-results=$GS_ROOT/bench/results/aggs_${host}_$(date -u +%Y-%m-%d)
+mkdir -p "$GS_ROOT/bench/results/agg"
+results=$GS_ROOT/bench/results/agg/aggs_${host}_$(date -u +%Y-%m-%d)
 mkdir -p "$out"
 chmod 755 "$out"
 
