@@ -25,7 +25,12 @@
 #                 memory where 1GB holds the rows)
 #   stock_mem     the same with work_mem = MAXMEM (stock's own spilling)
 #   gpusort       gpusort.max_memory = MAXMEM, the settings of stock_tuned,
-#                 the GPU where there is one (gpusort.device = auto)
+#                 the GPU where there is one (gpusort.device = auto); a
+#                 Gather Merge estimated past MAXMEM keeps its workers, each
+#                 Sort a GpuSort (on the CPU in a worker) writing runs of
+#                 its own where its share outgrows MAXMEM
+#   gpusort_1proc the same without workers: one GpuSort whose runs the GPU
+#                 sorts, where there is one
 # P = min(8, cores / 2), at least 1 (GS_BENCH_WORKERS).  Each cell runs in a
 # fresh session; the best of GS_BENCH_REPS runs (default 2; 1 over 2*10^7
 # rows) is kept, under a statement_timeout of GS_BENCH_TIMEOUT seconds
@@ -57,7 +62,7 @@ BENCH_T0=$(date +%s)
 REPS=${GS_BENCH_REPS:-$([ "$ROWS" -gt 20000000 ] && echo 1 || echo 2)}
 TIMEOUT=${GS_BENCH_TIMEOUT:-300}
 QUERIES=${GS_BENCH_QUERIES:-"int8 text stale_int8 stale_text misestimate"}
-MODES=${GS_BENCH_MODES:-"stock_tuned stock_mem gpusort"}
+MODES=${GS_BENCH_MODES:-"stock_tuned stock_mem gpusort gpusort_1proc"}
 ncores=$(nproc)
 P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
 [ "$P" -lt 1 ] && P=1
@@ -131,6 +136,7 @@ settings_of() {	# mode
 		stock_tuned) echo "SET gpusort.enabled = off; SET work_mem = '1GB'; $tuned" ;;
 		stock_mem) echo "SET gpusort.enabled = off; SET work_mem = '$MAXMEM'; $tuned" ;;
 		gpusort) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned" ;;
+		gpusort_1proc) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned SET max_parallel_workers_per_gather = 0;" ;;
 	esac
 }
 
@@ -175,14 +181,15 @@ for q in $QUERIES; do
 		echo "$ROWS,$q,$m,${T[$q,$m]}" >>"$OUT/spill.csv"
 	done
 	explain gpusort "$q" "$OUT/explain_gpusort.txt"
+	echo " $MODES " | grep -q " gpusort_1proc " && explain gpusort_1proc "$q" "$OUT/explain_gpusort.txt"
 	explain stock_tuned "$q" "$OUT/explain_stock.txt"
 done
 
 # ---- the table ---------------------------------------------------------------------
-fmt() { case $1 in error | ">"*) echo "$1" ;; *) awk -v v="$1" 'BEGIN {printf "%.2f s", v / 1000}' ;; esac; }
-ratio() { case "$1$2" in *error* | *">"*) echo "-" ;; *) awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}' ;; esac; }
-spill_of() {	# query: the Spill line of gpusort's plan, and its write rate
-	awk -v q="== $1 (gpusort)" '$0 == q {on = 1; next} /^== / {on = 0} on && /Spill:/' "$OUT/explain_gpusort.txt" | head -1 |
+fmt() { case $1 in error | ">"* | -) echo "$1" ;; *) awk -v v="$1" 'BEGIN {printf "%.2f s", v / 1000}' ;; esac; }
+ratio() { case "$1 $2" in *error* | *">"* | *" -") echo "-" ;; *) awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}' ;; esac; }
+spill_of() {	# query [mode]: the Spill line of gpusort's plan, and its write rate
+	awk -v q="== $1 (${2:-gpusort})" '$0 == q {on = 1; next} /^== / {on = 0} on && /Spill:/' "$OUT/explain_gpusort.txt" | head -1 |
 		sed -E 's/^ *Spill: //' | awk '{
 			line = $0; kb = 0; ms = 0
 			if (match(line, /[0-9]+kB written in [0-9.]+ ms/)) {
@@ -196,11 +203,12 @@ spill_of() {	# query: the Spill line of gpusort's plan, and its write rate
 	echo
 	sed 's/^/    /' "$OUT/device.txt"
 	echo
-	echo "| query | stock tuned (work_mem 1GB) | stock, work_mem $MAXMEM | gpusort | speed-up vs tuned | gpusort's runs |"
-	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "| query | stock tuned (work_mem 1GB) | stock, work_mem $MAXMEM | gpusort | speed-up vs tuned | gpusort's runs | gpusort, one process | speed-up vs tuned | its runs |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for q in $QUERIES; do
 		runs=$(spill_of "$q")
-		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | ${runs:-no runs (the plan: explain_gpusort.txt)} |"
+		runs1=$(spill_of "$q" gpusort_1proc)
+		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
 	done
 } >"$OUT/spill.md"
 cat "$OUT/spill.md"

@@ -35,12 +35,14 @@
  * each row (gs_spill_write_run), so every row travels with its own key.
  *
  * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
- * buffer of its own: where more runs accumulate (a budget small for the
- * rows), the last GS_SPILL_MAX_WAYS runs, when of one level, are merged
- * into one run of the next level as soon as they are written
- * (merge_full_levels), so that every row is written once per level,
- * log_{GS_SPILL_MAX_WAYS} of the runs, and the final merge reads fewer than
- * GS_SPILL_MAX_WAYS runs per level.
+ * buffer of its own: where more runs accumulated (a budget small for the
+ * rows), runs are merged into one before the final merge (reduce_runs):
+ * GS_SPILL_MAX_WAYS runs at a time, or as few as bring the count down to
+ * GS_SPILL_MAX_WAYS (33 runs: the first two), each pass taking the runs
+ * after those the passes before wrote, so that a row is written again once
+ * per level (183 runs: 5 passes, 157 runs' rows written again), not at
+ * every pass.  A merged run takes the place of those it replaces, so run
+ * order, and with it stability, holds.
  *
  * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
  * resource owner at the end of the transaction (ERROR, cancel).
@@ -63,7 +65,7 @@
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16
 
-/* runs of one level merged into one of the next (see above) */
+/* runs one merge reads at once, at most (see above) */
 #define GS_SPILL_MAX_WAYS	32
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
@@ -131,22 +133,21 @@ add_run(GpuSortState *node, GsRun *run)
 }
 
 /*
- * Merges runs[first .. nruns) into one run of the next level, which takes
- * their place: the merge of the whole sort, written out.
+ * Merges runs[first .. first + k) into one run, written out, which takes
+ * their place.
  */
 static void
-merge_tail(GpuSortState *node, int first)
+merge_range(GpuSortState *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
-	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first,
-								   node->nruns - first, spill_compare, node);
+	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k, spill_compare,
+								   node);
 	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys));
 	GsRun	   *run;
 	uint64		i = 0;
 	int			r;
 
-	out->level = node->runs[first]->level + 1;
 	while ((run = gs_merge_next(m)) != NULL)
 	{
 		gs_run_write(out, run->key, run->tup);
@@ -155,31 +156,32 @@ merge_tail(GpuSortState *node, int first)
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
-	for (r = first; r < node->nruns; r++)
+	for (r = first; r < first + k; r++)
 		gs_run_close(node->runs[r]);
-	node->nruns = first;
-	add_run(node, out);
+	node->runs[first] = out;
+	memmove(node->runs + first + 1, node->runs + first + k,
+			sizeof(GsRun *) * (node->nruns - first - k));
+	node->nruns -= k - 1;
 	node->info.spill_bytes += out->bytes;
 	node->info.merge_passes++;
 	MemoryContextDelete(passcxt);
 }
 
-/* while the last GS_SPILL_MAX_WAYS runs are of one level: merged (above) */
+/* merges runs until GS_SPILL_MAX_WAYS are left at most (above) */
 static void
-merge_full_levels(GpuSortState *node)
+reduce_runs(GpuSortState *node)
 {
-	while (node->nruns >= GS_SPILL_MAX_WAYS)
-	{
-		int			first = node->nruns - GS_SPILL_MAX_WAYS;
-		int			level = node->runs[node->nruns - 1]->level;
-		int			r;
+	int			merged = 0;		/* runs[0 .. merged): this level's passes */
 
-		for (r = first; r < node->nruns; r++)
-		{
-			if (node->runs[r]->level != level)
-				return;
-		}
-		merge_tail(node, first);
+	while (node->nruns > GS_SPILL_MAX_WAYS)
+	{
+		int			k = Min(GS_SPILL_MAX_WAYS, node->nruns - GS_SPILL_MAX_WAYS + 1);
+
+		/* no k runs after this level's: the next level merges those */
+		if (merged + k > node->nruns)
+			merged = 0;
+		merge_range(node, merged, k);
+		merged++;
 	}
 }
 
@@ -229,7 +231,6 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	pfree(rawbuf);
 	node->info.spill_runs++;
 	node->info.spill_bytes += run->bytes;
-	merge_full_levels(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
 }
 
@@ -308,7 +309,12 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
 void
 gs_spill_start_merge(GpuSortState *node)
 {
+	instr_time	start;
+
 	node->spill_vcol = gs_keys_verified_column(node->keys);
+	INSTR_TIME_SET_CURRENT(start);
+	reduce_runs(node);
+	node->info.ms_spill += gs_elapsed_ms(start);
 	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
 								 spill_compare, node);
 	node->info.merge_ways = node->nruns;

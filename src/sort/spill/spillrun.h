@@ -34,8 +34,6 @@ typedef struct GsRun
 	int			nwords;			/* key words per row */
 	uint64		nrows;			/* rows written */
 	uint64		bytes;			/* bytes written */
-	int			level;			/* 0: a sort's rows; L + 1: merged from runs
-								 * of level L */
 
 	/* reading: the current row, valid until gs_run_next or gs_run_rewind */
 	uint64		left;			/* rows not read yet */
