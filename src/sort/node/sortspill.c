@@ -10,9 +10,11 @@
  * order, hands the order to gs_spill_write_run, which writes the rows in
  * that order with their keys as one run (spillrun.c); the node then frees
  * the rows and goes on reading.  At the end of the input the last rows
- * become the last run, and the rows are returned from a d-way merge of the
- * runs (spillmerge.c), one at a time, straight from the runs' read buffers:
- * no second copy of the output is made.
+ * become the last run, kept in memory (gs_spill_keep_run), and the rows are
+ * returned from a d-way merge of the runs (spillmerge.c), one at a time,
+ * straight from the runs' read buffers: no second copy of the output is
+ * made.  A rescan starts the merge over; where backward scans or marks are
+ * asked for, the merge fills a tuplestore once (gs_spill_materialize).
  *
  * Every run's keys have one layout (gs_spill_fix_layout), fixed by
  * statistics that cover any row (NULLs, the widest range, the longest
