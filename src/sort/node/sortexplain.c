@@ -204,10 +204,16 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 				appendStringInfo(&buf, "  Reserved: %zukB",
 								 (info->reserved_bytes + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
-			if (info->verified)
-				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
+			if (info->verified && info->verify_resorted)
+				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",
+							 info->verify_pairs, info->verify_bad);
+			else if (info->verified && info->verify_bad > 0)
+				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: repaired locally, " UINT64_FORMAT " runs merged with " UINT64_FORMAT " comparisons",
 							 info->verify_pairs, info->verify_bad,
-							 info->verify_resorted ? ": every row sorted again by the comparators" : "");
+							 info->repair_runs, info->repair_compares);
+			else if (info->verified)
+				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, 0 out of order",
+							 info->verify_pairs);
 			if (info->par_rows > 0)
 			{
 				if (es->timing && info->streamed)
@@ -278,6 +284,10 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 			ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);
 			ExplainPropertyUInteger("Verified Pairs Out Of Order", NULL,
 									info->verify_bad, es);
+			ExplainPropertyUInteger("Repair Runs Merged", NULL,
+									info->repair_runs, es);
+			ExplainPropertyUInteger("Repair Comparisons", NULL,
+									info->repair_compares, es);
 			ExplainPropertyBool("Resorted By Comparators",
 								info->verify_resorted, es);
 		}

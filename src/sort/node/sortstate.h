@@ -54,7 +54,9 @@ typedef struct GsRunInfo
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
-	bool		verify_resorted;	/* so every row was sorted again */
+	uint64		repair_runs;	/* runs merged to repair them (sortrepair.c) */
+	uint64		repair_compares;	/* comparisons the repair made */
+	bool		verify_resorted;	/* every row was sorted again instead */
 	double		ms_verify;
 	Size		peak_bytes;
 	Size		reserved_bytes;	/* most held in the server-wide account */
@@ -156,14 +158,24 @@ extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
 /*
  * Checks the order[0 .. n) that the engine and the tie settling gave, where
  * sort column col's key is a libc strxfrm prefix, with the collation's
- * comparator (see sortverify.c), and sorts every row again with the
- * comparators if any pair is out of order.  writable is a copy of order
+ * comparator (see sortverify.c), and repairs the pairs out of order with
+ * the comparators (sortrepair.c).  writable is a copy of order
  * that may be changed, or NULL; returns the array that holds the final
  * order, or NULL when that is order itself.  Counts in node->info.
  */
 extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
 							  uint32 *writable, const uint64 *sorted_keys,
 							  int nwords, uint64 n, int col);
+
+/* ---- sortrepair.c: merging the runs the check found ------------------------------ */
+
+/*
+ * Makes order[0 .. n) (or its first node->nout rows) exact, where only the
+ * adjacent pairs at positions bad[0 .. nbad) (ascending; the array has room
+ * for nbad + 2 and is overwritten) are out of order.
+ */
+extern void gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n,
+						   uint64 *bad, uint64 nbad);
 
 /*
  * Compares two rows by the sort columns from firstkey on, as a Sort would
