@@ -45,6 +45,13 @@
  *					under C.UTF-8, whose order libcoll.c verifies to be byte
  *					order, the C encoding.
  *	 bytea			the bytes, zero padded.
+ *	 interval		the 128-bit span that interval_cmp_value compares,
+ *					((month * 30 + day) * USECS_PER_DAY + time), which
+ *					needs 73 bits: biased by 2^79, 10 big-endian bytes.
+ *					The infinite intervals of PostgreSQL 17 and later
+ *					are the fields all at their minimum or maximum, so
+ *					their spans are the smallest and largest there are,
+ *					as interval_cmp_value orders them too.
  *
  * A column is "exact" when its slice decides its order and equality alone:
  * the whole encoding fits and the encoding is injective.  ICU and libc
@@ -82,7 +89,7 @@
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
  * DESC/USING forms of the same operators all work, and name is keyed as
- * text; anything else (other types, such as interval, and non-default
+ * text; anything else (other types, such as inet, and non-default
  * operator classes) has no encoder.
  *
  *-------------------------------------------------------------------------
@@ -100,7 +107,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "datatype/timestamp.h"
 #include "utils/numeric.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
@@ -142,8 +151,12 @@ typedef enum GsKeyKind
 	GSK_BPCHAR_ICU,
 	GSK_TEXT_LIBC,
 	GSK_BPCHAR_LIBC,
-	GSK_BYTEA
+	GSK_BYTEA,
+	GSK_INTERVAL				/* its span: see interval_encode */
 } GsKeyKind;
+
+/* bytes of an interval's encoding, and the bias that makes it unsigned */
+#define GS_INTERVAL_BYTES	10
 
 #define KIND_IS_BPCHAR(k) \
 	((k) == GSK_BPCHAR_C || (k) == GSK_BPCHAR_ICU || (k) == GSK_BPCHAR_LIBC)
@@ -322,31 +335,43 @@ numeric_encode(const GsNumeric *n, uint8 *dst, int width)
 			dst[i] = ~dst[i];
 }
 
+/* ---- interval ------------------------------------------------------------- */
+
+/*
+ * Writes the GS_INTERVAL_BYTES-byte encoding of an interval: the span that
+ * interval_cmp_value (timestamp.c) compares, biased to be unsigned, big
+ * endian.  |month * 30 + day| < 2^36 and USECS_PER_DAY < 2^37, so the span
+ * is below 2^73 in magnitude, and the 80 bits hold it with room to spare.
+ */
+static void
+interval_encode(const Interval *iv, uint8 *dst)
+{
+#ifdef HAVE_INT128
+	int64		days = (int64) iv->month * 30 + iv->day;
+	int128		span = (int128) days * USECS_PER_DAY + iv->time;
+	uint128		u = (uint128) (span + ((int128) 1 << (8 * GS_INTERVAL_BYTES - 1)));
+	int			i;
+
+	for (i = GS_INTERVAL_BYTES - 1; i >= 0; i--)
+	{
+		dst[i] = (uint8) u;
+		u >>= 8;
+	}
+#else
+	elog(ERROR, "interval keys need a 128-bit integer type");
+#endif
+}
+
 /* ---- building the spec ----------------------------------------------------- */
 
 /*
- * Picks the encoder of one sort column, or returns false with *reason set.
+ * The encoder of a column whose btree comparison function is cmpproc, for
+ * the types that need no collation: false for the string types (the
+ * collation decides, keycol_string_kind) and for those without one.
  */
 static bool
-keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
-			bool nulls_first, char **reason)
+keycol_fixed_kind(GsKeyCol *col, Oid cmpproc)
 {
-	Oid			opfamily;
-	Oid			opcintype;
-	Oid			cmpproc;
-
-	memset(col, 0, sizeof(GsKeyCol));
-	col->attno = attno;
-	col->nulls_first = nulls_first;
-
-	if (!gs_ordering_op_properties(sortop, &opfamily, &opcintype, &col->desc))
-	{
-		*reason = psprintf("operator %s is not a btree ordering operator",
-						   get_opname(sortop) ? get_opname(sortop) : "?");
-		return false;
-	}
-	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
-
 	switch (cmpproc)
 	{
 		case F_BTINT2CMP:
@@ -387,42 +412,20 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		case F_BYTEACMP:
 			col->kind = GSK_BYTEA;
 			return true;
-		case F_BTNAMECMP:
-			col->is_name = true;
-			break;
-		case F_BTTEXTCMP:
-		case F_BPCHARCMP:
-			break;
+#ifdef HAVE_INT128
+		case F_INTERVAL_CMP:
+			col->kind = GSK_INTERVAL;
+			return true;
+#endif
 		default:
-			if (lookup_type_cache(opcintype, TYPECACHE_BTREE_OPFAMILY)->btree_opf != opfamily)
-				*reason = psprintf("operator %s is not in the default operator class of type %s",
-								   get_opname(sortop), format_type_be(opcintype));
-			else
-				*reason = psprintf("no order-preserving encoding for type %s",
-								   format_type_be(opcintype));
 			return false;
 	}
+}
 
-	/* text and bpchar: the collation decides */
-	if (!OidIsValid(collation))
-	{
-		*reason = pstrdup("no collation for a string sort key");
-		return false;
-	}
-	if (gs_collation_is_c(collation))
-	{
-		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
-		return true;
-	}
-	col->libc = gs_libc_collation(collation);
-	if (col->libc)
-	{
-		if (col->libc->byte_order)
-			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
-		else
-			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_LIBC : GSK_TEXT_LIBC;
-		return true;
-	}
+/* an ICU collation's kind, or false with *reason set */
+static bool
+keycol_icu_kind(GsKeyCol *col, Oid collation, bool bpchar, char **reason)
+{
 	col->locale = pg_newlocale_from_collation(collation);
 #ifdef USE_ICU
 	if (col->locale && col->locale->provider == COLLPROVIDER_ICU)
@@ -434,7 +437,7 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 							   GetDatabaseEncodingName());
 			return false;
 		}
-		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
+		col->kind = bpchar ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
 		return true;
 	}
 #endif
@@ -449,6 +452,71 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 	*reason = psprintf("collation \"%s\" has no key encoding",
 					   get_collation_name(collation));
 	return false;
+}
+
+/* text and bpchar: the collation decides the kind (or false, *reason) */
+static bool
+keycol_string_kind(GsKeyCol *col, Oid collation, bool bpchar, char **reason)
+{
+	if (!OidIsValid(collation))
+	{
+		*reason = pstrdup("no collation for a string sort key");
+		return false;
+	}
+	if (gs_collation_is_c(collation))
+	{
+		col->kind = bpchar ? GSK_BPCHAR_C : GSK_TEXT_C;
+		return true;
+	}
+	col->libc = gs_libc_collation(collation);
+	if (col->libc)
+	{
+		if (col->libc->byte_order)
+			col->kind = bpchar ? GSK_BPCHAR_C : GSK_TEXT_C;
+		else
+			col->kind = bpchar ? GSK_BPCHAR_LIBC : GSK_TEXT_LIBC;
+		return true;
+	}
+	return keycol_icu_kind(col, collation, bpchar, reason);
+}
+
+/*
+ * Picks the encoder of one sort column, or returns false with *reason set.
+ */
+static bool
+keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
+			bool nulls_first, char **reason)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	Oid			cmpproc;
+
+	memset(col, 0, sizeof(GsKeyCol));
+	col->attno = attno;
+	col->nulls_first = nulls_first;
+
+	if (!gs_ordering_op_properties(sortop, &opfamily, &opcintype, &col->desc))
+	{
+		*reason = psprintf("operator %s is not a btree ordering operator",
+						   get_opname(sortop) ? get_opname(sortop) : "?");
+		return false;
+	}
+	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
+	if (keycol_fixed_kind(col, cmpproc))
+		return true;
+	if (cmpproc == F_BTNAMECMP)
+		col->is_name = true;
+	else if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP)
+	{
+		if (lookup_type_cache(opcintype, TYPECACHE_BTREE_OPFAMILY)->btree_opf != opfamily)
+			*reason = psprintf("operator %s is not in the default operator class of type %s",
+							   get_opname(sortop), format_type_be(opcintype));
+		else
+			*reason = psprintf("no order-preserving encoding for type %s",
+							   format_type_be(opcintype));
+		return false;
+	}
+	return keycol_string_kind(col, collation, cmpproc == F_BPCHARCMP, reason);
 }
 
 bool
@@ -480,6 +548,8 @@ keycol_raw_len(const GsKeyCol *col)
 			return sizeof(uint64);
 		case GSK_UUID:
 			return UUID_LEN;
+		case GSK_INTERVAL:
+			return GS_INTERVAL_BYTES;
 		case GSK_NUMERIC:
 		case GSK_TEXT_C:
 		case GSK_BPCHAR_C:
@@ -830,6 +900,9 @@ capture_value(const GsKeyCol *col, Datum d, uint8 *r)
 		case GSK_UUID:
 			memcpy(r, DatumGetUUIDP(d)->data, UUID_LEN);
 			return 0;
+		case GSK_INTERVAL:
+			interval_encode(DatumGetIntervalP(d), r);
+			return 0;
 		case GSK_NUMERIC:
 			{
 				const char *data;
@@ -933,6 +1006,7 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 			case GSK_FLOAT4:
 			case GSK_FLOAT8:
 			case GSK_UUID:
+			case GSK_INTERVAL:
 			case GSK_TEXT_ICU:
 			case GSK_BPCHAR_ICU:
 			case GSK_TEXT_LIBC:
@@ -1069,6 +1143,8 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 			return 8;
 		case GSK_UUID:
 			return UUID_LEN;
+		case GSK_INTERVAL:
+			return GS_INTERVAL_BYTES;
 		case GSK_NUMERIC:
 		case GSK_TEXT_C:
 		case GSK_BPCHAR_C:
@@ -1420,6 +1496,7 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 					break;
 				}
 			case GSK_UUID:
+			case GSK_INTERVAL:
 			case GSK_NUMERIC:
 			case GSK_TEXT_C:
 			case GSK_BPCHAR_C:
