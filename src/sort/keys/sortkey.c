@@ -180,6 +180,14 @@ typedef struct GsKeyCol
 	int64		max;
 	uint32		maxlen;			/* variable kinds: longest full encoding */
 
+	/*
+	 * A dictionary rank (sortdict.c), or NULL: the column's value bytes are
+	 * then ranks[row], the row's value's place among the nranks distinct
+	 * values in sort order (DESC included), and the column is exact.
+	 */
+	uint32	   *ranks;
+	uint32		nranks;			/* kept for EXPLAIN once ranks is freed */
+
 	/* where the raw key holds this column: null flag, then raw_len bytes */
 	int			raw_off;
 	int			raw_len;
@@ -1131,6 +1139,8 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 	*injective = true;
 	if (!col->seen_value)
 		return 0;				/* only NULLs (or no rows): all equal */
+	if (col->ranks)
+		return bytes_for_range(col->nranks - 1);
 	switch (col->kind)
 	{
 		case GSK_INT:
@@ -1160,6 +1170,57 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 			return GS_KEY_MAX_BYTES;
 	}
 	return 0;					/* keep compiler quiet */
+}
+
+/* ---- dictionary ranks (sortdict.c) -------------------------------------------- */
+
+int
+gs_keys_nraw(const GsKeySpec *spec)
+{
+	return spec->nraw;
+}
+
+AttrNumber
+gs_keys_attno(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].attno;
+}
+
+/*
+ * Would a rank pay for column c?  Not for the fixed-width numbers, whose
+ * encodings are exact and at most 8 bytes already; for the others when
+ * what was seen makes the encoding inexact or wider than a rank of up to
+ * GS_KEYS_MAX_RANKS values can be.
+ */
+bool
+gs_keys_rank_pays(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	GsKeyCol	plain = *col;
+	bool		injective;
+	int			full;
+
+	if (c >= spec->nraw || kind_is_fixed_number(col->kind) || !col->seen_value)
+		return false;
+	plain.ranks = NULL;
+	full = keycol_full_width(&plain, &injective);
+	return !injective || full > bytes_for_range(GS_KEYS_MAX_RANKS - 1);
+}
+
+void
+gs_keys_set_ranks(GsKeySpec *spec, int c, uint32 *ranks, uint32 nranks)
+{
+	Assert(c < spec->nraw);
+	Assert(ranks == NULL || (nranks > 0 && nranks <= GS_KEYS_MAX_RANKS));
+	spec->cols[c].ranks = ranks;
+	spec->cols[c].nranks = nranks;
+}
+
+uint32 *
+gs_keys_get_ranks(const GsKeySpec *spec, int c, uint32 *nranks)
+{
+	*nranks = spec->cols[c].nranks;
+	return spec->cols[c].ranks;
 }
 
 void
@@ -1298,7 +1359,9 @@ sorted_sample(const GsKeySpec *spec, uint64 n, int m, int stride,
 
 	for (i = 0; i < m; i++)
 	{
-		gs_keys_encode(spec, raw_key(arg, (uint64) i * n / m, rawbuf), words);
+		uint64		row = (uint64) i * n / m;
+
+		gs_keys_encode(spec, raw_key(arg, row, rawbuf), row, words);
 		for (w = 0; w < stride / 8; w++)
 		{
 			uint64		be = pg_hton64(words[w]);
@@ -1440,7 +1503,8 @@ encode_one_word(const GsKeyCol *col, const uint8 *raw)
 }
 
 void
-gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
+gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 row,
+			   uint64 *words)
 {
 	uint8		buf[GS_KEY_MAX_BYTES];
 	int			i;
@@ -1465,6 +1529,12 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 			*p++ = (isnull != col->nulls_first) ? 1 : 0;
 		if (isnull)
 			continue;
+		if (col->ranks)
+		{
+			/* in sort order already: no inversion for DESC */
+			put_be(p, col->ranks[row], col->full_width, col->width);
+			continue;
+		}
 
 		switch (col->kind)
 		{
@@ -1546,6 +1616,9 @@ gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 		appendStringInfoString(&buf, i == 0 ? ": " : ", ");
 		if (i >= spec->nenc || !spec->cols[i].in_key)
 			appendStringInfo(&buf, "%s by comparator", name);
+		else if (spec->cols[i].nranks > 0)
+			appendStringInfo(&buf, "%s rank of %u values", name,
+							 spec->cols[i].nranks);
 		else if (i < spec->first_inexact)
 			appendStringInfo(&buf, "%s exact", name);
 		else if (KIND_IS_LIBC(spec->cols[i].kind))

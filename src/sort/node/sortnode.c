@@ -308,7 +308,7 @@ encode_slice(void *p, uint64 lo, uint64 hi)
 	uint64		i;
 
 	for (i = lo; i < hi; i++)
-		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, a->out + i * a->nwords);
+		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, i, a->out + i * a->nwords);
 }
 
 /*
@@ -363,7 +363,7 @@ capture_tasks(void *p, uint64 tlo, uint64 thi)
 			ExecStoreMinimalTuple(a->tuples[i], slot, false);
 			if (!gs_keys_capture_nothrow(a->keys, slot, raw))
 				break;
-			gs_keys_encode(a->keys, raw, a->out + i * a->nwords);
+			gs_keys_encode(a->keys, raw, i, a->out + i * a->nwords);
 		}
 		a->stopped[t] = i;
 	}
@@ -405,7 +405,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 		{
 			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
 			gs_keys_capture(node->keys, node->row_slot, rawbuf);
-			gs_keys_encode(node->keys, rawbuf, a.out + i * nwords);
+			gs_keys_encode(node->keys, rawbuf, i, a.out + i * nwords);
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -584,7 +584,7 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
 
 	for (i = 0; i < node->ntuples; i++)
 	{
-		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
+		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), i, gs_sorter_push(sorter));
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -606,6 +606,7 @@ build_keys(GpuSortState *node)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
+	gs_sort_rank_columns(node);
 	gs_keys_choose_layout(keys, n, row_raw, node);
 	nwords = gs_keys_nwords(keys);
 	sorter = gs_sorter_begin(nwords, n,
@@ -620,6 +621,7 @@ build_keys(GpuSortState *node)
 		encode_serial(node, sorter);
 	/* row_raw may have left a stored row in the slot */
 	ExecClearTuple(node->row_slot);
+	gs_sort_release_ranks(node);
 	node->info.ms_keys += elapsed_ms(start);
 	return sorter;
 }

@@ -167,6 +167,16 @@ extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
 							  uint32 *writable, const uint64 *sorted_keys,
 							  int nwords, uint64 n, int col);
 
+/* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
+
+/*
+ * Before the key's layout: keys the leading sort columns of few distinct
+ * values by their ranks (gs_keys_set_ranks); after the keys are built:
+ * frees the ranks.
+ */
+extern void gs_sort_rank_columns(GpuSortState *node);
+extern void gs_sort_release_ranks(GpuSortState *node);
+
 /* ---- sortrepair.c: merging the runs the check found ------------------------------ */
 
 /*
