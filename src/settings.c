@@ -43,6 +43,8 @@ char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
 bool		gpusort_debug_scramble_keys = false;
+bool		gpusort_dict_ranks = true;
+bool		gpusort_refine_ties = true;
 
 static const struct config_enum_entry parallel_options[] = {
 	{"auto", GS_PARALLEL_AUTO, false},
@@ -391,6 +393,24 @@ gpusort_define_settings(void)
 							0, 0, INT_MAX,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.dict_ranks",
+							 "Keys sort columns of few distinct values by their rank among them.",
+							 "The distinct values are ordered once by the column's comparator: the column is exact, and the next ones fit in the key.",
+							 &gpusort_dict_ranks,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.refine_ties",
+							 "Settles rows whose string key prefixes tie from the next bytes of the same transform.",
+							 "Off: PostgreSQL's comparators settle every such row.",
+							 &gpusort_refine_ties,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
 							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",

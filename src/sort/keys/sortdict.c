@@ -447,7 +447,8 @@ gs_sort_rank_columns(GpuSortState *node)
 
 	for (c = 0; c < gs_keys_nraw(keys); c++)
 		gs_keys_set_ranks(keys, c, NULL, 0);
-	if (node->ntuples < GS_DICT_MIN_ROWS || node->ntuples > PG_UINT32_MAX)
+	if (!gpusort_dict_ranks || node->ntuples < GS_DICT_MIN_ROWS ||
+		node->ntuples > PG_UINT32_MAX)
 		return;
 	for (c = 0; c < gs_keys_nraw(keys); c++)
 	{

@@ -136,6 +136,9 @@
  */
 #define GS_RAW_SMALL_BYTES	24
 
+/* an ICU sort key's bytes that a helper thread makes on its stack */
+#define GS_REFINE_STACK_BYTES	2048
+
 typedef enum GsKeyKind
 {
 	GSK_INT,					/* signed integer of typlen bytes */
@@ -1630,6 +1633,145 @@ gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 							 spec->cols[i].width);
 	}
 	return buf.data;
+}
+
+/* ---- refining ties from the transform (sortrefine.c) ------------------------------ */
+
+/*
+ * Is column c the key's last column, a prefix of a string's transform
+ * (strxfrm, the ICU sort key, or the bytes under C) that rows may tie in
+ * while their transforms differ further on?  Transforms hold no zero byte
+ * (text holds none, nor do strxfrm's output and ICU's sort keys but for
+ * their terminator), so a zero padded chunk tells where one ends.
+ */
+bool
+gs_keys_refinable(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col;
+
+	if (c >= spec->nenc || c != spec->first_inexact)
+		return false;
+	col = &spec->cols[c];
+	return col->in_key && col->nranks == 0 && col->width > 0 &&
+		(col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C ||
+		 col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU ||
+		 KIND_IS_LIBC(col->kind));
+}
+
+/*
+ * Are the values whose transforms are equal ordered by their bytes, as
+ * PostgreSQL breaks the ties of a deterministic collation?  Not where the
+ * transform is the bytes already (C), nor under a nondeterministic ICU
+ * collation, whose equal strings are equal.
+ */
+bool
+gs_keys_ties_by_bytes(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	if (col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C)
+		return false;
+	if (KIND_IS_LIBC(col->kind))
+		return true;
+	return col->locale != NULL && col->locale->deterministic;
+}
+
+int
+gs_keys_prefix_width(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].width;
+}
+
+bool
+gs_keys_desc(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].desc;
+}
+
+/* bytes off .. off + width - 1 of an ICU sort key (false: see the caller) */
+static bool
+icu_key_range(const GsKeyCol *col, const char *data, Size len, size_t off,
+			  uint8 *dst, int width, bool nothrow)
+{
+#ifdef USE_ICU
+	uint8		stackbuf[GS_REFINE_STACK_BYTES];
+	uint8	   *buf = stackbuf;
+	UCharIterator iter;
+	uint32_t	state[2] = {0, 0};
+	UErrorCode	status = U_ZERO_ERROR;
+	size_t		need = off + width;
+
+	if (need > sizeof(stackbuf))
+	{
+		if (nothrow)
+			return false;
+		buf = palloc(need);
+	}
+	/* a part of the key is a prefix of any longer part: zero padded */
+	memset(buf, 0, need);
+	uiter_setUTF8(&iter, data, (int32_t) len);
+	(void) ucol_nextSortKeyPart(gs_locale_ucollator(col->locale), &iter, state,
+								buf, (int32_t) need, &status);
+	if (U_FAILURE(status))
+	{
+		if (nothrow)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("sort key generation failed: %s",
+						u_errorName(status))));
+	}
+	memcpy(dst, buf + off, width);
+	if (buf != stackbuf)
+		pfree(buf);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Writes bytes off .. off + width - 1 of the transform of column c's value
+ * d (or of the value's own bytes, with raw), zero padded past its end, to
+ * dst.  Under nothrow it allocates and raises nothing, and gives up
+ * (false) on a value to detoast or too long for the stack; otherwise it
+ * always succeeds.
+ */
+bool
+gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d, bool raw,
+						size_t off, uint8 *dst, int width, bool nothrow)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *data;
+	Size		len;
+	struct varlena *v = NULL;
+	bool		ok = true;
+
+	if (!string_peek(col, d, &data, &len))
+	{
+		if (nothrow)
+			return false;
+		v = varlena_fetch(d, &data, &len);
+	}
+	if (KIND_IS_BPCHAR(col->kind))
+		len = bpchartruelen((char *) data, (int) len);
+	if (raw)
+		ok = true;
+	else if (KIND_IS_LIBC(col->kind))
+		ok = gs_libc_xfrm_range(col->libc, data, len, off, dst, width, nothrow);
+	else if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+		ok = icu_key_range(col, data, len, off, dst, width, nothrow);
+	if (raw || col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C)
+	{
+		Size		n = off < len ? Min(len - off, (Size) width) : 0;
+
+		if (n > 0)
+			memcpy(dst, data + off, n);
+		memset(dst + n, 0, width - n);
+	}
+	if (v)
+		varlena_release(d, v);
+	return ok;
 }
 
 /* ---- checking libc prefixes (sortverify.c) -------------------------------------- */

@@ -137,6 +137,23 @@ extern bool gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 										   TupleTableSlot *a,
 										   TupleTableSlot *b, int *result);
 
+/*
+ * Refining ties (sortrefine.c): gs_keys_refinable says whether column c
+ * (the key's first inexact one) holds a prefix, gs_keys_prefix_width bytes
+ * wide, of a transform (strxfrm, an ICU sort key, a string's bytes) whose
+ * further bytes gs_keys_transform_range gives, zero padded past its end
+ * (or, with raw, those of the value itself: the tie-break of equal
+ * transforms); it may run on helper threads under nothrow.  Not
+ * DESC-inverted.
+ */
+extern bool gs_keys_refinable(const GsKeySpec *spec, int c);
+extern int	gs_keys_prefix_width(const GsKeySpec *spec, int c);
+extern bool gs_keys_desc(const GsKeySpec *spec, int c);
+extern bool gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d,
+									bool raw, size_t off, uint8 *dst,
+									int width, bool nothrow);
+extern bool gs_keys_ties_by_bytes(const GsKeySpec *spec, int c);
+
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
 

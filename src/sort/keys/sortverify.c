@@ -7,9 +7,10 @@
  * After the engine's sort and the settling of equal keys (sortties.c), two
  * adjacent rows are in the right order for sure where their keys first
  * differ in an exact column, or tie and were compared by PostgreSQL's
- * comparators; only where the keys first differ in the strxfrm prefix does
- * the order rest on glibc's transform agreeing with strcoll.  Those pairs
- * are compared again with strcoll.  If every adjacent pair of the output is
+ * comparators; only where the keys first differ in the strxfrm prefix, or
+ * tied and were ordered by the next bytes of the transform (sortrefine.c
+ * marks those in node->refined), does the order rest on glibc's transform
+ * agreeing with strcoll.  Those pairs are compared again with strcoll.  If every adjacent pair of the output is
  * in order, the whole output is (the comparator is a total order), so n
  * comparisons check what a comparison sort needs n log n for.
  *
@@ -54,6 +55,7 @@ typedef struct VerifyArg
 	const uint64 *sorted_keys;	/* at output positions */
 	int			nwords;
 	const uint32 *order;
+	const uint8 *refined;		/* node->refined: pairs the transform ordered */
 	MinimalTuple *tuples;		/* input order */
 	uint64		n;
 	uint64		nout;
@@ -86,6 +88,8 @@ partner(const VerifyArg *a, uint64 j)
 static inline bool
 needs_check(const VerifyArg *a, uint64 p, uint64 j)
 {
+	if (a->refined && j < a->nout && a->refined[j])
+		return true;
 	return gs_keys_differ_in(a->keys, a->col,
 							 a->sorted_keys + p * a->nwords,
 							 a->sorted_keys + j * a->nwords);
@@ -281,6 +285,7 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 	a.sorted_keys = sorted_keys;
 	a.nwords = nwords;
 	a.tuples = node->tuples;
+	a.refined = node->refined;
 	a.n = n;
 	a.nout = node->nout;
 
@@ -312,5 +317,8 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 		gs_sort_repair(node, writable, n, a.rest, a.nrest);
 	}
 	verify_free(&a);
+	if (node->refined)
+		pfree(node->refined);
+	node->refined = NULL;
 	return writable;
 }

@@ -204,6 +204,10 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 				appendStringInfo(&buf, "  Reserved: %zukB",
 								 (info->reserved_bytes + 1023) / 1024);
 			explain_line(es, "%s", buf.data);
+			if (info->refine_groups > 0)
+				explain_line(es, "Refined: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by the next bytes of their transform (" UINT64_FORMAT " rounds)",
+							 info->refine_groups, info->refine_rows,
+							 info->refine_rounds);
 			if (info->verified && info->verify_resorted)
 				explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",
 							 info->verify_pairs, info->verify_bad);
@@ -279,6 +283,12 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
 		ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+		if (info->refine_groups > 0)
+		{
+			ExplainPropertyUInteger("Refined Groups", NULL, info->refine_groups, es);
+			ExplainPropertyUInteger("Refined Rows", NULL, info->refine_rows, es);
+			ExplainPropertyUInteger("Refine Rounds", NULL, info->refine_rounds, es);
+		}
 		if (info->verified)
 		{
 			ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);

@@ -49,8 +49,11 @@ typedef struct GsRunInfo
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
-	uint64		tie_groups;
+	uint64		tie_groups;		/* settled by the comparators */
 	uint64		tie_rows;
+	uint64		refine_groups;	/* runs refined from the transform */
+	uint64		refine_rows;
+	uint64		refine_rounds;	/* chunks sorted */
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
@@ -120,6 +123,8 @@ typedef struct GpuSortState
 	uint64		prune_at;
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */
+	uint8	   *refined;		/* [ntuples] or NULL: pair (j - 1, j) ordered
+								 * by transform bytes, for sortverify.c */
 	uint64		current;		/* next row forwards: tuples[current] */
 	GsRowStream *stream;		/* or copies of the rows from here (runcxt) */
 	bool		eof_reached;
@@ -149,6 +154,13 @@ extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
 								   uint64 n, int first_inexact);
 
+/*
+ * Sorts order[0 .. len), rows of equal keys, by the sort columns from
+ * firstkey on, in tiecxt (reset afterwards)
+ */
+extern void gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len,
+							   int firstkey, MemoryContext tiecxt);
+
 /* Sorts order[0 .. len) by the sort columns from firstkey on */
 extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
 								 uint64 len, int firstkey);
@@ -166,6 +178,18 @@ extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
 extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
 							  uint32 *writable, const uint64 *sorted_keys,
 							  int nwords, uint64 n, int col);
+
+/* ---- sortrefine.c: ties settled from the transform ---------------------------- */
+
+/*
+ * Settles order[0 .. len), a run of equal keys at output position start,
+ * from the next bytes of sort column c's transform (gs_keys_refinable),
+ * the comparators only where whole transforms are equal; marks in
+ * node->refined, when set, the pairs the transform ordered.
+ */
+extern void gs_sort_refine_run(GpuSortState *node, uint32 *order,
+							   uint64 start, uint64 len, int c,
+							   MemoryContext refinecxt, MemoryContext tiecxt);
 
 /* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
 
