@@ -38,10 +38,15 @@
  * end under a bound (whose later rows the check compares with the last
  * output row, not their neighbours) is left to the comparator.
  *
- * The chunks are made on threads for large groups (each task deforms rows
+ * The runs of one sort are refined together, round by round, in batches of
+ * about GS_REFINE_BATCH_ROWS rows (a larger group is a batch of its own):
+ * a batch's chunks are made in one pass on threads (each task deforms rows
  * in a slot of its own and transforms under nothrow; where that gives up,
- * the backend does the rest of the task's rows), the rest on the backend.
- * Memory: one group's keys at a time, in the ties context of the caller.
+ * the backend does the rest of the task's rows), which is where the time
+ * goes (strxfrm), so that many small tie groups cost no more than one
+ * large one; each group is then sorted by its chunks, and its groups still
+ * tied go to the next round.  Memory: one batch's rows and chunks (36
+ * bytes a row), in the refining context, reset after each batch.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,12 +64,13 @@
 #define GS_REFINE_CHUNK		(GS_MAX_KEY_WORDS * 8)
 #define GS_REFINE_WORDS		GS_MAX_KEY_WORDS
 
-/* groups from which the engine sorts, and threads make the chunks */
+/* groups from which the engine sorts, and batches that threads make */
 #define GS_REFINE_ENGINE_MIN	4096
-#define GS_REFINE_THREADS_MIN	16384
+#define GS_REFINE_THREADS_MIN	8192
 #define GS_REFINE_TASKS_PER_THREAD	4
+#define GS_REFINE_BATCH_ROWS	((uint64) 1 << 20)
 
-/* a group of rows still tied: run positions [lo, hi), transform from off */
+/* a group of rows still tied: order[lo, hi), transform from off */
 typedef struct RefineGroup
 {
 	uint64		lo;
@@ -73,6 +79,17 @@ typedef struct RefineGroup
 	bool		raw;			/* the value's bytes, past equal transforms */
 } RefineGroup;
 
+/* a list of groups, in the refining context */
+typedef struct GroupList
+{
+	RefineGroup *g;
+	uint64		n;
+	uint64		cap;
+	uint64		rows;
+	MemoryContext cxt;			/* of g */
+} GroupList;
+
+/* the chunks of a batch of groups: rows gathered, group by group */
 typedef struct ChunkArg
 {
 	const GsKeySpec *keys;
@@ -80,19 +97,21 @@ typedef struct ChunkArg
 	bool		desc;
 	AttrNumber	attno;
 	MinimalTuple *tuples;
-	const uint32 *rows;			/* the group's rows */
+	const uint32 *rows;			/* [n]: the batch's rows */
 	uint64		n;
-	size_t		off;
-	bool		raw;
+	const RefineGroup *groups;	/* [ngroups] */
+	const uint64 *gstart;		/* [ngroups + 1]: each group's first row */
+	uint64		ngroups;
 	uint64	   *out;			/* [n][GS_REFINE_WORDS] */
 	uint64		ntasks;
-	TupleTableSlot **slots;		/* [ntasks], or NULL on the backend */
+	TupleTableSlot **slots;		/* [ntasks], when on threads */
 	uint64	   *stopped;		/* [ntasks] */
 } ChunkArg;
 
-/* the chunk of one row as key words; false where nothrow gave up */
+/* the chunk of row i (of group g) as key words; false where nothrow gave up */
 static bool
-chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, bool nothrow)
+chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, uint64 g,
+		 bool nothrow)
 {
 	uint8		buf[GS_REFINE_CHUNK];
 	uint64	   *w = a->out + i * GS_REFINE_WORDS;
@@ -104,8 +123,9 @@ chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, bool nothrow)
 	d = slot_getattr(slot, a->attno, &isnull);
 	if (isnull)
 		memset(buf, 0, sizeof(buf));	/* a run of NULLs: ended, equal */
-	else if (!gs_keys_transform_range(a->keys, a->col, d, a->raw, a->off, buf,
-									  GS_REFINE_CHUNK, nothrow))
+	else if (!gs_keys_transform_range(a->keys, a->col, d, a->groups[g].raw,
+									  a->groups[g].off, buf, GS_REFINE_CHUNK,
+									  nothrow))
 		return false;
 	if (a->desc)
 		for (k = 0; k < GS_REFINE_CHUNK; k++)
@@ -127,6 +147,25 @@ chunk_bounds(const ChunkArg *a, uint64 t, uint64 *lo, uint64 *hi)
 	*hi = a->n * (t + 1) / a->ntasks;
 }
 
+/* the group that row i of the batch belongs to */
+static uint64
+group_of(const ChunkArg *a, uint64 i)
+{
+	uint64		lo = 0,
+				hi = a->ngroups;
+
+	while (hi - lo > 1)
+	{
+		uint64		mid = (lo + hi) / 2;
+
+		if (a->gstart[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void
 chunk_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -137,27 +176,54 @@ chunk_tasks(void *p, uint64 tlo, uint64 thi)
 	{
 		uint64		lo,
 					hi,
-					i;
+					i,
+					g;
 
 		chunk_bounds(a, t, &lo, &hi);
+		g = group_of(a, lo);
 		for (i = lo; i < hi; i++)
-			if (!chunk_of(a, a->slots[t], i, true))
+		{
+			while (i >= a->gstart[g + 1])
+				g++;
+			if (!chunk_of(a, a->slots[t], i, g, true))
 				break;
+		}
 		a->stopped[t] = i;
 		ExecClearTuple(a->slots[t]);
 	}
 }
 
-/* the chunks of the group's rows: on threads when it is large */
+/* the rest of task t's rows, on the backend */
+static void
+chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
+{
+	uint64		lo,
+				hi,
+				i,
+				g;
+
+	chunk_bounds(a, t, &lo, &hi);
+	if (a->stopped[t] >= hi)
+		return;
+	g = group_of(a, a->stopped[t]);
+	for (i = a->stopped[t]; i < hi; i++)
+	{
+		while (i >= a->gstart[g + 1])
+			g++;
+		(void) chunk_of(a, node->row_slot, i, g, false);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+}
+
+/* the chunks of the batch's rows: on threads when it is large */
 static void
 make_chunks(GpuSortState *node, ChunkArg *a)
 {
 	int			nthreads = gpusort_threads();
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
-	uint64		t,
-				i,
-				lo,
-				hi;
+	uint64		t;
 
 	a->ntasks = (a->n >= GS_REFINE_THREADS_MIN && nthreads > 1) ?
 		(uint64) nthreads * GS_REFINE_TASKS_PER_THREAD : 1;
@@ -175,23 +241,16 @@ make_chunks(GpuSortState *node, ChunkArg *a)
 	}
 	for (t = 0; t < a->ntasks; t++)
 	{
-		chunk_bounds(a, t, &lo, &hi);
-		for (i = a->stopped[t]; i < hi; i++)
-		{
-			(void) chunk_of(a, node->row_slot, i, false);
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
+		chunk_rest(node, a, t);
 		if (a->ntasks > 1)
 			ExecDropSingleTupleTableSlot(a->slots[t]);
 	}
-	ExecClearTuple(node->row_slot);
 	if (a->ntasks > 1)
 		pfree(a->slots);
 	pfree(a->stopped);
 }
 
-/* qsort of (chunk, place) pairs: chunk words, then the place (stable) */
+/* qsort of chunks by pointer: chunk words, then the place (stable) */
 static int
 chunk_compare(const void *x, const void *y, void *arg)
 {
@@ -206,8 +265,8 @@ chunk_compare(const void *x, const void *y, void *arg)
 }
 
 /*
- * Sorts the group's rows by their chunks (rows[] and keys[] together):
- * by the engine for a large group, by qsort for a small one.
+ * Sorts a group's rows by their chunks (rows[] and keys[] together): by the
+ * engine for a large group, by qsort for a small one.
  */
 static void
 sort_by_chunks(uint32 *rows, uint64 *keys, uint64 n)
@@ -267,119 +326,181 @@ chunk_ended(const uint64 *w, bool desc)
 	return false;
 }
 
-/* the groups still to refine: a stack in the refining context */
-typedef struct RefineStack
-{
-	RefineGroup *g;
-	int			n;
-	int			cap;
-} RefineStack;
-
 static void
-push_group(RefineStack *st, uint64 lo, uint64 hi, size_t off, bool raw)
+list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw)
 {
-	if (st->n == st->cap)
+	if (l->n == l->cap)
 	{
-		st->cap *= 2;
-		st->g = repalloc(st->g, sizeof(RefineGroup) * st->cap);
+		l->cap = Max(l->cap * 2, 64);
+		l->g = l->g ? repalloc_huge(l->g, sizeof(RefineGroup) * l->cap) :
+			MemoryContextAllocHuge(l->cxt, sizeof(RefineGroup) * l->cap);
 	}
-	st->g[st->n].lo = lo;
-	st->g[st->n].hi = hi;
-	st->g[st->n].off = off;
-	st->g[st->n].raw = raw;
-	st->n++;
+	l->g[l->n].lo = lo;
+	l->g[l->n].hi = hi;
+	l->g[l->n].off = off;
+	l->g[l->n].raw = raw;
+	l->n++;
+	l->rows += hi - lo;
 }
 
 /*
- * One round for group g of the run at order[0 ..) (position start of the
- * output): sorts it by the next chunk of the transform, and settles or
- * pushes each group of equal chunks.
+ * After group g (its rows and chunks sorted) of the sort's order: marks
+ * the pairs its chunks ordered, and settles or lists for the next round
+ * each group of equal chunks.
  */
 static void
-refine_group(GpuSortState *node, uint32 *order, uint64 start,
-			 const RefineGroup *g, int c, RefineStack *st,
-			 MemoryContext tiecxt)
+split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
+			const uint64 *keys, int c, GroupList *next, MemoryContext tiecxt)
 {
 	uint64		n = g->hi - g->lo;
-	uint32	   *rows = order + g->lo;
 	bool		desc = gs_keys_desc(node->keys, c);
-	bool		mark = node->refined != NULL;
-	ChunkArg	a;
 	uint64		s,
 				e;
 
-	memset(&a, 0, sizeof(a));
-	a.keys = node->keys;
-	a.col = c;
-	a.desc = desc;
-	a.attno = node->attnos[c];
-	a.tuples = node->tuples;
-	a.rows = rows;
-	a.n = n;
-	a.off = g->off;
-	a.raw = g->raw;
-	a.out = MemoryContextAllocHuge(CurrentMemoryContext,
-								   sizeof(uint64) * GS_REFINE_WORDS * n);
-	make_chunks(node, &a);
-	sort_by_chunks(rows, a.out, n);
-	node->info.refine_rounds++;
-
 	for (s = 0; s < n; s = e)
 	{
-		const uint64 *ks = a.out + s * GS_REFINE_WORDS;
+		const uint64 *ks = keys + s * GS_REFINE_WORDS;
 
 		for (e = s + 1; e < n; e++)
-			if (memcmp(a.out + e * GS_REFINE_WORDS, ks,
+			if (memcmp(keys + e * GS_REFINE_WORDS, ks,
 					   sizeof(uint64) * GS_REFINE_WORDS) != 0)
 				break;
 		/* the transform ordered this pair: strcoll checks it (sortverify.c) */
-		if (s > 0 && mark)
-			node->refined[start + g->lo + s] = 1;
+		if (s > 0 && node->refined)
+			node->refined[g->lo + s] = 1;
 		if (e - s < 2)
 			continue;
 		if (!chunk_ended(ks, desc))
-			push_group(st, g->lo + s, g->lo + e, g->off + GS_REFINE_CHUNK, g->raw);
+			list_add(next, g->lo + s, g->lo + e, g->off + GS_REFINE_CHUNK, g->raw);
 		else if (!g->raw && gs_keys_ties_by_bytes(node->keys, c))
-			push_group(st, g->lo + s, g->lo + e, 0, true);
+			list_add(next, g->lo + s, g->lo + e, 0, true);
 		else if (c + 1 < node->nkeys)
 		{
 			/* equal values: the later sort columns decide */
-			gs_sort_settle_run(node, rows + s, e - s, c + 1, tiecxt);
+			gs_sort_settle_run(node, order + g->lo + s, e - s, c + 1, tiecxt);
 			node->info.tie_groups++;
 			node->info.tie_rows += e - s;
 		}
 	}
-	pfree(a.out);
 }
 
 /*
- * Settles order[0 .. len), a run of equal keys at output position start,
- * by the transform of sort column c (gs_keys_refinable) from the bytes
- * after the key's prefix on, and the comparators where whole transforms
- * are equal.  refinecxt holds the round's arrays (reset here); tiecxt is
- * the comparators'.
+ * One batch: groups[0 .. ngroups) of the sort's order, their chunks made
+ * together, each then sorted and split into next.
  */
-void
-gs_sort_refine_run(GpuSortState *node, uint32 *order, uint64 start,
-				   uint64 len, int c, MemoryContext refinecxt,
-				   MemoryContext tiecxt)
+static void
+refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
+			 uint64 ngroups, int c, GroupList *next, MemoryContext tiecxt)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(refinecxt);
-	RefineStack st;
+	ChunkArg	a;
+	uint64	   *gstart = palloc(sizeof(uint64) * (ngroups + 1));
+	uint32	   *rows;
+	uint64		i;
 
-	st.cap = 16;
-	st.n = 0;
-	st.g = palloc(sizeof(RefineGroup) * st.cap);
-	push_group(&st, 0, len, gs_keys_prefix_width(node->keys, c), false);
-	node->info.refine_groups++;
-	node->info.refine_rows += len;
-	while (st.n > 0)
+	gstart[0] = 0;
+	for (i = 0; i < ngroups; i++)
+		gstart[i + 1] = gstart[i] + (groups[i].hi - groups[i].lo);
+	rows = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(gstart[ngroups], 1));
+	for (i = 0; i < ngroups; i++)
+		memcpy(rows + gstart[i], order + groups[i].lo,
+			   sizeof(uint32) * (groups[i].hi - groups[i].lo));
+	memset(&a, 0, sizeof(a));
+	a.keys = node->keys;
+	a.col = c;
+	a.desc = gs_keys_desc(node->keys, c);
+	a.attno = node->attnos[c];
+	a.tuples = node->tuples;
+	a.rows = rows;
+	a.n = gstart[ngroups];
+	a.groups = groups;
+	a.gstart = gstart;
+	a.ngroups = ngroups;
+	a.out = MemoryContextAllocHuge(CurrentMemoryContext,
+								   sizeof(uint64) * GS_REFINE_WORDS * Max(a.n, 1));
+	make_chunks(node, &a);
+	for (i = 0; i < ngroups; i++)
 	{
-		RefineGroup g = st.g[--st.n];
+		uint64		n = groups[i].hi - groups[i].lo;
 
-		refine_group(node, order, start, &g, c, &st, tiecxt);
+		sort_by_chunks(rows + gstart[i], a.out + gstart[i] * GS_REFINE_WORDS, n);
+		memcpy(order + groups[i].lo, rows + gstart[i], sizeof(uint32) * n);
+		split_group(node, order, &groups[i], a.out + gstart[i] * GS_REFINE_WORDS,
+					c, next, tiecxt);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	node->info.refine_rounds++;
+	pfree(a.out);
+	pfree(rows);
+	pfree(gstart);
+}
+
+/*
+ * One round over every group of cur, in batches of about
+ * GS_REFINE_BATCH_ROWS rows; the groups still tied go to next.  Each
+ * batch's memory is in batchcxt, reset after it.
+ */
+static void
+refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
+			 GroupList *next, MemoryContext batchcxt, MemoryContext tiecxt)
+{
+	uint64		first = 0;
+
+	while (first < cur->n)
+	{
+		uint64		last = first,
+					rows = 0;
+		MemoryContext oldcxt;
+
+		while (last < cur->n && (rows == 0 || rows + (cur->g[last].hi - cur->g[last].lo) <= GS_REFINE_BATCH_ROWS))
+		{
+			rows += cur->g[last].hi - cur->g[last].lo;
+			last++;
+		}
+		oldcxt = MemoryContextSwitchTo(batchcxt);
+		refine_batch(node, order, cur->g + first, last - first, c, next, tiecxt);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(batchcxt);
+		first = last;
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/*
+ * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
+ * from the transform of sort column c (gs_keys_refinable), from the bytes
+ * after the key's prefix on, and the comparators where whole values are
+ * equal, for the later columns.  refinecxt holds the lists of groups
+ * (reset here); tiecxt is the comparators'.
+ */
+void
+gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
+					const uint64 *lens, uint64 nruns, int c,
+					MemoryContext refinecxt, MemoryContext tiecxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(refinecxt);
+	MemoryContext batchcxt = AllocSetContextCreate(refinecxt, "GpuSort refine batch",
+												   ALLOCSET_DEFAULT_SIZES);
+	GroupList	cur = {0},
+				next = {0};
+	size_t		width = gs_keys_prefix_width(node->keys, c);
+	uint64		i;
+
+	cur.cxt = next.cxt = refinecxt;
+	for (i = 0; i < nruns; i++)
+		list_add(&cur, starts[i], starts[i] + lens[i], width, false);
+	node->info.refine_groups += nruns;
+	node->info.refine_rows += cur.rows;
+	while (cur.n > 0)
+	{
+		refine_round(node, order, &cur, c, &next, batchcxt, tiecxt);
+		pfree(cur.g);
+		cur = next;
+		memset(&next, 0, sizeof(next));
+		next.cxt = refinecxt;
+	}
+	if (cur.g)
+		pfree(cur.g);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);
 }

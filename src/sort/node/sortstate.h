@@ -182,14 +182,15 @@ extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
 /* ---- sortrefine.c: ties settled from the transform ---------------------------- */
 
 /*
- * Settles order[0 .. len), a run of equal keys at output position start,
- * from the next bytes of sort column c's transform (gs_keys_refinable),
- * the comparators only where whole transforms are equal; marks in
- * node->refined, when set, the pairs the transform ordered.
+ * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
+ * from the next bytes of sort column c's transform (gs_keys_refinable), the
+ * comparators only where whole values are equal (for the later columns);
+ * marks in node->refined, when set, the pairs the transform ordered.
  */
-extern void gs_sort_refine_run(GpuSortState *node, uint32 *order,
-							   uint64 start, uint64 len, int c,
-							   MemoryContext refinecxt, MemoryContext tiecxt);
+extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
+								const uint64 *starts, const uint64 *lens,
+								uint64 nruns, int c,
+								MemoryContext refinecxt, MemoryContext tiecxt);
 
 /* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
 

@@ -193,6 +193,10 @@ typedef struct SettleCtx
 	int			first_inexact;
 	MemoryContext tiecxt;
 	MemoryContext refinecxt;	/* NULL: comparators only */
+	uint64	   *starts;			/* the runs to refine, together at the end */
+	uint64	   *lens;
+	uint64		nruns;
+	uint64		maxruns;
 } SettleCtx;
 
 /*
@@ -206,8 +210,14 @@ settle_one(GpuSortState *node, SettleCtx *sc, uint32 *order, uint64 r,
 {
 	if (sc->refinecxt && (r + len <= node->nout || node->nout == node->ntuples))
 	{
-		gs_sort_refine_run(node, order + r, r, len, sc->first_inexact,
-						   sc->refinecxt, sc->tiecxt);
+		if (sc->nruns == sc->maxruns)
+		{
+			sc->maxruns *= 2;
+			sc->starts = repalloc_huge(sc->starts, sizeof(uint64) * sc->maxruns);
+			sc->lens = repalloc_huge(sc->lens, sizeof(uint64) * sc->maxruns);
+		}
+		sc->starts[sc->nruns] = r;
+		sc->lens[sc->nruns++] = len;
 		return;
 	}
 	gs_sort_settle_run(node, order + r, len, sc->first_inexact, sc->tiecxt);
@@ -374,6 +384,10 @@ settle_begin(GpuSortState *node, SettleCtx *sc, uint64 n, int first_inexact)
 	{
 		sc->refinecxt = AllocSetContextCreate(node->runcxt, "GpuSort refine",
 											  ALLOCSET_DEFAULT_SIZES);
+		sc->maxruns = 1024;
+		sc->nruns = 0;
+		sc->starts = MemoryContextAlloc(node->runcxt, sizeof(uint64) * sc->maxruns);
+		sc->lens = MemoryContextAlloc(node->runcxt, sizeof(uint64) * sc->maxruns);
 		if (gs_keys_verified_column(node->keys) == first_inexact)
 			node->refined = MemoryContextAllocExtended(node->runcxt, n,
 													   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -411,8 +425,14 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 				CHECK_FOR_INTERRUPTS();
 		}
 	}
-	MemoryContextDelete(sc.tiecxt);
 	if (sc.refinecxt)
+	{
+		gs_sort_refine_runs(node, settled, sc.starts, sc.lens, sc.nruns,
+							first_inexact, sc.refinecxt, sc.tiecxt);
 		MemoryContextDelete(sc.refinecxt);
+		pfree(sc.starts);
+		pfree(sc.lens);
+	}
+	MemoryContextDelete(sc.tiecxt);
 	return settled;
 }
