@@ -53,6 +53,10 @@
  *					their spans are the smallest and largest there are,
  *					as interval_cmp_value orders them too.
  *
+ * A column of few distinct values may instead be keyed by its value's rank
+ * among them (sortdict.c: gs_keys_set_ranks), which is exact whatever its
+ * type and collation, and narrow.
+ *
  * A column is "exact" when its slice decides its order and equality alone:
  * the whole encoding fits and the encoding is injective.  ICU and libc
  * prefixes and bytea never are (ICU-equal strings can differ, and "ab" and "ab\0" pad to

@@ -12,7 +12,8 @@
  *		when the key columns are a few numbers, it also writes each row's
  *		raw key (sortkey.h) into an array in row order, while the row is
  *		still deformed and in cache;
- *	 2. keys: choose the key layout from what was seen (and the width from
+ *	 2. keys: rank the leading columns of few distinct values (sortdict.c),
+ *		choose the key layout from what was seen (and the width from
  *		a sample, sortkey.c), and build each row's key from its raw key
  *		straight into the engine's buffer, in row order: a sequential pass
  *		over the raw keys, or over the stored rows for wider raw keys
@@ -22,12 +23,15 @@
  *		stable, so equal keys keep row order;
  *	 4. ties: where the key does not decide the order by itself (a truncated
  *		prefix, an ICU key, a column past the key), each run of equal keys is
- *		sorted with PostgreSQL's own comparators (SortSupport), as tuplesort
- *		settles equal abbreviated keys (sortties.c); where the key is a
- *		libc collation's strxfrm prefix, which PostgreSQL does not trust to
- *		follow strcoll, every adjacent pair that the prefixes ordered is
- *		then compared with strcoll, and any disorder re-sorts the rows with
- *		the comparators (sortverify.c);
+ *		ordered by the next bytes of the same transform where the key holds
+ *		a prefix of one (sortrefine.c), and with PostgreSQL's own
+ *		comparators (SortSupport) where values are equal or have no
+ *		transform, as tuplesort settles equal abbreviated keys (sortties.c);
+ *		where the key is a libc collation's strxfrm prefix, which PostgreSQL
+ *		does not trust to follow strcoll, every adjacent pair that the
+ *		transform ordered is then compared with strcoll, and the pairs out
+ *		of order are repaired by merging the runs between them
+ *		(sortverify.c, sortrepair.c);
  *	 5. emit: gather the row pointers into output order once (a pass that
  *		the CPU overlaps well), then return rows from that array, forwards
  *		or backwards, with mark/restore and rewind for free; each fetch
