@@ -272,6 +272,38 @@ check_devices(char **newval, void **extra, GucSource source)
  * Defines the settings above; _PG_init calls it before the parts define
  * their own.
  */
+/* the settings of the keys: ranks, refinement, the check's test hook */
+static void
+define_key_settings(void)
+{
+	DefineCustomBoolVariable("gpusort.dict_ranks",
+							 "Keys sort columns of few distinct values by their rank among them.",
+							 "The distinct values are ordered once by the column's comparator: the column is exact, and the next ones fit in the key.",
+							 &gpusort_dict_ranks,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.refine_ties",
+							 "Settles rows whose string key prefixes tie from the next bytes of the same transform.",
+							 "Off: PostgreSQL's comparators settle every such row.",
+							 &gpusort_refine_ties,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
+							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
+							 NULL,
+							 &gpusort_debug_scramble_keys,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+}
+
 void
 gpusort_define_settings(void)
 {
@@ -394,30 +426,5 @@ gpusort_define_settings(void)
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.dict_ranks",
-							 "Keys sort columns of few distinct values by their rank among them.",
-							 "The distinct values are ordered once by the column's comparator: the column is exact, and the next ones fit in the key.",
-							 &gpusort_dict_ranks,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpusort.refine_ties",
-							 "Settles rows whose string key prefixes tie from the next bytes of the same transform.",
-							 "Off: PostgreSQL's comparators settle every such row.",
-							 &gpusort_refine_ties,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
-							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
-							 NULL,
-							 &gpusort_debug_scramble_keys,
-							 false,
-							 PGC_USERSET,
-							 GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
+	define_key_settings();
 }
