@@ -1778,6 +1778,31 @@ gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d, bool raw,
 	return ok;
 }
 
+/*
+ * *same = whether column c's values a and b have the same bytes (so are
+ * equal under any collation), without allocating: false where a value is
+ * stored compressed or out of line.
+ */
+bool
+gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b, bool *same)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *ad,
+			   *bd;
+	Size		al,
+				bl;
+
+	if (!string_peek(col, a, &ad, &al) || !string_peek(col, b, &bd, &bl))
+		return false;
+	if (KIND_IS_BPCHAR(col->kind))
+	{
+		al = bpchartruelen((char *) ad, (int) al);
+		bl = bpchartruelen((char *) bd, (int) bl);
+	}
+	*same = al == bl && memcmp(ad, bd, al) == 0;
+	return true;
+}
+
 /* ---- checking libc prefixes (sortverify.c) -------------------------------------- */
 
 int

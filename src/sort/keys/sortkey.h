@@ -153,6 +153,8 @@ extern bool gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d,
 									bool raw, size_t off, uint8 *dst,
 									int width, bool nothrow);
 extern bool gs_keys_ties_by_bytes(const GsKeySpec *spec, int c);
+extern bool gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b,
+							   bool *same);
 
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);

@@ -467,6 +467,150 @@ refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
 }
 
 /*
+ * Duplicates: runs whose rows all hold the same value (the same bytes) are
+ * found first, in one pass on threads that compares each row with its
+ * run's first and stops at the first difference, and go straight to the
+ * later columns: making their transforms to the end, round after round,
+ * would cost far more than finding them equal.
+ */
+typedef struct DupArg
+{
+	const GsKeySpec *keys;
+	int			col;
+	AttrNumber	attno;
+	MinimalTuple *tuples;
+	const uint32 *order;
+	const RefineGroup *groups;
+	uint64		ngroups;
+	uint8	   *same;			/* [ngroups]: every row the same value */
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [2 * ntasks] */
+} DupArg;
+
+/* does group g hold one value?  (false where a value needs detoasting) */
+static bool
+group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
+				TupleTableSlot *other)
+{
+	bool		fnull,
+				onull,
+				same;
+	Datum		fd,
+				od;
+	uint64		i;
+
+	ExecStoreMinimalTuple(a->tuples[a->order[g->lo]], first, false);
+	fd = slot_getattr(first, a->attno, &fnull);
+	for (i = g->lo + 1; i < g->hi; i++)
+	{
+		ExecStoreMinimalTuple(a->tuples[a->order[i]], other, false);
+		od = slot_getattr(other, a->attno, &onull);
+		if (fnull || onull)
+		{
+			if (fnull != onull)
+				return false;
+			continue;
+		}
+		if (!gs_keys_same_bytes(a->keys, a->col, fd, od, &same) || !same)
+			return false;
+	}
+	return true;
+}
+
+static void
+dup_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	DupArg	   *a = (DupArg *) p;
+	uint64		t,
+				g;
+
+	for (t = tlo; t < thi; t++)
+	{
+		for (g = a->ngroups * t / a->ntasks; g < a->ngroups * (t + 1) / a->ntasks; g++)
+			a->same[g] = group_one_value(a, &a->groups[g], a->slots[2 * t],
+										 a->slots[2 * t + 1]);
+		ExecClearTuple(a->slots[2 * t]);
+		ExecClearTuple(a->slots[2 * t + 1]);
+	}
+}
+
+/* a->same for every group of the list (on threads when it is large) */
+static void
+find_duplicates(GpuSortState *node, DupArg *a, uint64 rows)
+{
+	int			nthreads = gpusort_threads();
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	uint64		t;
+
+	a->ntasks = (rows >= GS_REFINE_THREADS_MIN && nthreads > 1 && a->ngroups > 1) ?
+		Min((uint64) nthreads * GS_REFINE_TASKS_PER_THREAD, a->ngroups) : 1;
+	a->slots = palloc(sizeof(TupleTableSlot *) * 2 * a->ntasks);
+	for (t = 0; t < 2 * a->ntasks; t++)
+		a->slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* the descriptor's cached offsets are set here, not raced for on threads */
+	ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
+	slot_getallattrs(node->row_slot);
+	ExecClearTuple(node->row_slot);
+	if (a->ntasks > 1)
+		gs_cpu_for_tasks(a->ntasks, nthreads, dup_tasks, a);
+	else
+		dup_tasks(a, 0, 1);
+	for (t = 0; t < 2 * a->ntasks; t++)
+		ExecDropSingleTupleTableSlot(a->slots[t]);
+	pfree(a->slots);
+}
+
+/*
+ * The runs to refine, as the first round's groups, less those of one value,
+ * which the later columns' comparators settle here.
+ */
+static void
+first_groups(GpuSortState *node, uint32 *order, const uint64 *starts,
+			 const uint64 *lens, uint64 nruns, int c, GroupList *cur,
+			 MemoryContext tiecxt)
+{
+	size_t		width = gs_keys_prefix_width(node->keys, c);
+	DupArg		a;
+	uint64		i,
+				rows = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.groups = MemoryContextAllocHuge(CurrentMemoryContext,
+									  sizeof(RefineGroup) * Max(nruns, 1));
+	for (i = 0; i < nruns; i++)
+	{
+		RefineGroup *g = (RefineGroup *) &a.groups[i];
+
+		g->lo = starts[i];
+		g->hi = starts[i] + lens[i];
+		rows += lens[i];
+	}
+	a.keys = node->keys;
+	a.col = c;
+	a.attno = node->attnos[c];
+	a.tuples = node->tuples;
+	a.order = order;
+	a.ngroups = nruns;
+	a.same = MemoryContextAllocHuge(CurrentMemoryContext, Max(nruns, 1));
+	find_duplicates(node, &a, rows);
+	for (i = 0; i < nruns; i++)
+	{
+		if (!a.same[i])
+			list_add(cur, starts[i], starts[i] + lens[i], width, false);
+		else if (c + 1 < node->nkeys)
+		{
+			gs_sort_settle_run(node, order + starts[i], lens[i], c + 1, tiecxt);
+			node->info.tie_groups++;
+			node->info.tie_rows += lens[i];
+		}
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree((void *) a.groups);
+	pfree(a.same);
+}
+
+/*
  * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
  * from the transform of sort column c (gs_keys_refinable), from the bytes
  * after the key's prefix on, and the comparators where whole values are
@@ -483,13 +627,10 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 												   ALLOCSET_DEFAULT_SIZES);
 	GroupList	cur = {0},
 				next = {0};
-	size_t		width = gs_keys_prefix_width(node->keys, c);
-	uint64		i;
 
 	cur.cxt = next.cxt = refinecxt;
-	for (i = 0; i < nruns; i++)
-		list_add(&cur, starts[i], starts[i] + lens[i], width, false);
-	node->info.refine_groups += nruns;
+	first_groups(node, order, starts, lens, nruns, c, &cur, tiecxt);
+	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
 	while (cur.n > 0)
 	{
