@@ -91,6 +91,12 @@ SELECT gs_check('SELECT country, city, name, id FROM kr ORDER BY country, city, 
 SELECT gs_check('SELECT band, category, amount, id FROM kr ORDER BY band DESC, category, amount, id');
 SELECT gs_check('SELECT category, day, id FROM kr ORDER BY category, day, id LIMIT 25');
 SELECT gs_check('SELECT category, day, id FROM kr ORDER BY category DESC, day, id LIMIT 40 OFFSET 3000');
+-- values the comparator calls equal with different bytes share a rank:
+-- numerics of different scales, bpchar with and without a trailing blank
+SELECT gs_check('SELECT round(band, id % 3) AS b, id FROM kr ORDER BY 1, 2');
+SELECT gs_check('SELECT round(band, id % 3) AS b, category, id FROM kr ORDER BY 1 DESC, 2, 3');
+SELECT gs_check('SELECT (CASE WHEN id % 2 = 0 THEN country || '' '' ELSE country END)::bpchar AS c, day, id FROM kr ORDER BY 1, 2, 3');
+SELECT gs_check('SELECT (CASE WHEN id % 2 = 0 THEN city || '' '' ELSE city END)::bpchar COLLATE "C" AS c, id FROM kr ORDER BY 1 DESC, 2');
 -- text that shares long prefixes, alone and first; and strings whose
 -- strxfrm prefixes glibc orders against strcoll in en_US.UTF-8: the check
 -- finds the pairs out of order and they are repaired locally (merging the
