@@ -11,8 +11,10 @@
 # country (12), city (16), name (first and last names with apostrophes,
 # hyphens and accents), address ("1234-B Main St."), email, url, odd
 # (strings glibc's strxfrm orders apart from strcoll: "10 +5 Co-Op" /
-# "10-5coop", "1,000_x" / "1,000 #x", then a number), odd_clean (the same
-# shape without them), day, ts, amount (numeric), iv (interval); then times
+# "10-5coop", "1,000_x" / "1,000 #x", then a number: many disagreements),
+# odd_clean (letters and digits, which strxfrm orders as strcoll does),
+# odd_one (odd_clean but for the two disagreeing pairs, once each: what one
+# disagreement costs), day, ts, amount (numeric), iv (interval); then times
 # each query (every row sorted, none sent: OFFSET ROWS, or an aggregate over
 # a window) in three modes, each in fresh sessions:
 #   stock_tuned    gpusort.enabled = off, max_parallel_workers_per_gather = P,
@@ -42,7 +44,7 @@ REPS=${GS_BENCH_REPS:-2}
 TIMEOUT=${GS_BENCH_TIMEOUT:-120}
 OUT=${OUT:-$GS_ROOT/bench/out-keys}
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_serial gpusort"}
-QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean interval win_category_day win_category_ts win_category_amount"}
+QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one interval win_category_day win_category_ts win_category_amount"}
 export GS_CLUSTER_LOCALE=${GS_CLUSTER_LOCALE:-en_US.UTF-8}
 
 mkdir -p "$OUT"
@@ -62,6 +64,7 @@ query_sql() {
 		url) echo "SELECT * FROM kr ORDER BY url OFFSET $ROWS" ;;
 		odd) echo "SELECT * FROM kr ORDER BY odd OFFSET $ROWS" ;;
 		odd_clean) echo "SELECT * FROM kr ORDER BY odd_clean OFFSET $ROWS" ;;
+		odd_one) echo "SELECT * FROM kr ORDER BY odd_one OFFSET $ROWS" ;;
 		interval) echo "SELECT * FROM kr ORDER BY iv OFFSET $ROWS" ;;
 		win_category_day) echo "SELECT max(r) FROM (SELECT row_number() OVER (PARTITION BY category ORDER BY day) AS r FROM kr) s" ;;
 		win_category_ts) echo "SELECT max(r) FROM (SELECT sum(amount) OVER (PARTITION BY category ORDER BY ts) AS r FROM kr) s" ;;
@@ -85,7 +88,7 @@ load_table() {
 	local j jobs=$((ncores < 16 ? ncores : 16)) lo hi
 	psql_bench -c "DROP TABLE IF EXISTS kr" -c "CREATE UNLOGGED TABLE kr (id int, category text,
 		brand text, country text, city text, name text, address text, email text, url text,
-		odd text, odd_clean text, day date, ts timestamp, amount numeric, iv interval)" || return 1
+		odd text, odd_clean text, odd_one text, day date, ts timestamp, amount numeric, iv interval)" || return 1
 	for ((j = 0; j < jobs; j++)); do
 		lo=$((ROWS * j / jobs + 1)); hi=$((ROWS * (j + 1) / jobs))
 		psql_bench -c "$(insert_sql "$lo" "$hi")" &
@@ -123,7 +126,9 @@ insert_sql() {
 	   'https://www.example-shop.com/catégorie/' || (ARRAY['electronique/televiseurs', 'maison-jardin/cuisine'])[1 + h1 % 2]
 	     || '?page=' || (h2 % 500) || '&id=' || i,
 	   (ARRAY['10 +5 Co-Op', '10-5coop', '1,000_x', '1,000 #x', '10 5 coop', '1000x'])[1 + h1 % 6] || ' ' || (h2 % 1000000),
-	   (ARRAY['10 5 Co Op', '10 5coop', '1 000 x', '1 000 y', '10 5 coop', '1000x'])[1 + h1 % 6] || ' ' || (h2 % 1000000),
+	   (ARRAY['tenfivecoop', 'tenfivecoopx', 'onethousandx', 'onethousandy', 'tenfivecoo', 'thousandx'])[1 + h1 % 6] || (h2 % 1000000),
+	   CASE i WHEN 1 THEN '10 +5 Co-Op' WHEN 2 THEN '10-5coop' WHEN 3 THEN '1,000_x' WHEN 4 THEN '1,000 #x'
+	     ELSE (ARRAY['tenfivecoop', 'tenfivecoopx', 'onethousandx', 'onethousandy', 'tenfivecoo', 'thousandx'])[1 + h1 % 6] || (h2 % 1000000) END,
 	   date '2020-01-01' + h3 % 2000,
 	   timestamp '2020-01-01' + (h4 % 100000000) * interval '1 second',
 	   round((h1 % 10000000) / 100.0, 2),
@@ -173,7 +178,7 @@ explain() {
 	sql=$(query_sql "$q") || return 1
 	out=$(psql_bench -c "LOAD 'gpusort'" -c "$(mode_settings gpusort)" \
 		-c "SET statement_timeout = '${TIMEOUT}s'" \
-		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $sql" 2>&1)
+		-c "EXPLAIN (ANALYZE, COSTS OFF) $sql" 2>&1)
 	{ echo "== $q: $sql"; echo "$out"; echo; } >>"$OUT/explain.txt"
 	echo "$out" | awk '
 		/Ties: / { for (i = 1; i <= NF; i++) if ($i == "rows" && $(i - 2) == "groups,") t += $(i - 1); seen = 1 }

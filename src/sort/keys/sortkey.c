@@ -1288,6 +1288,15 @@ gs_keys_layout(GsKeySpec *spec, int max_bytes)
 #define GS_SAMPLE_SLACK		10
 
 /*
+ * But a pair of the sample's rows that shares a short prefix (and not the
+ * full key) stands for about (n / m)^2 such pairs among all n rows: from
+ * GS_SAMPLE_NO_SLACK_SCALE times the sample's rows on, no such pair is
+ * allowed (addresses, whose 16-byte strxfrm prefixes collide in one pair of
+ * a thousand sampled rows, tie by the hundred thousand in 10^6).
+ */
+#define GS_SAMPLE_NO_SLACK_SCALE	64
+
+/*
  * A shorter key is taken only if the birthday bound on the rows its prefix
  * leaves tied over all n rows (estimated from the bits the sample shows in
  * each prefix byte) stays within GS_TIED_PER_ROW of them.  A sample of a
@@ -1402,6 +1411,7 @@ gs_keys_choose_layout(GsKeySpec *spec, uint64 n, GsRawKeyFn raw_key, void *arg)
 	uint8	   *sample;
 	int			distinct_full;
 	int			width;
+	int			slack;
 
 	gs_keys_layout(spec, GS_KEY_MAX_BYTES);
 	full_bytes = spec->key_bytes;
@@ -1411,10 +1421,12 @@ gs_keys_choose_layout(GsKeySpec *spec, uint64 n, GsRawKeyFn raw_key, void *arg)
 	stride = spec->nwords * (int) sizeof(uint64);
 	sample = sorted_sample(spec, n, m, stride, raw_key, arg);
 	distinct_full = count_distinct(sample, m, stride, stride);
+	slack = (n >= (uint64) m * GS_SAMPLE_NO_SLACK_SCALE) ? 0 :
+		m * GS_SAMPLE_SLACK / 1000;
 	for (width = 8; width < full_bytes; width *= 2)
 	{
 		if (m - count_distinct(sample, m, stride, width) <=
-			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
+			m - distinct_full + slack &&
 			prefix_bits(sample, m, stride, width) >=
 			log2((double) n / GS_TIED_PER_ROW))
 		{
