@@ -36,9 +36,12 @@
  * comparators instead, as before this file existed; that needs a
  * disagreement at the very end of the output.
  *
- * Everything here runs on the backend's thread (the comparators may
- * allocate and raise), checking for interrupts as it goes; its memory is
- * in the node's runcxt.
+ * The comparators may allocate and raise, so they run on the backend's
+ * thread, checking for interrupts as it goes.  Where the checked column is
+ * the sort's first and many runs are to be merged, segments of runs are
+ * merged on helper threads first with strcoll (gs_keys_compare_column_
+ * nothrow), each in a copy that the backend takes only where its thread
+ * decided every comparison (see repair_threaded).  Memory: runcxt.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,25 +49,53 @@
 
 #include "miscadmin.h"
 
+#include "settings.h"
+#include "threads_backend.h"
 #include "sortstate.h"
 
 typedef struct RepairCtx
 {
-	GpuSortState *node;
+	GpuSortState *node;			/* NULL on a helper thread */
+	MinimalTuple *tuples;
 	TupleTableSlot *sa;
 	TupleTableSlot *sb;
 	uint32	   *tmp;			/* room for the longest run's rows */
 	uint64		ncompares;
+	/* on a helper thread: the column compared with strcoll, nothrow */
+	const GsKeySpec *keys;
+	int			col;
+	bool		later_cols;		/* sort columns after col */
+	bool		failed;			/* a comparison the thread could not make */
 } RepairCtx;
 
-/* compares stored rows a and b by every sort column */
+/*
+ * Compares stored rows a and b by every sort column: with PostgreSQL's
+ * comparators on the backend; on a helper thread, where the sort's first
+ * column is the checked one, with strcoll (gs_keys_compare_column_nothrow),
+ * noting in rc->failed what only the backend can decide (a NULL, a value
+ * to detoast, equal strings with later sort columns).
+ */
 static int
 repair_compare(RepairCtx *rc, uint32 a, uint32 b)
 {
-	if (++rc->ncompares % GS_INTERRUPT_EVERY == 0)
+	int			r;
+
+	rc->ncompares++;
+	ExecStoreMinimalTuple(rc->tuples[a], rc->sa, false);
+	ExecStoreMinimalTuple(rc->tuples[b], rc->sb, false);
+	if (rc->node == NULL)
+	{
+		if (rc->failed ||
+			!gs_keys_compare_column_nothrow(rc->keys, rc->col, rc->sa, rc->sb, &r) ||
+			(r == 0 && rc->later_cols))
+		{
+			rc->failed = true;
+			return 0;
+		}
+		return r;
+	}
+	if (rc->ncompares % GS_INTERRUPT_EVERY == 0)
 		CHECK_FOR_INTERRUPTS();
-	ExecStoreMinimalTuple(rc->node->tuples[a], rc->sa, false);
-	ExecStoreMinimalTuple(rc->node->tuples[b], rc->sb, false);
 	return gs_sort_compare_slots(rc->node, rc->sa, rc->sb, 0);
 }
 
@@ -209,6 +240,154 @@ repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
 }
 
 /*
+ * Many runs (a transform that disagrees with strcoll often) are merged on
+ * threads first where the sort's first column is the checked one: the
+ * runs are cut into segments of consecutive runs, each thread merges its
+ * segments' runs in a copy with strcoll, and the backend takes a copy where
+ * its thread succeeded, merges the segment itself where not, and then
+ * merges the segments.
+ */
+#define GS_REPAIR_THREADED_MIN_RUNS	64
+#define GS_REPAIR_SEGMENTS_PER_THREAD	2
+
+typedef struct RepairSeg
+{
+	uint64		lo;				/* order[lo .. hi) */
+	uint64		hi;
+	uint64		ilo;			/* its runs start at bad[ilo .. ihi) */
+	uint64		ihi;
+	uint32	   *copy;
+	uint64	   *starts;
+	bool		ok;
+} RepairSeg;
+
+typedef struct RepairThreadArg
+{
+	RepairCtx  *ctx;			/* [nsegs], one per segment */
+	RepairSeg  *segs;
+	const uint32 *order;
+	const uint64 *bad;
+} RepairThreadArg;
+
+/* the segment's run starts relative to its first row, in seg->starts */
+static uint64
+seg_starts(const RepairSeg *seg, const uint64 *bad)
+{
+	uint64		i;
+
+	for (i = seg->ilo; i < seg->ihi; i++)
+		seg->starts[i - seg->ilo] = bad[i] - seg->lo;
+	return seg->ihi - seg->ilo;
+}
+
+static void
+repair_seg_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	RepairThreadArg *a = (RepairThreadArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		RepairSeg  *seg = &a->segs[t];
+		uint64		len = seg->hi - seg->lo;
+
+		memcpy(seg->copy, a->order + seg->lo, sizeof(uint32) * len);
+		merge_all_runs(&a->ctx[t], seg->copy, len, seg->starts,
+					   seg_starts(seg, a->bad));
+		seg->ok = !a->ctx[t].failed;
+		ExecClearTuple(a->ctx[t].sa);
+		ExecClearTuple(a->ctx[t].sb);
+	}
+}
+
+/* cuts the runs into nsegs segments of consecutive runs */
+static RepairSeg *
+make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
+			  uint64 nsegs, RepairThreadArg *a)
+{
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	RepairSeg  *segs = palloc0(sizeof(RepairSeg) * nsegs);
+	uint64		t;
+
+	a->ctx = palloc0(sizeof(RepairCtx) * nsegs);
+	for (t = 0; t < nsegs; t++)
+	{
+		RepairSeg  *seg = &segs[t];
+		RepairCtx  *c = &a->ctx[t];
+
+		seg->lo = (t == 0) ? 0 : bad[nbad * t / nsegs];
+		seg->hi = (t == nsegs - 1) ? n : bad[nbad * (t + 1) / nsegs];
+		seg->ilo = (t == 0) ? 0 : nbad * t / nsegs + 1;
+		seg->ihi = (t == nsegs - 1) ? nbad : nbad * (t + 1) / nsegs;
+		seg->copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * (seg->hi - seg->lo));
+		seg->starts = palloc(sizeof(uint64) * (seg->ihi - seg->ilo + 2));
+		c->tuples = node->tuples;
+		c->sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		c->sb = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		c->tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(seg->hi - seg->lo, 1));
+		c->keys = node->keys;
+		c->col = 0;
+		c->later_cols = node->nkeys > 1;
+	}
+	return segs;
+}
+
+/*
+ * Repairs order[0 .. n) as merge_all_runs would, merging segments of its
+ * runs on threads first (see above); false (nothing done) where that does
+ * not apply.
+ */
+static bool
+repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
+				uint64 nbad)
+{
+	GpuSortState *node = rc->node;
+	int			nthreads = gpusort_threads();
+	uint64		nsegs = Min((uint64) nthreads * GS_REPAIR_SEGMENTS_PER_THREAD,
+							nbad / 8);
+	RepairThreadArg a;
+	uint64	   *segstarts;
+	uint64		t;
+
+	if (nthreads < 2 || nbad < GS_REPAIR_THREADED_MIN_RUNS ||
+		gs_keys_verified_column(node->keys) != 0)
+		return false;
+	a.order = order;
+	a.bad = bad;
+	a.segs = make_segments(node, n, bad, nbad, nsegs, &a);
+	/* the descriptor's cached offsets are set here, not raced for on threads */
+	ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
+	slot_getallattrs(node->row_slot);
+	ExecClearTuple(node->row_slot);
+	gs_cpu_for_tasks(nsegs, nthreads, repair_seg_tasks, &a);
+	for (t = 0; t < nsegs; t++)
+	{
+		RepairSeg  *seg = &a.segs[t];
+
+		rc->ncompares += a.ctx[t].ncompares;
+		if (seg->ok)
+			memcpy(order + seg->lo, seg->copy, sizeof(uint32) * (seg->hi - seg->lo));
+		else
+			merge_all_runs(rc, order + seg->lo, seg->hi - seg->lo, seg->starts,
+						   seg_starts(seg, bad));
+		ExecDropSingleTupleTableSlot(a.ctx[t].sa);
+		ExecDropSingleTupleTableSlot(a.ctx[t].sb);
+		pfree(a.ctx[t].tmp);
+		pfree(seg->copy);
+		pfree(seg->starts);
+	}
+	/* the segments are the runs of the last merge */
+	segstarts = palloc(sizeof(uint64) * (nsegs + 2));
+	for (t = 1; t < nsegs; t++)
+		segstarts[t - 1] = a.segs[t].lo;
+	merge_all_runs(rc, order, n, segstarts, nsegs - 1);
+	pfree(segstarts);
+	pfree(a.ctx);
+	pfree(a.segs);
+	return true;
+}
+
+/*
  * Repairs order[0 .. n) (writable), whose adjacent pairs are in order but
  * at the positions bad[0 .. nbad) (ascending, with room for two more
  * entries, which this overwrites), as the header comment says.
@@ -226,14 +405,16 @@ gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n, uint64 *bad,
 
 	while (ninside < nbad && bad[ninside] < nout)
 		ninside++;
+	memset(&rc, 0, sizeof(rc));
 	rc.node = node;
+	rc.tuples = node->tuples;
 	rc.sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	rc.sb = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	rc.tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(nout, 1));
 	rc.ncompares = 0;
 
 	/* bad has room for nbad + 2 entries: merge_all_runs's run bounds */
-	if (nout == n)
+	if (nout == n && !repair_threaded(&rc, order, n, bad, nbad))
 		merge_all_runs(&rc, order, n, bad, nbad);
 	else if (!repair_bounded(&rc, order, nout, bad, ninside,
 							 bad + ninside, nbad - ninside))
