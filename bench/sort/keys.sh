@@ -29,7 +29,7 @@
 #
 # Prints a markdown table (query, stock tuned ms, stock serial ms, gpusort
 # ms, tuned/gpusort, serial/gpusort, rows settled by the comparators, key),
-# also written to $OUT/keys.md (default bench/out-keys/), with keys.csv,
+# also written to $OUT/keys.md (default bench/out/keys/), with keys.csv,
 # device.txt and explain.txt.  GS_BENCH_QUERIES and GS_BENCH_MODES run
 # fewer; GS_NO_BUILD=1 uses the installed build; GS_PRIVATE_PG as in
 # test/lib.sh; GS_CLUSTER_LOCALE (default en_US.UTF-8) the database's.
@@ -42,7 +42,7 @@ P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
 [ "$P" -lt 1 ] && P=1
 REPS=${GS_BENCH_REPS:-2}
 TIMEOUT=${GS_BENCH_TIMEOUT:-120}
-OUT=${OUT:-$GS_ROOT/bench/out-keys}
+OUT=${OUT:-$GS_ROOT/bench/out/keys}
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_serial gpusort"}
 QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one interval win_category_day win_category_ts win_category_amount"}
 export GS_CLUSTER_LOCALE=${GS_CLUSTER_LOCALE:-en_US.UTF-8}
