@@ -103,13 +103,6 @@ typedef struct DictArg
 	uint32	  **maps;			/* [ntasks]: entry -> rank */
 } DictArg;
 
-static inline void
-dict_bounds(const DictArg *a, uint64 t, uint64 *lo, uint64 *hi)
-{
-	*lo = a->n * t / a->ntasks;
-	*hi = a->n * (t + 1) / a->ntasks;
-}
-
 /*
  * The bytes of a non-NULL value, in e (d set), without allocating: false
  * for a varlena stored compressed or out of line.
@@ -190,7 +183,7 @@ dict_count_tasks(void *p, uint64 tlo, uint64 thi)
 					hi,
 					i;
 
-		dict_bounds(a, t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi && !tab->failed; i++)
 		{
 			DictEntry	e;
@@ -225,7 +218,7 @@ dict_remap_tasks(void *p, uint64 tlo, uint64 thi)
 					hi,
 					i;
 
-		dict_bounds(a, t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 			if (a->ids[i] != GS_DICT_NONE)
 				a->ids[i] = map[a->ids[i]];

@@ -141,13 +141,6 @@ chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, uint64 g,
 	return true;
 }
 
-static inline void
-chunk_bounds(const ChunkArg *a, uint64 t, uint64 *lo, uint64 *hi)
-{
-	*lo = a->n * t / a->ntasks;
-	*hi = a->n * (t + 1) / a->ntasks;
-}
-
 /* the group that row i of the batch belongs to */
 static uint64
 group_of(const ChunkArg *a, uint64 i)
@@ -180,7 +173,7 @@ chunk_tasks(void *p, uint64 tlo, uint64 thi)
 					i,
 					g;
 
-		chunk_bounds(a, t, &lo, &hi);
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		g = group_of(a, lo);
 		for (i = lo; i < hi; i++)
 		{
@@ -203,7 +196,7 @@ chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
 				i,
 				g;
 
-	chunk_bounds(a, t, &lo, &hi);
+	gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 	if (a->stopped[t] >= hi)
 		return;
 	g = group_of(a, a->stopped[t]);

@@ -75,8 +75,9 @@ typedef struct VerifyArg
 static inline void
 verify_bounds(const VerifyArg *a, uint64 t, uint64 *lo, uint64 *hi)
 {
-	*lo = 1 + (a->n - 1) * t / a->ntasks;
-	*hi = 1 + (a->n - 1) * (t + 1) / a->ntasks;
+	gs_team_slice(a->n - 1, a->ntasks, t, lo, hi);
+	(*lo)++;
+	(*hi)++;
 }
 
 /* the position that position j must not sort before */
