@@ -1,5 +1,5 @@
 -- Where GpuSort cannot sort with keys, PostgreSQL's own sort runs.  Known at
--- plan time (a first sort column without an encoder: an interval, a
+-- plan time (a first sort column without an encoder: an inet, a
 -- non-default operator class; an estimate past gpusort.max_memory), the
 -- stock plan stays as the planner made it.  Found at run time (more rows
 -- than the estimate, past gpusort.max_memory), the node hands its rows to a
@@ -18,8 +18,8 @@ SET gpusort.device = cpu;
 \i :gs_check_sql
 \set ECHO all
 
-CREATE TABLE fb (id int, k int, s text, iv interval);
-INSERT INTO fb SELECT i, i % 37, md5(i::text), (i % 101) * interval '1 hour' + (i % 7) * interval '1 month'
+CREATE TABLE fb (id int, k int, s text, iv inet);
+INSERT INTO fb SELECT i, i % 37, md5(i::text), '10.0.0.0'::inet + (i % 101) * 256 + (i % 7)
   FROM generate_series(1, 20000) i;
 ANALYZE fb;
 -- fb's rows, which the planner expects to be 100 (a plpgsql function is

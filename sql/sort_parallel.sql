@@ -82,9 +82,11 @@ SELECT gs_check('SELECT * FROM p1 ORDER BY g, ts DESC, id');
 SELECT gs_check('SELECT id, t, g FROM p1 ORDER BY t COLLATE "C", g, id DESC');
 -- a sort expression the workers compute
 SELECT gs_check('SELECT id, i8 % 7 AS m FROM p1 ORDER BY i8 % 7, id');
+-- an interval the workers compute, keyed exactly
+SELECT gs_check('SELECT id, ts - timestamptz ''2026-01-01'' AS iv FROM p1 ORDER BY ts - timestamptz ''2026-01-01'', id');
 -- no encoder for the first column: stock's parallel plan stays, its
 -- workers' Sorts included
-EXPLAIN (COSTS OFF) SELECT id, ts - timestamptz '2026-01-01' AS iv FROM p1 ORDER BY ts - timestamptz '2026-01-01', id;
+EXPLAIN (COSTS OFF) SELECT id, int4range(id % 100, id % 100 + 5) AS r FROM p1 ORDER BY int4range(id % 100, id % 100 + 5), id;
 
 -- the workers join, and the joined rows are stored
 EXPLAIN (COSTS OFF) SELECT p1.id, p1.i8, p2.w FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.id;

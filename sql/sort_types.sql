@@ -113,10 +113,34 @@ CREATE DOMAIN gs_dom AS int8 CHECK (VALUE > -100);
 SELECT gs_check('SELECT (i4 / 1000)::gs_dom AS v FROM ty WHERE i4 > -100000 ORDER BY 1');
 SELECT gs_check('SELECT f8 * -1 AS v FROM ty ORDER BY f8 * -1 USING >');
 SELECT gs_check('SELECT lower(t) AS v FROM ty ORDER BY lower(t) COLLATE "C"');
--- a type without an encoder (interval) after ones that have one, and
+-- a type without an encoder (int4range) after ones that have one, and
 -- first, where the stock plan stays (NO GPUSORT IN PLAN)
-SELECT gs_check('SELECT i2, i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1, 2');
-SELECT gs_check('SELECT i4 * interval ''1 second'' AS iv FROM ty ORDER BY 1 DESC');
+SELECT gs_check('SELECT i4, int4range(i2, i2 + 10) AS ip FROM ty ORDER BY 1, 2');
+SELECT gs_check('SELECT int4range(i2, i2 + 10) AS ip FROM ty ORDER BY 1 DESC');
+-- interval: the span interval_cmp_value compares, so '1 mon' = '30 days'
+-- = '720 hours' are equal and 1 day sorts before 25 hours; sign changes
+-- across fields, the extremes of each field, and NULLs
+CREATE TABLE tiv (id int, iv interval);
+INSERT INTO tiv
+SELECT i, CASE WHEN i % 53 = 0 THEN NULL
+			   ELSE (hashint4(i) % 40) * interval '1 month'
+					+ (hashint4(i + 1) % 70) * interval '1 day'
+					+ (hashint4(i + 2) % 3000) * interval '1 hour'
+					+ (hashint4(i + 3) % 100000) * interval '1 microsecond' END
+  FROM generate_series(1, 3000) i;
+INSERT INTO tiv VALUES (3001, '1 mon'), (3002, '30 days'), (3003, '720 hours'),
+	(3004, '1 day'), (3005, '25 hours'), (3006, '-1 mon 31 days'), (3007, '1 day -24 hours'),
+	(3008, '178000000 years'), (3009, '-178000000 years'),
+	(3010, '2147483000 days 2562047000 hours'), (3011, '-2147483000 days -2562047000 hours'),
+	(3012, '0'), (3013, '-0.000001 s'), (3014, '0.000001 s');
+SELECT gs_check('SELECT iv, id FROM tiv ORDER BY iv, id');
+SELECT gs_check('SELECT iv, id FROM tiv ORDER BY iv DESC NULLS LAST, id');
+SELECT gs_check('SELECT iv, id FROM tiv ORDER BY iv NULLS FIRST, id DESC LIMIT 40');
+SELECT gs_check('SELECT id % 5 AS g, iv, id FROM tiv ORDER BY 1, 2 DESC, 3');
+SELECT gs_check('SELECT iv, count(*) FROM tiv GROUP BY iv ORDER BY iv');
+SELECT gs_check('SELECT id, rank() OVER (ORDER BY iv) FROM tiv ORDER BY iv, id');
+SELECT id, iv FROM tiv WHERE id > 3000 ORDER BY iv, id;
+DROP TABLE tiv;
 
 -- random combinations of 1 to 5 sort expressions (columns, collations,
 -- expressions), directions and NULLS placements, unbounded and under a

@@ -44,6 +44,8 @@ char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
 bool		gpusort_debug_scramble_keys = false;
+bool		gpusort_dict_ranks = true;
+bool		gpusort_refine_ties = true;
 
 static const struct config_enum_entry parallel_options[] = {
 	{"auto", GS_PARALLEL_AUTO, false},
@@ -267,6 +269,38 @@ check_devices(char **newval, void **extra, GucSource source)
 	GUC_check_errhint("gpusort.devices is empty (every visible device) or a comma-separated list of CUDA device ordinals, such as '0,2'.");
 	return false;
 }
+/* the settings of the keys: ranks, refinement, the check's test hook */
+static void
+define_key_settings(void)
+{
+	DefineCustomBoolVariable("gpusort.dict_ranks",
+							 "Keys sort columns of few distinct values by their rank among them.",
+							 "The distinct values are ordered once by the column's comparator: the column is exact, and the next ones fit in the key.",
+							 &gpusort_dict_ranks,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.refine_ties",
+							 "Settles rows whose string key prefixes tie from the next bytes of the same transform.",
+							 "Off: PostgreSQL's comparators settle every such row.",
+							 &gpusort_refine_ties,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
+							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
+							 NULL,
+							 &gpusort_debug_scramble_keys,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+}
+
 /* what is sorted where: the planner's and the executor's choices */
 static void
 define_plan_settings(void)
@@ -419,14 +453,6 @@ define_developer_settings(void)
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.debug_scramble_keys",
-							 "Developer setting: after the engine's sort, swaps two rows whose strxfrm prefixes differ, so that the check of a libc collation's order must find and repair them.",
-							 NULL,
-							 &gpusort_debug_scramble_keys,
-							 false,
-							 PGC_USERSET,
-							 GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
 }
 
 /*
@@ -438,6 +464,7 @@ gpusort_define_settings(void)
 {
 	define_plan_settings();
 	define_resource_settings();
+	define_key_settings();
 	define_window_settings();
 	define_developer_settings();
 }

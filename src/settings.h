@@ -41,6 +41,9 @@ extern bool gpusort_window_functions;
 extern bool gpusort_aggregates;
 /* sortverify.c: swaps two rows after the engine's sort, to test the repair */
 extern bool gpusort_debug_scramble_keys;
+/* sortdict.c: dictionary ranks; sortrefine.c: ties from the transform */
+extern bool gpusort_dict_ranks;
+extern bool gpusort_refine_ties;
 
 /*
  * The memory available to the server (cgroup limit or physical memory,

@@ -12,6 +12,14 @@
 
 #include "thread_slots.h"
 
+void
+gs_thread_rows_prepare(TupleTableSlot *slot, MinimalTuple sample)
+{
+	ExecStoreMinimalTuple(sample, slot, false);
+	slot_getallattrs(slot);
+	ExecClearTuple(slot);
+}
+
 GsThreadSlots *
 gs_thread_slots_create(TupleDesc desc, int nslots, MinimalTuple sample)
 {
@@ -22,13 +30,8 @@ gs_thread_slots_create(TupleDesc desc, int nslots, MinimalTuple sample)
 	ts->slots = palloc(sizeof(TupleTableSlot *) * Max(nslots, 1));
 	for (i = 0; i < nslots; i++)
 		ts->slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	/* the offsets are cached here, in the backend, before any thread reads */
 	if (sample != NULL && nslots > 0)
-	{
-		ExecStoreMinimalTuple(sample, ts->slots[0], false);
-		slot_getallattrs(ts->slots[0]);
-		ExecClearTuple(ts->slots[0]);
-	}
+		gs_thread_rows_prepare(ts->slots[0], sample);
 	return ts;
 }
 

@@ -31,6 +31,13 @@ typedef struct GsThreadSlots
 } GsThreadSlots;
 
 /*
+ * Fills desc's cached column offsets in the backend by deforming sample
+ * (any row of desc) in slot, a slot of desc the backend owns: what must
+ * happen before threads deform rows of desc in slots of their own.
+ */
+extern void gs_thread_rows_prepare(TupleTableSlot *slot, MinimalTuple sample);
+
+/*
  * nslots slots of desc for threads, in the current memory context, the
  * descriptor's offsets made ready by deforming sample (any row of desc).
  */

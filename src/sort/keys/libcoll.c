@@ -65,6 +65,7 @@
 /* stack buffers of the thread-safe paths */
 #define GS_XFRM_OUT_BYTES		1024
 #define GS_CMP_STACK_BYTES		1024
+#define GS_XFRM_RANGE_BYTES		4096
 
 /* the collations looked up in this backend, in TopMemoryContext */
 #define GS_MAX_LIBC_COLLS	32
@@ -293,6 +294,43 @@ gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data, size_t len,
 	put_prefix(dst, width, xfrm, n);
 	pfree(xfrm);
 	pfree(whole);
+	return true;
+}
+
+bool
+gs_libc_xfrm_range(const GsLibcColl *c, const char *data, size_t len,
+				   size_t off, uint8 *dst, int width, bool nothrow)
+{
+	char		in[GS_CMP_STACK_BYTES];
+	char		out[GS_XFRM_RANGE_BYTES];
+	char	   *ip = in;
+	char	   *xp = out;
+	size_t		n;
+
+	if (len >= sizeof(in))
+	{
+		if (nothrow)
+			return false;
+		ip = palloc(len + 1);
+	}
+	memcpy(ip, data, len);
+	ip[len] = '\0';
+	n = strxfrm_l(out, ip, sizeof(out), c->lt);
+	if (n >= sizeof(out))
+	{
+		if (nothrow)
+			return false;
+		xp = palloc(n + 1);
+		(void) strxfrm_l(xp, ip, n + 1, c->lt);
+	}
+	if (off < n)
+		put_prefix(dst, width, xp + off, n - off);
+	else
+		memset(dst, 0, width);
+	if (xp != out)
+		pfree(xp);
+	if (ip != in)
+		pfree(ip);
 	return true;
 }
 

@@ -42,6 +42,17 @@ extern bool gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data,
 								bool nothrow);
 
 /*
+ * Writes bytes off .. off + width - 1 of the whole strxfrm of
+ * data[0 .. len), zero padded past its end (a transform holds no zero
+ * byte), to dst: the next bytes of the transform that a prefix began, for
+ * rows whose prefixes tie (sortrefine.c).  false when nothrow and the
+ * string or its transform is too long for the stack buffers.
+ */
+extern bool gs_libc_xfrm_range(const GsLibcColl *c, const char *data,
+							   size_t len, size_t off, uint8 *dst, int width,
+							   bool nothrow);
+
+/*
  * *result = the sign of comparing a and b as PostgreSQL's varstr_cmp does
  * under this collation (strcoll, then strcmp for strings strcoll calls
  * equal).  false when nothrow and a string is too long for the stack.

@@ -45,6 +45,17 @@
  *					under C.UTF-8, whose order libcoll.c verifies to be byte
  *					order, the C encoding.
  *	 bytea			the bytes, zero padded.
+ *	 interval		the 128-bit span that interval_cmp_value compares,
+ *					((month * 30 + day) * USECS_PER_DAY + time), which
+ *					needs 73 bits: biased by 2^79, 10 big-endian bytes.
+ *					The infinite intervals of PostgreSQL 17 and later
+ *					are the fields all at their minimum or maximum, so
+ *					their spans are the smallest and largest there are,
+ *					as interval_cmp_value orders them too.
+ *
+ * A column of few distinct values may instead be keyed by its value's rank
+ * among them (sortdict.c: gs_keys_set_ranks), which is exact whatever its
+ * type and collation, and narrow.
  *
  * A column is "exact" when its slice decides its order and equality alone:
  * the whole encoding fits and the encoding is injective.  ICU and libc
@@ -82,7 +93,7 @@
  * A sort operator is mapped to an encoder through the comparison function
  * of its btree operator family, so domains, varchar (text_ops) and
  * DESC/USING forms of the same operators all work, and name is keyed as
- * text; anything else (other types, such as interval, and non-default
+ * text; anything else (other types, such as inet, and non-default
  * operator classes) has no encoder.
  *
  *-------------------------------------------------------------------------
@@ -100,7 +111,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "datatype/timestamp.h"
 #include "utils/numeric.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
@@ -127,6 +140,9 @@
  */
 #define GS_RAW_SMALL_BYTES	24
 
+/* an ICU sort key's bytes that a helper thread makes on its stack */
+#define GS_REFINE_STACK_BYTES	2048
+
 typedef enum GsKeyKind
 {
 	GSK_INT,					/* signed integer of typlen bytes */
@@ -142,8 +158,12 @@ typedef enum GsKeyKind
 	GSK_BPCHAR_ICU,
 	GSK_TEXT_LIBC,
 	GSK_BPCHAR_LIBC,
-	GSK_BYTEA
+	GSK_BYTEA,
+	GSK_INTERVAL				/* its span: see interval_encode */
 } GsKeyKind;
+
+/* bytes of an interval's encoding, and the bias that makes it unsigned */
+#define GS_INTERVAL_BYTES	10
 
 #define KIND_IS_BPCHAR(k) \
 	((k) == GSK_BPCHAR_C || (k) == GSK_BPCHAR_ICU || (k) == GSK_BPCHAR_LIBC)
@@ -166,6 +186,14 @@ typedef struct GsKeyCol
 	int64		min;			/* GSK_INT, GSK_OID, GSK_BOOL */
 	int64		max;
 	uint32		maxlen;			/* variable kinds: longest full encoding */
+
+	/*
+	 * A dictionary rank (sortdict.c), or NULL: the column's value bytes are
+	 * then ranks[row], the row's value's place among the nranks distinct
+	 * values in sort order (DESC included), and the column is exact.
+	 */
+	uint32	   *ranks;
+	uint32		nranks;			/* kept for EXPLAIN once ranks is freed */
 
 	/* where the raw key holds this column: null flag, then raw_len bytes */
 	int			raw_off;
@@ -322,31 +350,43 @@ numeric_encode(const GsNumeric *n, uint8 *dst, int width)
 			dst[i] = ~dst[i];
 }
 
+/* ---- interval ------------------------------------------------------------- */
+
+/*
+ * Writes the GS_INTERVAL_BYTES-byte encoding of an interval: the span that
+ * interval_cmp_value (timestamp.c) compares, biased to be unsigned, big
+ * endian.  |month * 30 + day| < 2^36 and USECS_PER_DAY < 2^37, so the span
+ * is below 2^73 in magnitude, and the 80 bits hold it with room to spare.
+ */
+static void
+interval_encode(const Interval *iv, uint8 *dst)
+{
+#ifdef HAVE_INT128
+	int64		days = (int64) iv->month * 30 + iv->day;
+	int128		span = (int128) days * USECS_PER_DAY + iv->time;
+	uint128		u = (uint128) (span + ((int128) 1 << (8 * GS_INTERVAL_BYTES - 1)));
+	int			i;
+
+	for (i = GS_INTERVAL_BYTES - 1; i >= 0; i--)
+	{
+		dst[i] = (uint8) u;
+		u >>= 8;
+	}
+#else
+	elog(ERROR, "interval keys need a 128-bit integer type");
+#endif
+}
+
 /* ---- building the spec ----------------------------------------------------- */
 
 /*
- * Picks the encoder of one sort column, or returns false with *reason set.
+ * The encoder of a column whose btree comparison function is cmpproc, for
+ * the types that need no collation: false for the string types (the
+ * collation decides, keycol_string_kind) and for those without one.
  */
 static bool
-keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
-			bool nulls_first, char **reason)
+keycol_fixed_kind(GsKeyCol *col, Oid cmpproc)
 {
-	Oid			opfamily;
-	Oid			opcintype;
-	Oid			cmpproc;
-
-	memset(col, 0, sizeof(GsKeyCol));
-	col->attno = attno;
-	col->nulls_first = nulls_first;
-
-	if (!gs_ordering_op_properties(sortop, &opfamily, &opcintype, &col->desc))
-	{
-		*reason = psprintf("operator %s is not a btree ordering operator",
-						   get_opname(sortop) ? get_opname(sortop) : "?");
-		return false;
-	}
-	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
-
 	switch (cmpproc)
 	{
 		case F_BTINT2CMP:
@@ -387,42 +427,20 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 		case F_BYTEACMP:
 			col->kind = GSK_BYTEA;
 			return true;
-		case F_BTNAMECMP:
-			col->is_name = true;
-			break;
-		case F_BTTEXTCMP:
-		case F_BPCHARCMP:
-			break;
+#ifdef HAVE_INT128
+		case F_INTERVAL_CMP:
+			col->kind = GSK_INTERVAL;
+			return true;
+#endif
 		default:
-			if (lookup_type_cache(opcintype, TYPECACHE_BTREE_OPFAMILY)->btree_opf != opfamily)
-				*reason = psprintf("operator %s is not in the default operator class of type %s",
-								   get_opname(sortop), format_type_be(opcintype));
-			else
-				*reason = psprintf("no order-preserving encoding for type %s",
-								   format_type_be(opcintype));
 			return false;
 	}
+}
 
-	/* text and bpchar: the collation decides */
-	if (!OidIsValid(collation))
-	{
-		*reason = pstrdup("no collation for a string sort key");
-		return false;
-	}
-	if (gs_collation_is_c(collation))
-	{
-		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
-		return true;
-	}
-	col->libc = gs_libc_collation(collation);
-	if (col->libc)
-	{
-		if (col->libc->byte_order)
-			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_C : GSK_TEXT_C;
-		else
-			col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_LIBC : GSK_TEXT_LIBC;
-		return true;
-	}
+/* an ICU collation's kind, or false with *reason set */
+static bool
+keycol_icu_kind(GsKeyCol *col, Oid collation, bool bpchar, char **reason)
+{
 	col->locale = pg_newlocale_from_collation(collation);
 #ifdef USE_ICU
 	if (col->locale && col->locale->provider == COLLPROVIDER_ICU)
@@ -434,7 +452,7 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 							   GetDatabaseEncodingName());
 			return false;
 		}
-		col->kind = (cmpproc == F_BPCHARCMP) ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
+		col->kind = bpchar ? GSK_BPCHAR_ICU : GSK_TEXT_ICU;
 		return true;
 	}
 #endif
@@ -449,6 +467,71 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 	*reason = psprintf("collation \"%s\" has no key encoding",
 					   get_collation_name(collation));
 	return false;
+}
+
+/* text and bpchar: the collation decides the kind (or false, *reason) */
+static bool
+keycol_string_kind(GsKeyCol *col, Oid collation, bool bpchar, char **reason)
+{
+	if (!OidIsValid(collation))
+	{
+		*reason = pstrdup("no collation for a string sort key");
+		return false;
+	}
+	if (gs_collation_is_c(collation))
+	{
+		col->kind = bpchar ? GSK_BPCHAR_C : GSK_TEXT_C;
+		return true;
+	}
+	col->libc = gs_libc_collation(collation);
+	if (col->libc)
+	{
+		if (col->libc->byte_order)
+			col->kind = bpchar ? GSK_BPCHAR_C : GSK_TEXT_C;
+		else
+			col->kind = bpchar ? GSK_BPCHAR_LIBC : GSK_TEXT_LIBC;
+		return true;
+	}
+	return keycol_icu_kind(col, collation, bpchar, reason);
+}
+
+/*
+ * Picks the encoder of one sort column, or returns false with *reason set.
+ */
+static bool
+keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
+			bool nulls_first, char **reason)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	Oid			cmpproc;
+
+	memset(col, 0, sizeof(GsKeyCol));
+	col->attno = attno;
+	col->nulls_first = nulls_first;
+
+	if (!gs_ordering_op_properties(sortop, &opfamily, &opcintype, &col->desc))
+	{
+		*reason = psprintf("operator %s is not a btree ordering operator",
+						   get_opname(sortop) ? get_opname(sortop) : "?");
+		return false;
+	}
+	cmpproc = get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC);
+	if (keycol_fixed_kind(col, cmpproc))
+		return true;
+	if (cmpproc == F_BTNAMECMP)
+		col->is_name = true;
+	else if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP)
+	{
+		if (lookup_type_cache(opcintype, TYPECACHE_BTREE_OPFAMILY)->btree_opf != opfamily)
+			*reason = psprintf("operator %s is not in the default operator class of type %s",
+							   get_opname(sortop), format_type_be(opcintype));
+		else
+			*reason = psprintf("no order-preserving encoding for type %s",
+							   format_type_be(opcintype));
+		return false;
+	}
+	return keycol_string_kind(col, collation, cmpproc == F_BPCHARCMP, reason);
 }
 
 bool
@@ -480,6 +563,8 @@ keycol_raw_len(const GsKeyCol *col)
 			return sizeof(uint64);
 		case GSK_UUID:
 			return UUID_LEN;
+		case GSK_INTERVAL:
+			return GS_INTERVAL_BYTES;
 		case GSK_NUMERIC:
 		case GSK_TEXT_C:
 		case GSK_BPCHAR_C:
@@ -874,6 +959,9 @@ capture_value(const GsKeyCol *col, Datum d, uint8 *r)
 		case GSK_UUID:
 			memcpy(r, DatumGetUUIDP(d)->data, UUID_LEN);
 			return 0;
+		case GSK_INTERVAL:
+			interval_encode(DatumGetIntervalP(d), r);
+			return 0;
 		case GSK_NUMERIC:
 			{
 				const char *data;
@@ -977,6 +1065,7 @@ gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 			case GSK_FLOAT4:
 			case GSK_FLOAT8:
 			case GSK_UUID:
+			case GSK_INTERVAL:
 			case GSK_TEXT_ICU:
 			case GSK_BPCHAR_ICU:
 			case GSK_TEXT_LIBC:
@@ -1101,6 +1190,8 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 	*injective = true;
 	if (!col->seen_value)
 		return 0;				/* only NULLs (or no rows): all equal */
+	if (col->ranks)
+		return bytes_for_range(col->nranks - 1);
 	switch (col->kind)
 	{
 		case GSK_INT:
@@ -1113,6 +1204,8 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 			return 8;
 		case GSK_UUID:
 			return UUID_LEN;
+		case GSK_INTERVAL:
+			return GS_INTERVAL_BYTES;
 		case GSK_NUMERIC:
 		case GSK_TEXT_C:
 		case GSK_BPCHAR_C:
@@ -1128,6 +1221,57 @@ keycol_full_width(const GsKeyCol *col, bool *injective)
 			return GS_KEY_MAX_BYTES;
 	}
 	return 0;					/* keep compiler quiet */
+}
+
+/* ---- dictionary ranks (sortdict.c) -------------------------------------------- */
+
+int
+gs_keys_nraw(const GsKeySpec *spec)
+{
+	return spec->nraw;
+}
+
+AttrNumber
+gs_keys_attno(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].attno;
+}
+
+/*
+ * Would a rank pay for column c?  Not for the fixed-width numbers, whose
+ * encodings are exact and at most 8 bytes already; for the others when
+ * what was seen makes the encoding inexact or wider than a rank of up to
+ * GS_KEYS_MAX_RANKS values can be.
+ */
+bool
+gs_keys_rank_pays(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	GsKeyCol	plain = *col;
+	bool		injective;
+	int			full;
+
+	if (c >= spec->nraw || kind_is_fixed_number(col->kind) || !col->seen_value)
+		return false;
+	plain.ranks = NULL;
+	full = keycol_full_width(&plain, &injective);
+	return !injective || full > bytes_for_range(GS_KEYS_MAX_RANKS - 1);
+}
+
+void
+gs_keys_set_ranks(GsKeySpec *spec, int c, uint32 *ranks, uint32 nranks)
+{
+	Assert(c < spec->nraw);
+	Assert(ranks == NULL || (nranks > 0 && nranks <= GS_KEYS_MAX_RANKS));
+	spec->cols[c].ranks = ranks;
+	spec->cols[c].nranks = nranks;
+}
+
+uint32 *
+gs_keys_get_ranks(const GsKeySpec *spec, int c, uint32 *nranks)
+{
+	*nranks = spec->cols[c].nranks;
+	return spec->cols[c].ranks;
 }
 
 void
@@ -1186,6 +1330,15 @@ gs_keys_layout(GsKeySpec *spec, int max_bytes)
 #define GS_SAMPLE_ROWS		1024
 #define GS_SAMPLE_MIN_ROWS	16384
 #define GS_SAMPLE_SLACK		10
+
+/*
+ * But a pair of the sample's rows that shares a short prefix (and not the
+ * full key) stands for about (n / m)^2 such pairs among all n rows: from
+ * GS_SAMPLE_NO_SLACK_SCALE times the sample's rows on, no such pair is
+ * allowed (addresses, whose 16-byte strxfrm prefixes collide in one pair of
+ * a thousand sampled rows, tie by the hundred thousand in 10^6).
+ */
+#define GS_SAMPLE_NO_SLACK_SCALE	64
 
 /*
  * A shorter key is taken only if the birthday bound on the rows its prefix
@@ -1266,7 +1419,9 @@ sorted_sample(const GsKeySpec *spec, uint64 n, int m, int stride,
 
 	for (i = 0; i < m; i++)
 	{
-		gs_keys_encode(spec, raw_key(arg, (uint64) i * n / m, rawbuf), words);
+		uint64		row = (uint64) i * n / m;
+
+		gs_keys_encode(spec, raw_key(arg, row, rawbuf), row, words);
 		for (w = 0; w < stride / 8; w++)
 		{
 			uint64		be = pg_hton64(words[w]);
@@ -1300,6 +1455,7 @@ gs_keys_choose_layout(GsKeySpec *spec, uint64 n, GsRawKeyFn raw_key, void *arg)
 	uint8	   *sample;
 	int			distinct_full;
 	int			width;
+	int			slack;
 
 	gs_keys_layout(spec, GS_KEY_MAX_BYTES);
 	full_bytes = spec->key_bytes;
@@ -1309,10 +1465,12 @@ gs_keys_choose_layout(GsKeySpec *spec, uint64 n, GsRawKeyFn raw_key, void *arg)
 	stride = spec->nwords * (int) sizeof(uint64);
 	sample = sorted_sample(spec, n, m, stride, raw_key, arg);
 	distinct_full = count_distinct(sample, m, stride, stride);
+	slack = (n >= (uint64) m * GS_SAMPLE_NO_SLACK_SCALE) ? 0 :
+		m * GS_SAMPLE_SLACK / 1000;
 	for (width = 8; width < full_bytes; width *= 2)
 	{
 		if (m - count_distinct(sample, m, stride, width) <=
-			m - distinct_full + m * GS_SAMPLE_SLACK / 1000 &&
+			m - distinct_full + slack &&
 			prefix_bits(sample, m, stride, width) >=
 			log2((double) n / GS_TIED_PER_ROW))
 		{
@@ -1408,7 +1566,8 @@ encode_one_word(const GsKeyCol *col, const uint8 *raw)
 }
 
 void
-gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
+gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 row,
+			   uint64 *words)
 {
 	uint8		buf[GS_KEY_MAX_BYTES];
 	int			i;
@@ -1433,6 +1592,12 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 			*p++ = (isnull != col->nulls_first) ? 1 : 0;
 		if (isnull)
 			continue;
+		if (col->ranks)
+		{
+			/* in sort order already: no inversion for DESC */
+			put_be(p, col->ranks[row], col->full_width, col->width);
+			continue;
+		}
 
 		switch (col->kind)
 		{
@@ -1464,6 +1629,7 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 *words)
 					break;
 				}
 			case GSK_UUID:
+			case GSK_INTERVAL:
 			case GSK_NUMERIC:
 			case GSK_TEXT_C:
 			case GSK_BPCHAR_C:
@@ -1513,6 +1679,9 @@ gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 		appendStringInfoString(&buf, i == 0 ? ": " : ", ");
 		if (i >= spec->nenc || !spec->cols[i].in_key)
 			appendStringInfo(&buf, "%s by comparator", name);
+		else if (spec->cols[i].nranks > 0)
+			appendStringInfo(&buf, "%s rank of %u values", name,
+							 spec->cols[i].nranks);
 		else if (i < spec->first_inexact)
 			appendStringInfo(&buf, "%s exact", name);
 		else if (KIND_IS_LIBC(spec->cols[i].kind))
@@ -1524,6 +1693,170 @@ gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 							 spec->cols[i].width);
 	}
 	return buf.data;
+}
+
+/* ---- refining ties from the transform (sortrefine.c) ------------------------------ */
+
+/*
+ * Is column c the key's last column, a prefix of a string's transform
+ * (strxfrm, the ICU sort key, or the bytes under C) that rows may tie in
+ * while their transforms differ further on?  Transforms hold no zero byte
+ * (text holds none, nor do strxfrm's output and ICU's sort keys but for
+ * their terminator), so a zero padded chunk tells where one ends.
+ */
+bool
+gs_keys_refinable(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col;
+
+	if (c >= spec->nenc || c != spec->first_inexact)
+		return false;
+	col = &spec->cols[c];
+	return col->in_key && col->nranks == 0 && col->width > 0 &&
+		(col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C ||
+		 col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU ||
+		 KIND_IS_LIBC(col->kind));
+}
+
+/*
+ * Are the values whose transforms are equal ordered by their bytes, as
+ * PostgreSQL breaks the ties of a deterministic collation?  Not where the
+ * transform is the bytes already (C), nor under a nondeterministic ICU
+ * collation, whose equal strings are equal.
+ */
+bool
+gs_keys_ties_by_bytes(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	if (col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C)
+		return false;
+	if (KIND_IS_LIBC(col->kind))
+		return true;
+	return col->locale != NULL && col->locale->deterministic;
+}
+
+int
+gs_keys_prefix_width(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].width;
+}
+
+bool
+gs_keys_desc(const GsKeySpec *spec, int c)
+{
+	return spec->cols[c].desc;
+}
+
+/* bytes off .. off + width - 1 of an ICU sort key (false: see the caller) */
+static bool
+icu_key_range(const GsKeyCol *col, const char *data, Size len, size_t off,
+			  uint8 *dst, int width, bool nothrow)
+{
+#ifdef USE_ICU
+	uint8		stackbuf[GS_REFINE_STACK_BYTES];
+	uint8	   *buf = stackbuf;
+	UCharIterator iter;
+	uint32_t	state[2] = {0, 0};
+	UErrorCode	status = U_ZERO_ERROR;
+	size_t		need = off + width;
+
+	if (need > sizeof(stackbuf))
+	{
+		if (nothrow)
+			return false;
+		buf = palloc(need);
+	}
+	/* a part of the key is a prefix of any longer part: zero padded */
+	memset(buf, 0, need);
+	uiter_setUTF8(&iter, data, (int32_t) len);
+	(void) ucol_nextSortKeyPart(gs_locale_ucollator(col->locale), &iter, state,
+								buf, (int32_t) need, &status);
+	if (U_FAILURE(status))
+	{
+		if (nothrow)
+			return false;
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("sort key generation failed: %s",
+						u_errorName(status))));
+	}
+	memcpy(dst, buf + off, width);
+	if (buf != stackbuf)
+		pfree(buf);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Writes bytes off .. off + width - 1 of the transform of column c's value
+ * d (or of the value's own bytes, with raw), zero padded past its end, to
+ * dst.  Under nothrow it allocates and raises nothing, and gives up
+ * (false) on a value to detoast or too long for the stack; otherwise it
+ * always succeeds.
+ */
+bool
+gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d, bool raw,
+						size_t off, uint8 *dst, int width, bool nothrow)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *data;
+	Size		len;
+	struct varlena *v = NULL;
+	bool		ok = true;
+
+	if (!string_peek(col, d, &data, &len))
+	{
+		if (nothrow)
+			return false;
+		v = varlena_fetch(d, &data, &len);
+	}
+	if (KIND_IS_BPCHAR(col->kind))
+		len = bpchartruelen((char *) data, (int) len);
+	if (raw)
+		ok = true;
+	else if (KIND_IS_LIBC(col->kind))
+		ok = gs_libc_xfrm_range(col->libc, data, len, off, dst, width, nothrow);
+	else if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+		ok = icu_key_range(col, data, len, off, dst, width, nothrow);
+	if (raw || col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C)
+	{
+		Size		n = off < len ? Min(len - off, (Size) width) : 0;
+
+		if (n > 0)
+			memcpy(dst, data + off, n);
+		memset(dst + n, 0, width - n);
+	}
+	if (v)
+		varlena_release(d, v);
+	return ok;
+}
+
+/*
+ * *same = whether column c's values a and b have the same bytes (so are
+ * equal under any collation), without allocating: false where a value is
+ * stored compressed or out of line.
+ */
+bool
+gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b, bool *same)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *ad,
+			   *bd;
+	Size		al,
+				bl;
+
+	if (!string_peek(col, a, &ad, &al) || !string_peek(col, b, &bd, &bl))
+		return false;
+	if (KIND_IS_BPCHAR(col->kind))
+	{
+		al = bpchartruelen((char *) ad, (int) al);
+		bl = bpchartruelen((char *) bd, (int) bl);
+	}
+	*same = al == bl && memcmp(ad, bd, al) == 0;
+	return true;
 }
 
 /* ---- checking libc prefixes (sortverify.c) -------------------------------------- */

@@ -14,10 +14,11 @@
  *	   gs_keys_observe(spec, slot, raw);	for every row as it comes: ranges,
  *											lengths, and (raw not NULL) the
  *											row's raw key, gs_keys_raw_bytes
+ *	   gs_keys_set_ranks(spec, c, ...);		optionally: column c by rank
  *	   gs_keys_choose_layout(spec, ...);	choose widths from what was seen
  *											and from a sample of the rows
  *	   gs_keys_capture(spec, slot, raw);	the raw key, if not kept above
- *	   gs_keys_encode(spec, raw, words);	for every row, from its raw key
+ *	   gs_keys_encode(spec, raw, row, w);	for every row, from its raw key
  *
  * Keeping the raw keys of all rows from gs_keys_observe on spares reading
  * the stored rows again; gs_keys_raw_is_small says whether that pays.
@@ -97,7 +98,25 @@ typedef const uint8 *(*GsRawKeyFn) (void *arg, uint64 row, uint8 *buf);
 extern void gs_keys_choose_layout(GsKeySpec *spec, uint64 n,
 								  GsRawKeyFn raw_key, void *arg);
 extern void gs_keys_encode(const GsKeySpec *spec, const uint8 *raw,
-						   uint64 *words);
+						   uint64 row, uint64 *words);
+
+/*
+ * Dictionary ranks (sortdict.c): column c (< gs_keys_nraw) of row r is
+ * keyed by ranks[r], its value's place among the nranks distinct values
+ * of the sort in the column's sort order, which makes the column exact and
+ * leaves room for the next ones.  The array stays the caller's; NULL with
+ * nranks 0 returns the column to its own encoding, and NULL with the count
+ * keeps the count for EXPLAIN once the keys are built.  gs_keys_rank_pays says whether
+ * what gs_keys_observe saw makes a rank worth trying.  Set before
+ * gs_keys_choose_layout; gs_keys_encode's row indexes ranks.
+ */
+#define GS_KEYS_MAX_RANKS	16384
+extern int	gs_keys_nraw(const GsKeySpec *spec);
+extern AttrNumber gs_keys_attno(const GsKeySpec *spec, int c);
+extern bool gs_keys_rank_pays(const GsKeySpec *spec, int c);
+extern void gs_keys_set_ranks(GsKeySpec *spec, int c, uint32 *ranks,
+							  uint32 nranks);
+extern uint32 *gs_keys_get_ranks(const GsKeySpec *spec, int c, uint32 *nranks);
 
 /* after gs_keys_layout */
 extern int	gs_keys_nwords(const GsKeySpec *spec);
@@ -119,6 +138,25 @@ extern bool gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
 extern bool gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 										   TupleTableSlot *a,
 										   TupleTableSlot *b, int *result);
+
+/*
+ * Refining ties (sortrefine.c): gs_keys_refinable says whether column c
+ * (the key's first inexact one) holds a prefix, gs_keys_prefix_width bytes
+ * wide, of a transform (strxfrm, an ICU sort key, a string's bytes) whose
+ * further bytes gs_keys_transform_range gives, zero padded past its end
+ * (or, with raw, those of the value itself: the tie-break of equal
+ * transforms); it may run on helper threads under nothrow.  Not
+ * DESC-inverted.
+ */
+extern bool gs_keys_refinable(const GsKeySpec *spec, int c);
+extern int	gs_keys_prefix_width(const GsKeySpec *spec, int c);
+extern bool gs_keys_desc(const GsKeySpec *spec, int c);
+extern bool gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d,
+									bool raw, size_t off, uint8 *dst,
+									int width, bool nothrow);
+extern bool gs_keys_ties_by_bytes(const GsKeySpec *spec, int c);
+extern bool gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b,
+							   bool *same);
 
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);

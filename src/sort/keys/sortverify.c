@@ -7,9 +7,10 @@
  * After the engine's sort and the settling of equal keys (sortties.c), two
  * adjacent rows are in the right order for sure where their keys first
  * differ in an exact column, or tie and were compared by PostgreSQL's
- * comparators; only where the keys first differ in the strxfrm prefix does
- * the order rest on glibc's transform agreeing with strcoll.  Those pairs
- * are compared again with strcoll.  If every adjacent pair of the output is
+ * comparators; only where the keys first differ in the strxfrm prefix, or
+ * tied and were ordered by the next bytes of the transform (sortrefine.c
+ * marks those in node->refined), does the order rest on glibc's transform
+ * agreeing with strcoll.  Those pairs are compared again with strcoll.  If every adjacent pair of the output is
  * in order, the whole output is (the comparator is a total order), so n
  * comparisons check what a comparison sort needs n log n for.
  *
@@ -21,10 +22,14 @@
  * own and comparing with strcoll_l (gs_keys_compare_column_nothrow); where
  * that cannot go on (a value to detoast, a long string) the task stops, and
  * the backend's thread does the rest of the task's pairs with PostgreSQL's
- * comparators.  If any pair is out of order, the transform disagreed with
- * strcoll somewhere, and every row is sorted again by the comparators: the
- * result is exact whatever glibc's strxfrm does, and the check costs one
- * comparison per row when it agrees, as it does in every locale tested.
+ * comparators.  A pair out of order means that the transform disagreed
+ * with strcoll there: the positions of such pairs are recorded (a task
+ * records up to GS_VERIFY_BAD_PER_TASK of them in an array of its own, and
+ * leaves the rest of its pairs to the backend past that), and
+ * sortrepair.c then merges the ascending runs between them with the
+ * comparators, moving only the rows that are out of place.  The result is
+ * exact whatever glibc's strxfrm does; the check costs one comparison per
+ * row, and a disagreement little more than the rows it misplaces.
  *
  * gpusort.debug_scramble_keys swaps two rows whose prefixes differ before
  * the check, so that tests can see the repair work.
@@ -39,8 +44,10 @@
 #include "libcoll.h"
 #include "settings.h"
 #include "sortstate.h"
+#include "thread_slots.h"
 
 #define GS_VERIFY_TASKS_PER_THREAD	4
+#define GS_VERIFY_BAD_PER_TASK		256
 
 typedef struct VerifyArg
 {
@@ -49,6 +56,7 @@ typedef struct VerifyArg
 	const uint64 *sorted_keys;	/* at output positions */
 	int			nwords;
 	const uint32 *order;
+	const uint8 *refined;		/* node->refined: pairs the transform ordered */
 	MinimalTuple *tuples;		/* input order */
 	uint64		n;
 	uint64		nout;
@@ -57,15 +65,19 @@ typedef struct VerifyArg
 	uint64	   *stopped;		/* [ntasks]: the first position not done */
 	uint64	   *checked;		/* [ntasks] */
 	uint64	   *bad;			/* [ntasks] */
-	volatile bool any_bad;		/* tasks may stop early: all is re-sorted */
+	uint64	   *badpos;			/* [ntasks][GS_VERIFY_BAD_PER_TASK]: where */
+	uint64	   *rest;			/* the backend's positions, ascending */
+	uint64		nrest;
+	uint64		maxrest;
 } VerifyArg;
 
 /* positions [*lo, *hi) of 1 .. n-1 for task t */
 static inline void
 verify_bounds(const VerifyArg *a, uint64 t, uint64 *lo, uint64 *hi)
 {
-	*lo = 1 + (a->n - 1) * t / a->ntasks;
-	*hi = 1 + (a->n - 1) * (t + 1) / a->ntasks;
+	gs_team_slice(a->n - 1, a->ntasks, t, lo, hi);
+	(*lo)++;
+	(*hi)++;
 }
 
 /* the position that position j must not sort before */
@@ -78,6 +90,8 @@ partner(const VerifyArg *a, uint64 j)
 static inline bool
 needs_check(const VerifyArg *a, uint64 p, uint64 j)
 {
+	if (a->refined && j < a->nout && a->refined[j])
+		return true;
 	return gs_keys_differ_in(a->keys, a->col,
 							 a->sorted_keys + p * a->nwords,
 							 a->sorted_keys + j * a->nwords);
@@ -106,8 +120,6 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 			TupleTableSlot *sb;
 			int			r;
 
-			if ((j & 4095) == 0 && a->any_bad)
-				break;
 			if (!needs_check(a, q, j))
 				continue;
 			/* a row checked against its successor was just deformed as one */
@@ -121,18 +133,32 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 			/* equal under strcoll with different prefixes: the backend decides */
 			if (!gs_keys_compare_column_nothrow(a->keys, a->col, sa, sb, &r) || r == 0)
 				break;
+			if (r > 0 && a->bad[t] == GS_VERIFY_BAD_PER_TASK)
+				break;			/* no room: the backend goes on from here */
 			a->checked[t]++;
 			if (r > 0)
-			{
-				a->bad[t]++;
-				a->any_bad = true;
-			}
+				a->badpos[t * GS_VERIFY_BAD_PER_TASK + a->bad[t]++] = j;
 		}
 		a->stopped[t] = j;
 	}
 }
 
-/* the pairs the threads left, with PostgreSQL's comparators */
+/* notes position j as out of order, keeping room for 2 more entries */
+static void
+note_bad(VerifyArg *a, uint64 j)
+{
+	if (a->nrest + 2 >= a->maxrest)
+	{
+		a->maxrest *= 2;
+		a->rest = repalloc_huge(a->rest, sizeof(uint64) * a->maxrest);
+	}
+	a->rest[a->nrest++] = j;
+}
+
+/*
+ * Task t's pairs that its thread left, with PostgreSQL's comparators, after
+ * noting the positions out of order that the thread found (all before).
+ */
 static void
 verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 {
@@ -142,8 +168,10 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 				hi,
 				j;
 
+	for (j = 0; j < a->bad[t]; j++)
+		note_bad(a, a->badpos[t * GS_VERIFY_BAD_PER_TASK + j]);
 	verify_bounds(a, t, &lo, &hi);
-	for (j = a->stopped[t]; j < hi && !a->any_bad; j++)
+	for (j = a->stopped[t]; j < hi; j++)
 	{
 		uint64		q = partner(a, j);
 
@@ -156,8 +184,8 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 		a->checked[t]++;
 		if (gs_sort_compare_slots(node, sa, sb, 0) > 0)
 		{
+			note_bad(a, j);
 			a->bad[t]++;
-			a->any_bad = true;
 		}
 	}
 	ExecClearTuple(sa);
@@ -190,12 +218,61 @@ writable_copy(GpuSortState *node, const uint32 *order, uint64 n)
 	return copy;
 }
 
+/* the tasks' arrays and slots */
+static void
+verify_alloc(VerifyArg *a, TupleDesc desc)
+{
+	uint64		t;
+
+	a->slots = palloc(sizeof(TupleTableSlot *) * 2 * a->ntasks);
+	a->stopped = palloc(sizeof(uint64) * a->ntasks);
+	a->checked = palloc0(sizeof(uint64) * a->ntasks);
+	a->bad = palloc0(sizeof(uint64) * a->ntasks);
+	a->badpos = palloc(sizeof(uint64) * a->ntasks * GS_VERIFY_BAD_PER_TASK);
+	a->maxrest = 64;
+	a->rest = palloc(sizeof(uint64) * a->maxrest);
+	a->nrest = 0;
+	for (t = 0; t < 2 * a->ntasks; t++)
+		a->slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+}
+
+static void
+verify_free(VerifyArg *a)
+{
+	uint64		t;
+
+	for (t = 0; t < 2 * a->ntasks; t++)
+		ExecDropSingleTupleTableSlot(a->slots[t]);
+	pfree(a->slots);
+	pfree(a->stopped);
+	pfree(a->checked);
+	pfree(a->bad);
+	pfree(a->badpos);
+	pfree(a->rest);
+}
+
+/* runs the tasks on threads, or marks them all left to the backend */
+static void
+verify_run_tasks(GpuSortState *node, VerifyArg *a, int nthreads)
+{
+	uint64		t,
+				hi;
+
+	if (nthreads > 1)
+	{
+		gs_thread_rows_prepare(node->row_slot, node->tuples[0]);
+		gs_cpu_for_tasks(a->ntasks, nthreads, verify_tasks, a);
+	}
+	else
+		for (t = 0; t < a->ntasks; t++)
+			verify_bounds(a, t, &a->stopped[t], &hi);
+}
+
 uint32 *
 gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 			   const uint64 *sorted_keys, int nwords, uint64 n, int col)
 {
 	VerifyArg	a;
-	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
 	int			nthreads = (n >= GS_THREADED_MIN_ROWS) ? gpusort_threads() : 1;
 	uint64		t;
 
@@ -207,6 +284,7 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 	a.sorted_keys = sorted_keys;
 	a.nwords = nwords;
 	a.tuples = node->tuples;
+	a.refined = node->refined;
 	a.n = n;
 	a.nout = node->nout;
 
@@ -220,49 +298,26 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 
 	a.ntasks = (nthreads > 1) ? (uint64) nthreads * GS_VERIFY_TASKS_PER_THREAD : 1;
 	a.ntasks = Min(a.ntasks, n - 1);
-	a.slots = palloc(sizeof(TupleTableSlot *) * 2 * a.ntasks);
-	a.stopped = palloc(sizeof(uint64) * a.ntasks);
-	a.checked = palloc0(sizeof(uint64) * a.ntasks);
-	a.bad = palloc0(sizeof(uint64) * a.ntasks);
-	for (t = 0; t < 2 * a.ntasks; t++)
-		a.slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-
-	if (nthreads > 1)
-	{
-		/* the descriptor's cached offsets are set here, not raced for on threads */
-		ExecStoreMinimalTuple(node->tuples[0], node->row_slot, false);
-		slot_getallattrs(node->row_slot);
-		ExecClearTuple(node->row_slot);
-		gs_cpu_for_tasks(a.ntasks, nthreads, verify_tasks, &a);
-	}
-	else
-	{
-		uint64		hi;
-
-		for (t = 0; t < a.ntasks; t++)
-			verify_bounds(&a, t, &a.stopped[t], &hi);
-	}
+	verify_alloc(&a, node->row_slot->tts_tupleDescriptor);
+	verify_run_tasks(node, &a, nthreads);
 	for (t = 0; t < a.ntasks; t++)
 	{
 		verify_rest(node, &a, t);
 		node->info.verify_pairs += a.checked[t];
 		node->info.verify_bad += a.bad[t];
-		ExecDropSingleTupleTableSlot(a.slots[2 * t]);
-		ExecDropSingleTupleTableSlot(a.slots[2 * t + 1]);
 	}
 	node->info.verified = true;
 
-	if (a.any_bad)
+	if (a.nrest > 0)
 	{
-		/* the transform disagreed with strcoll: the comparators decide all */
+		/* the transform disagreed with strcoll: repaired where it did */
 		if (writable == NULL)
 			writable = writable_copy(node, order, n);
-		gs_sort_settle_range(node, writable, n, 0);
-		node->info.verify_resorted = true;
+		gs_sort_repair(node, writable, n, a.rest, a.nrest);
 	}
-	pfree(a.slots);
-	pfree(a.stopped);
-	pfree(a.checked);
-	pfree(a.bad);
+	verify_free(&a);
+	if (node->refined)
+		pfree(node->refined);
+	node->refined = NULL;
 	return writable;
 }

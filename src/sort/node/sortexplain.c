@@ -166,6 +166,26 @@ explain_text_rows(GpuSortState *node, ExplainState *es)
 	explain_line(es, "%s", buf.data);
 }
 
+/* the text format's lines of the ties' refinement and the strcoll check */
+static void
+explain_text_keys(GsRunInfo *info, ExplainState *es)
+{
+	if (info->refine_groups > 0)
+		explain_line(es, "Refined: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by the next bytes of their transform (" UINT64_FORMAT " rounds)",
+					 info->refine_groups, info->refine_rows,
+					 info->refine_rounds);
+	if (info->verified && info->verify_resorted)
+		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",
+					 info->verify_pairs, info->verify_bad);
+	else if (info->verified && info->verify_bad > 0)
+		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: repaired locally, " UINT64_FORMAT " runs merged with " UINT64_FORMAT " comparisons",
+					 info->verify_pairs, info->verify_bad,
+					 info->repair_runs, info->repair_compares);
+	else if (info->verified)
+		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, 0 out of order",
+					 info->verify_pairs);
+}
+
 /* the text format's line of the parallel intake */
 static void
 explain_text_intake(GsRunInfo *info, ExplainState *es)
@@ -253,10 +273,7 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 		if (info->engine.fallback[0])
 			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
 		explain_text_rows(node, es);
-		if (info->verified)
-			explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order%s",
-						 info->verify_pairs, info->verify_bad,
-						 info->verify_resorted ? ": every row sorted again by the comparators" : "");
+		explain_text_keys(info, es);
 		if (info->par_rows > 0)
 			explain_text_intake(info, es);
 		if (info->spill_runs > 0)
@@ -284,11 +301,21 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 	}
 	ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
 	ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+	if (info->refine_groups > 0)
+	{
+		ExplainPropertyUInteger("Refined Groups", NULL, info->refine_groups, es);
+		ExplainPropertyUInteger("Refined Rows", NULL, info->refine_rows, es);
+		ExplainPropertyUInteger("Refine Rounds", NULL, info->refine_rounds, es);
+	}
 	if (info->verified)
 	{
 		ExplainPropertyUInteger("Verified Pairs", NULL, info->verify_pairs, es);
 		ExplainPropertyUInteger("Verified Pairs Out Of Order", NULL,
 								info->verify_bad, es);
+		ExplainPropertyUInteger("Repair Runs Merged", NULL,
+								info->repair_runs, es);
+		ExplainPropertyUInteger("Repair Comparisons", NULL,
+								info->repair_compares, es);
 		ExplainPropertyBool("Resorted By Comparators",
 							info->verify_resorted, es);
 	}

@@ -12,7 +12,8 @@
  *		when the key columns are a few numbers, it also writes each row's
  *		raw key (sortkey.h) into an array in row order, while the row is
  *		still deformed and in cache;
- *	 2. keys: choose the key layout from what was seen (and the width from
+ *	 2. keys: rank the leading columns of few distinct values (sortdict.c),
+ *		choose the key layout from what was seen (and the width from
  *		a sample, sortkey.c), and build each row's key from its raw key
  *		straight into the engine's buffer, in row order: a sequential pass
  *		over the raw keys, or over the stored rows for wider raw keys
@@ -22,12 +23,15 @@
  *		stable, so equal keys keep row order;
  *	 4. ties: where the key does not decide the order by itself (a truncated
  *		prefix, an ICU key, a column past the key), each run of equal keys is
- *		sorted with PostgreSQL's own comparators (SortSupport), as tuplesort
- *		settles equal abbreviated keys (sortties.c); where the key is a
- *		libc collation's strxfrm prefix, which PostgreSQL does not trust to
- *		follow strcoll, every adjacent pair that the prefixes ordered is
- *		then compared with strcoll, and any disorder re-sorts the rows with
- *		the comparators (sortverify.c);
+ *		ordered by the next bytes of the same transform where the key holds
+ *		a prefix of one (sortrefine.c), and with PostgreSQL's own
+ *		comparators (SortSupport) where values are equal or have no
+ *		transform, as tuplesort settles equal abbreviated keys (sortties.c);
+ *		where the key is a libc collation's strxfrm prefix, which PostgreSQL
+ *		does not trust to follow strcoll, every adjacent pair that the
+ *		transform ordered is then compared with strcoll, and the pairs out
+ *		of order are repaired by merging the runs between them
+ *		(sortverify.c, sortrepair.c);
  *	 5. emit: gather the row pointers into output order once (a pass that
  *		the CPU overlaps well), then return rows from that array, forwards
  *		or backwards, with mark/restore and rewind for free; each fetch
@@ -317,7 +321,7 @@ encode_slice(void *p, uint64 lo, uint64 hi)
 	uint64		i;
 
 	for (i = lo; i < hi; i++)
-		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, a->out + i * a->nwords);
+		gs_keys_encode(a->keys, a->raw + i * a->raw_bytes, i, a->out + i * a->nwords);
 }
 
 /*
@@ -364,7 +368,7 @@ capture_tasks(void *p, uint64 tlo, uint64 thi)
 			gs_thread_slot_store(slot, a->tuples[i], 0);
 			if (!gs_keys_capture_nothrow(a->keys, slot, raw))
 				break;
-			gs_keys_encode(a->keys, raw, a->out + i * a->nwords);
+			gs_keys_encode(a->keys, raw, i, a->out + i * a->nwords);
 		}
 		a->stopped[t] = i;
 	}
@@ -403,7 +407,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 		{
 			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
 			gs_keys_capture(node->keys, node->row_slot, rawbuf);
-			gs_keys_encode(node->keys, rawbuf, a.out + i * nwords);
+			gs_keys_encode(node->keys, rawbuf, i, a.out + i * nwords);
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -597,7 +601,7 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
 
 	for (i = 0; i < node->ntuples; i++)
 	{
-		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), gs_sorter_push(sorter));
+		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), i, gs_sorter_push(sorter));
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -619,11 +623,17 @@ build_keys(GpuSortState *node)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	/* runs need keys that compare across runs, and written out */
+	/*
+	 * Runs need keys that compare across runs, and written out: no ranks,
+	 * which number one run's values, and one layout for every run
+	 */
 	if (node->spilling)
 		gs_spill_fix_layout(node);
 	else
+	{
+		gs_sort_rank_columns(node);
 		gs_keys_choose_layout(keys, n, row_raw, node);
+	}
 	nwords = gs_keys_nwords(keys);
 	sorter = gs_sorter_begin(nwords, n,
 							 (node->spilling ||
@@ -638,6 +648,7 @@ build_keys(GpuSortState *node)
 		encode_serial(node, sorter);
 	/* row_raw may have left a stored row in the slot */
 	ExecClearTuple(node->row_slot);
+	gs_sort_release_ranks(node);
 	node->info.ms_keys += gs_elapsed_ms(start);
 	return sorter;
 }
@@ -847,6 +858,19 @@ prune_to_bound(GpuSortState *node)
 }
 
 /*
+ * After order_rows: are the sorter's keys, rank by rank, still those of the
+ * rows in output order?  Settling and refining ties only permutes rows of
+ * equal keys; a strcoll repair (sortrepair.c: a disorder the check found,
+ * verify_bad grew) or a re-sort by the comparators moves rows away from
+ * their keys' ranks.
+ */
+static bool
+keys_follow_rows(GpuSortState *node, uint64 bad_before)
+{
+	return !node->info.verify_resorted && node->info.verify_bad == bad_before;
+}
+
+/*
  * Sorts the stored rows as sort_stored does, but writes them in that order
  * as a run to a temp file (sortspill.c) instead of gathering them, then
  * empties the row store for the rows still to come.  The arrays and the
@@ -857,6 +881,7 @@ spill_stored(GpuSortState *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	bool		resorted_before = node->info.verify_resorted;
+	uint64		bad_before = node->info.verify_bad;
 	GsSorter   *sorter;
 	const uint32 *order;
 	uint32	   *settled;
@@ -872,7 +897,7 @@ spill_stored(GpuSortState *node)
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
 	/* a re-sort by the comparators moved rows away from their keys' ranks */
-	gs_spill_write_run(node, sorter, order, !node->info.verify_resorted);
+	gs_spill_write_run(node, sorter, order, keys_follow_rows(node, bad_before));
 	node->info.verify_resorted |= resorted_before;
 	gs_sorter_end(sorter);
 	if (settled)
@@ -1337,6 +1362,7 @@ keep_last_run(GpuSortState *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	bool		resorted_before = node->info.verify_resorted;
+	uint64		bad_before = node->info.verify_bad;
 	GsSorter   *sorter;
 	const uint32 *order;
 	uint32	   *settled;
@@ -1348,7 +1374,7 @@ keep_last_run(GpuSortState *node)
 	order = order_rows(node, sorter, &settled);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.rows_sorted += node->ntuples;
-	keys = gs_spill_run_keys(node, sorter, order, !node->info.verify_resorted);
+	keys = gs_spill_run_keys(node, sorter, order, keys_follow_rows(node, bad_before));
 	node->info.verify_resorted |= resorted_before;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));

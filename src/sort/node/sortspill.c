@@ -32,9 +32,11 @@
  * checks a libc prefix's order within the run, re-sorting it with the
  * comparators if need be), and the comparison above agrees with the
  * operators wherever it does not leave the order to them, so the merged
- * output is too.  A run re-sorted by the comparators no longer has its
- * keys in the engine's rank order: its keys are then built again from
- * each row (gs_spill_write_run), so every row travels with its own key.
+ * output is too.  A run whose strcoll check repaired or re-sorted it no
+ * longer has its keys in the engine's rank order: its keys are then built
+ * again from each row (gs_spill_write_run), so every row travels with its
+ * own key.  Dictionary ranks (sortdict.c) number one run's values, so runs
+ * are keyed without them.
  *
  * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
  * buffer of its own: where more runs accumulated (a budget small for the
@@ -83,7 +85,10 @@ gs_spill_fix_layout(GpuSortState *node)
 {
 	int			ncols = gs_keys_ncols_observed(node->keys);
 	GsKeyColStats *wide = palloc(sizeof(GsKeyColStats) * Max(ncols, 1));
+	int			c;
 
+	for (c = 0; c < gs_keys_nraw(node->keys); c++)
+		gs_keys_set_ranks(node->keys, c, NULL, 0);
 	gs_keys_stats_any(node->keys, wide);
 	gs_keys_merge_stats(node->keys, wide);
 	gs_keys_layout(node->keys, GS_KEY_MAX_BYTES);
@@ -117,7 +122,7 @@ row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
 		gs_keys_capture(node->keys, node->row_slot, rawbuf);
 		raw = rawbuf;
 	}
-	gs_keys_encode(node->keys, raw, key);
+	gs_keys_encode(node->keys, raw, row, key);
 }
 
 /* a new run in node->runs */

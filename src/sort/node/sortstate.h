@@ -54,12 +54,17 @@ typedef struct GsRunInfo
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
-	uint64		tie_groups;
+	uint64		tie_groups;		/* settled by the comparators */
 	uint64		tie_rows;
+	uint64		refine_groups;	/* runs refined from the transform */
+	uint64		refine_rows;
+	uint64		refine_rounds;	/* chunks sorted */
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
-	bool		verify_resorted;	/* so every row was sorted again */
+	uint64		repair_runs;	/* runs merged to repair them (sortrepair.c) */
+	uint64		repair_compares;	/* comparisons the repair made */
+	bool		verify_resorted;	/* every row was sorted again instead */
 	double		ms_verify;
 	Size		peak_bytes;
 	Size		stored_bytes;	/* as the budget counts them, when sorted */
@@ -133,6 +138,8 @@ typedef struct GpuSortState
 	uint64		prune_at;
 	MinimalTuple cutoff;		/* bounded: rows not below it are dropped */
 	uint64		nout;			/* rows to return */
+	uint8	   *refined;		/* [ntuples] or NULL: pair (j - 1, j) ordered
+								 * by transform bytes, for sortverify.c */
 	uint64		current;		/* next row forwards: tuples[current] */
 	GsRowStream *stream;		/* or copies of the rows from here (runcxt) */
 	bool		eof_reached;
@@ -172,6 +179,13 @@ extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
 								   uint64 n, int first_inexact);
 
+/*
+ * Sorts order[0 .. len), rows of equal keys, by the sort columns from
+ * firstkey on, in tiecxt (reset afterwards)
+ */
+extern void gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len,
+							   int firstkey, MemoryContext tiecxt);
+
 /* Sorts order[0 .. len) by the sort columns from firstkey on */
 extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
 								 uint64 len, int firstkey);
@@ -181,14 +195,47 @@ extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
 /*
  * Checks the order[0 .. n) that the engine and the tie settling gave, where
  * sort column col's key is a libc strxfrm prefix, with the collation's
- * comparator (see sortverify.c), and sorts every row again with the
- * comparators if any pair is out of order.  writable is a copy of order
+ * comparator (see sortverify.c), and repairs the pairs out of order with
+ * the comparators (sortrepair.c).  writable is a copy of order
  * that may be changed, or NULL; returns the array that holds the final
  * order, or NULL when that is order itself.  Counts in node->info.
  */
 extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
 							  uint32 *writable, const uint64 *sorted_keys,
 							  int nwords, uint64 n, int col);
+
+/* ---- sortrefine.c: ties settled from the transform ---------------------------- */
+
+/*
+ * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
+ * from the next bytes of sort column c's transform (gs_keys_refinable), the
+ * comparators only where whole values are equal (for the later columns);
+ * marks in node->refined, when set, the pairs the transform ordered.
+ */
+extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
+								const uint64 *starts, const uint64 *lens,
+								uint64 nruns, int c,
+								MemoryContext refinecxt, MemoryContext tiecxt);
+
+/* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
+
+/*
+ * Before the key's layout: keys the leading sort columns of few distinct
+ * values by their ranks (gs_keys_set_ranks); after the keys are built:
+ * frees the ranks.
+ */
+extern void gs_sort_rank_columns(GpuSortState *node);
+extern void gs_sort_release_ranks(GpuSortState *node);
+
+/* ---- sortrepair.c: merging the runs the check found ------------------------------ */
+
+/*
+ * Makes order[0 .. n) (or its first node->nout rows) exact, where only the
+ * adjacent pairs at positions bad[0 .. nbad) (ascending; the array has room
+ * for nbad + 2 and is overwritten) are out of order.
+ */
+extern void gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n,
+						   uint64 *bad, uint64 nbad);
 
 /*
  * Compares two rows by the sort columns from firstkey on, as a Sort would

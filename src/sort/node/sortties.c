@@ -13,6 +13,11 @@
  * within the output (the first nout rows, less than all under a bound)
  * matter.
  *
+ * Where that column is a prefix of a string's transform (gs_keys_refinable),
+ * a run is first ordered by the next bytes of the same transform
+ * (sortrefine.c), and the comparators see only rows whose values are equal
+ * (for their later columns): gpusort.refine_ties.
+ *
  * Invariant: the rows of a run are ordered by the operators, and rows the
  * operators call equal keep input order (the engines are stable and the
  * comparison here ends on the row number), so the output is one a stock
@@ -103,9 +108,9 @@ tie_compare(const void *a, const void *b, void *arg)
  * Sorts order[0 .. len-1], rows whose keys are equal, by the sort columns
  * from firstkey on.  The values point into the stored tuples.
  */
-static void
-settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
-		   MemoryContext tiecxt)
+void
+gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
+				   MemoryContext tiecxt)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(tiecxt);
 	int			ncmp = node->nkeys - firstkey;
@@ -147,7 +152,7 @@ gs_sort_settle_range(GpuSortState *node, uint32 *order, uint64 len,
 	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
 												 ALLOCSET_DEFAULT_SIZES);
 
-	settle_run(node, order, len, firstkey, tiecxt);
+	gs_sort_settle_run(node, order, len, firstkey, tiecxt);
 	MemoryContextDelete(tiecxt);
 }
 
@@ -176,6 +181,48 @@ next_run(const uint64 *keys, int nwords, uint64 r, uint64 n)
 	while (e < n && memcmp(keys + e * nwords, k0, sizeof(uint64) * nwords) == 0)
 		e++;
 	return e;
+}
+
+/*
+ * How the runs of one sort are settled: by the comparators, or first from
+ * the transform (sortrefine.c) where the key's first inexact column is a
+ * prefix of one; refinecxt is then set.
+ */
+typedef struct SettleCtx
+{
+	int			first_inexact;
+	MemoryContext tiecxt;
+	MemoryContext refinecxt;	/* NULL: comparators only */
+	uint64	   *starts;			/* the runs to refine, together at the end */
+	uint64	   *lens;
+	uint64		nruns;
+	uint64		maxruns;
+} SettleCtx;
+
+/*
+ * Settles the run order[r .. r + len) of the sort's output order.  A run
+ * that straddles a bound's end is left to the comparators: see
+ * sortrefine.c.
+ */
+static void
+settle_one(GpuSortState *node, SettleCtx *sc, uint32 *order, uint64 r,
+		   uint64 len)
+{
+	if (sc->refinecxt && (r + len <= node->nout || node->nout == node->ntuples))
+	{
+		if (sc->nruns == sc->maxruns)
+		{
+			sc->maxruns *= 2;
+			sc->starts = repalloc_huge(sc->starts, sizeof(uint64) * sc->maxruns);
+			sc->lens = repalloc_huge(sc->lens, sizeof(uint64) * sc->maxruns);
+		}
+		sc->starts[sc->nruns] = r;
+		sc->lens[sc->nruns++] = len;
+		return;
+	}
+	gs_sort_settle_run(node, order + r, len, sc->first_inexact, sc->tiecxt);
+	node->info.tie_groups++;
+	node->info.tie_rows += len;
 }
 
 /*
@@ -273,7 +320,7 @@ copy_order_slice(void *p, uint64 lo, uint64 hi)
 static bool
 find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 				   uint64 n, const uint32 *order, uint32 **settled,
-				   int first_inexact, MemoryContext tiecxt)
+				   SettleCtx *sc)
 {
 	RunArg		a;
 	uint64		s,
@@ -312,16 +359,39 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
 		for (i = 0; i < a.slices[s].nruns; i++)
 		{
 			uint64		r = a.slices[s].start[i];
-			uint64		len = a.slices[s].end[i] - r;
 
-			settle_run(node, *settled + r, len, first_inexact, tiecxt);
-			node->info.tie_groups++;
-			node->info.tie_rows += len;
+			settle_one(node, sc, *settled, r, a.slices[s].end[i] - r);
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	pfree(a.slices);
 	return true;
+}
+
+/*
+ * The contexts of the settling, and node->refined where the transform's
+ * order is strxfrm's, which the check verifies (sortverify.c)
+ */
+static void
+settle_begin(GpuSortState *node, SettleCtx *sc, uint64 n, int first_inexact)
+{
+	sc->first_inexact = first_inexact;
+	sc->tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
+									   ALLOCSET_DEFAULT_SIZES);
+	sc->refinecxt = NULL;
+	node->refined = NULL;		/* an earlier sort's went with its runcxt */
+	if (gpusort_refine_ties && gs_keys_refinable(node->keys, first_inexact))
+	{
+		sc->refinecxt = AllocSetContextCreate(node->runcxt, "GpuSort refine",
+											  ALLOCSET_DEFAULT_SIZES);
+		sc->maxruns = 1024;
+		sc->nruns = 0;
+		sc->starts = MemoryContextAlloc(node->runcxt, sizeof(uint64) * sc->maxruns);
+		sc->lens = MemoryContextAlloc(node->runcxt, sizeof(uint64) * sc->maxruns);
+		if (gs_keys_verified_column(node->keys) == first_inexact)
+			node->refined = MemoryContextAllocExtended(node->runcxt, n,
+													   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	}
 }
 
 /*
@@ -333,15 +403,14 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 					const uint64 *sorted_keys, int nwords, uint64 n,
 					int first_inexact)
 {
-	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
-												 ALLOCSET_DEFAULT_SIZES);
+	SettleCtx	sc;
 	uint32	   *settled = NULL;
 	uint64		r = 0;
 	uint64		nruns = 0;
 
+	settle_begin(node, &sc, n, first_inexact);
 	/* the engine's array is read-only: runs are settled in a copy */
-	if (!find_runs_threaded(node, sorted_keys, nwords, n, order, &settled,
-							first_inexact, tiecxt))
+	if (!find_runs_threaded(node, sorted_keys, nwords, n, order, &settled, &sc))
 	{
 		settled = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
 		memcpy(settled, order, sizeof(uint32) * n);
@@ -350,16 +419,20 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 			uint64		e = next_run(sorted_keys, nwords, r, n);
 
 			if (e - r > 1)
-			{
-				settle_run(node, settled + r, e - r, first_inexact, tiecxt);
-				node->info.tie_groups++;
-				node->info.tie_rows += e - r;
-			}
+				settle_one(node, &sc, settled, r, e - r);
 			r = e;
 			if (++nruns % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
 	}
-	MemoryContextDelete(tiecxt);
+	if (sc.refinecxt)
+	{
+		gs_sort_refine_runs(node, settled, sc.starts, sc.lens, sc.nruns,
+							first_inexact, sc.refinecxt, sc.tiecxt);
+		MemoryContextDelete(sc.refinecxt);
+		pfree(sc.starts);
+		pfree(sc.lens);
+	}
+	MemoryContextDelete(sc.tiecxt);
 	return settled;
 }

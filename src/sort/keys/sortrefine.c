@@ -1,0 +1,635 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortrefine.c
+ *	  Settling a run of equal keys from the next bytes of the same
+ *	  transform, rather than with the comparator.
+ *
+ * Where the key's first inexact column is a prefix of a string's transform
+ * (a libc collation's strxfrm, an ICU sort key, or the bytes themselves
+ * under C: gs_keys_refinable), rows whose prefixes tie mostly differ a few
+ * bytes further on: URLs, e-mail addresses, addresses and names share
+ * their first 6 to 16 characters, which is all a 32-byte strxfrm prefix
+ * holds.  Sorting such a run with the comparator costs n log n strcoll
+ * calls on one thread.  Instead each row of the run is keyed by the next
+ * GS_REFINE_CHUNK bytes of its transform, the run is sorted by those (by
+ * the engine, radix or GPU, for large runs; by qsort for small ones), and
+ * each group of rows whose chunks are still equal is refined again from
+ * the bytes after, until:
+ *
+ *	 - a group is one row: settled;
+ *	 - the group's chunk holds a zero byte, so its rows' transforms ended
+ *	   there and are equal as wholes (a transform holds no zero byte): the
+ *	   group is refined the same way from the values' own bytes, which is
+ *	   the tie-break PostgreSQL applies to strings a deterministic
+ *	   collation calls equal (strcmp; not under C, where the transform is
+ *	   the bytes, nor a nondeterministic ICU collation);
+ *	 - the bytes ended too: the values are equal, and the comparators of
+ *	   the later sort columns settle the group, if there are any; only
+ *	   those rows count as "Ties".
+ *
+ * Invariant: rows end up ordered by their whole transforms, then by the
+ * comparators; the engines and qsort here are stable (ties on the row's
+ * place in the run), so equal rows keep the order they had.  Under ICU and
+ * C that is PostgreSQL's order.  Under libc it is strxfrm's, which glibc
+ * does not always make agree with strcoll: each adjacent pair ordered here
+ * by differing transform bytes is marked in node->refined, and the check of
+ * sortverify.c compares it with strcoll as it does pairs ordered by the
+ * key, repairing what is out of order.  So the run straddling the output's
+ * end under a bound (whose later rows the check compares with the last
+ * output row, not their neighbours) is left to the comparator.
+ *
+ * The runs of one sort are refined together, round by round, in batches of
+ * about GS_REFINE_BATCH_ROWS rows (a larger group is a batch of its own):
+ * a batch's chunks are made in one pass on threads (each task deforms rows
+ * in a slot of its own and transforms under nothrow; where that gives up,
+ * the backend does the rest of the task's rows), which is where the time
+ * goes (strxfrm), so that many small tie groups cost no more than one
+ * large one; each group is then sorted by its chunks, and its groups still
+ * tied go to the next round.  Memory: one batch's rows and chunks (36
+ * bytes a row), in the refining context, reset after each batch.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "port/pg_bswap.h"
+
+#include "engine.h"
+#include "settings.h"
+#include "threads_backend.h"
+#include "sortstate.h"
+#include "thread_slots.h"
+
+/* bytes of the transform per round: a key of GS_MAX_KEY_WORDS words */
+#define GS_REFINE_CHUNK		(GS_MAX_KEY_WORDS * 8)
+#define GS_REFINE_WORDS		GS_MAX_KEY_WORDS
+
+/* groups from which the engine sorts, and batches that threads make */
+#define GS_REFINE_ENGINE_MIN	4096
+#define GS_REFINE_THREADS_MIN	8192
+#define GS_REFINE_TASKS_PER_THREAD	4
+#define GS_REFINE_BATCH_ROWS	((uint64) 1 << 20)
+
+/* a group of rows still tied: order[lo, hi), transform from off */
+typedef struct RefineGroup
+{
+	uint64		lo;
+	uint64		hi;
+	size_t		off;
+	bool		raw;			/* the value's bytes, past equal transforms */
+} RefineGroup;
+
+/* a list of groups, in the refining context */
+typedef struct GroupList
+{
+	RefineGroup *g;
+	uint64		n;
+	uint64		cap;
+	uint64		rows;
+	MemoryContext cxt;			/* of g */
+} GroupList;
+
+/* the chunks of a batch of groups: rows gathered, group by group */
+typedef struct ChunkArg
+{
+	const GsKeySpec *keys;
+	int			col;
+	bool		desc;
+	AttrNumber	attno;
+	MinimalTuple *tuples;
+	const uint32 *rows;			/* [n]: the batch's rows */
+	uint64		n;
+	const RefineGroup *groups;	/* [ngroups] */
+	const uint64 *gstart;		/* [ngroups + 1]: each group's first row */
+	uint64		ngroups;
+	uint64	   *out;			/* [n][GS_REFINE_WORDS] */
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [ntasks], when on threads */
+	uint64	   *stopped;		/* [ntasks] */
+} ChunkArg;
+
+/* the chunk of row i (of group g) as key words; false where nothrow gave up */
+static bool
+chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, uint64 g,
+		 bool nothrow)
+{
+	uint8		buf[GS_REFINE_CHUNK];
+	uint64	   *w = a->out + i * GS_REFINE_WORDS;
+	bool		isnull;
+	Datum		d;
+	int			k;
+
+	ExecStoreMinimalTuple(a->tuples[a->rows[i]], slot, false);
+	d = slot_getattr(slot, a->attno, &isnull);
+	if (isnull)
+		memset(buf, 0, sizeof(buf));	/* a run of NULLs: ended, equal */
+	else if (!gs_keys_transform_range(a->keys, a->col, d, a->groups[g].raw,
+									  a->groups[g].off, buf, GS_REFINE_CHUNK,
+									  nothrow))
+		return false;
+	if (a->desc)
+		for (k = 0; k < GS_REFINE_CHUNK; k++)
+			buf[k] = ~buf[k];
+	for (k = 0; k < GS_REFINE_WORDS; k++)
+	{
+		uint64		be;
+
+		memcpy(&be, buf + 8 * k, sizeof(be));
+		w[k] = pg_ntoh64(be);
+	}
+	return true;
+}
+
+/* the group that row i of the batch belongs to */
+static uint64
+group_of(const ChunkArg *a, uint64 i)
+{
+	uint64		lo = 0,
+				hi = a->ngroups;
+
+	while (hi - lo > 1)
+	{
+		uint64		mid = (lo + hi) / 2;
+
+		if (a->gstart[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void
+chunk_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	ChunkArg   *a = (ChunkArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		uint64		lo,
+					hi,
+					i,
+					g;
+
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
+		g = group_of(a, lo);
+		for (i = lo; i < hi; i++)
+		{
+			while (i >= a->gstart[g + 1])
+				g++;
+			if (!chunk_of(a, a->slots[t], i, g, true))
+				break;
+		}
+		a->stopped[t] = i;
+		ExecClearTuple(a->slots[t]);
+	}
+}
+
+/* the rest of task t's rows, on the backend */
+static void
+chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
+{
+	uint64		lo,
+				hi,
+				i,
+				g;
+
+	gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
+	if (a->stopped[t] >= hi)
+		return;
+	g = group_of(a, a->stopped[t]);
+	for (i = a->stopped[t]; i < hi; i++)
+	{
+		while (i >= a->gstart[g + 1])
+			g++;
+		(void) chunk_of(a, node->row_slot, i, g, false);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+}
+
+/* the chunks of the batch's rows: on threads when it is large */
+static void
+make_chunks(GpuSortState *node, ChunkArg *a)
+{
+	int			nthreads = gpusort_threads();
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	uint64		t;
+
+	a->ntasks = (a->n >= GS_REFINE_THREADS_MIN && nthreads > 1) ?
+		(uint64) nthreads * GS_REFINE_TASKS_PER_THREAD : 1;
+	a->stopped = palloc0(sizeof(uint64) * a->ntasks);
+	if (a->ntasks > 1)
+	{
+		a->slots = palloc(sizeof(TupleTableSlot *) * a->ntasks);
+		for (t = 0; t < a->ntasks; t++)
+			a->slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		gs_thread_rows_prepare(node->row_slot, node->tuples[0]);
+		gs_cpu_for_tasks(a->ntasks, nthreads, chunk_tasks, a);
+	}
+	for (t = 0; t < a->ntasks; t++)
+	{
+		chunk_rest(node, a, t);
+		if (a->ntasks > 1)
+			ExecDropSingleTupleTableSlot(a->slots[t]);
+	}
+	if (a->ntasks > 1)
+		pfree(a->slots);
+	pfree(a->stopped);
+}
+
+/* qsort of chunks by pointer: chunk words, then the place (stable) */
+static int
+chunk_compare(const void *x, const void *y, void *arg)
+{
+	const uint64 *kx = *(const uint64 *const *) x;
+	const uint64 *ky = *(const uint64 *const *) y;
+	int			k;
+
+	for (k = 0; k < GS_REFINE_WORDS; k++)
+		if (kx[k] != ky[k])
+			return kx[k] < ky[k] ? -1 : 1;
+	return (kx > ky) - (kx < ky);
+}
+
+/*
+ * Sorts a group's rows by their chunks (rows[] and keys[] together): by the
+ * engine for a large group, by qsort for a small one.
+ */
+static void
+sort_by_chunks(uint32 *rows, uint64 *keys, uint64 n)
+{
+	uint32	   *tmp = palloc(sizeof(uint32) * n);
+	uint64	   *ktmp = palloc(sizeof(uint64) * GS_REFINE_WORDS * n);
+	uint64		i;
+
+	if (n >= GS_REFINE_ENGINE_MIN)
+	{
+		GsSorter   *s = gs_sorter_begin(GS_REFINE_WORDS, n, GS_SORTER_NEED_KEYS);
+		const uint32 *perm;
+
+		memcpy(gs_sorter_push_n(s, n), keys, sizeof(uint64) * GS_REFINE_WORDS * n);
+		gs_sorter_sort(s);
+		perm = gs_sorter_rows(s);
+		for (i = 0; i < n; i++)
+			tmp[i] = rows[perm[i]];
+		memcpy(ktmp, gs_sorter_key(s, 0), sizeof(uint64) * GS_REFINE_WORDS * n);
+		gs_sorter_end(s);
+	}
+	else
+	{
+		const uint64 **p = palloc(sizeof(uint64 *) * n);
+
+		for (i = 0; i < n; i++)
+			p[i] = keys + i * GS_REFINE_WORDS;
+		qsort_arg(p, n, sizeof(uint64 *), chunk_compare, NULL);
+		for (i = 0; i < n; i++)
+		{
+			tmp[i] = rows[(p[i] - keys) / GS_REFINE_WORDS];
+			memcpy(ktmp + i * GS_REFINE_WORDS, p[i], sizeof(uint64) * GS_REFINE_WORDS);
+		}
+		pfree(p);
+	}
+	memcpy(rows, tmp, sizeof(uint32) * n);
+	memcpy(keys, ktmp, sizeof(uint64) * GS_REFINE_WORDS * n);
+	pfree(tmp);
+	pfree(ktmp);
+}
+
+/* does a sorted chunk show the transform's end (a zero byte, inverted for DESC)? */
+static bool
+chunk_ended(const uint64 *w, bool desc)
+{
+	int			k,
+				b;
+
+	for (k = 0; k < GS_REFINE_WORDS; k++)
+		for (b = 0; b < 8; b++)
+		{
+			uint8		byte = (uint8) (w[k] >> (8 * (7 - b)));
+
+			if (byte == (desc ? 0xFF : 0x00))
+				return true;
+		}
+	return false;
+}
+
+static void
+list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw)
+{
+	if (l->n == l->cap)
+	{
+		l->cap = Max(l->cap * 2, 64);
+		l->g = l->g ? repalloc_huge(l->g, sizeof(RefineGroup) * l->cap) :
+			MemoryContextAllocHuge(l->cxt, sizeof(RefineGroup) * l->cap);
+	}
+	l->g[l->n].lo = lo;
+	l->g[l->n].hi = hi;
+	l->g[l->n].off = off;
+	l->g[l->n].raw = raw;
+	l->n++;
+	l->rows += hi - lo;
+}
+
+/*
+ * After group g (its rows and chunks sorted) of the sort's order: marks
+ * the pairs its chunks ordered, and settles or lists for the next round
+ * each group of equal chunks.
+ */
+static void
+split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
+			const uint64 *keys, int c, GroupList *next, MemoryContext tiecxt)
+{
+	uint64		n = g->hi - g->lo;
+	bool		desc = gs_keys_desc(node->keys, c);
+	uint64		s,
+				e;
+
+	for (s = 0; s < n; s = e)
+	{
+		const uint64 *ks = keys + s * GS_REFINE_WORDS;
+
+		for (e = s + 1; e < n; e++)
+			if (memcmp(keys + e * GS_REFINE_WORDS, ks,
+					   sizeof(uint64) * GS_REFINE_WORDS) != 0)
+				break;
+		/* the transform ordered this pair: strcoll checks it (sortverify.c) */
+		if (s > 0 && node->refined)
+			node->refined[g->lo + s] = 1;
+		if (e - s < 2)
+			continue;
+		if (!chunk_ended(ks, desc))
+			list_add(next, g->lo + s, g->lo + e, g->off + GS_REFINE_CHUNK, g->raw);
+		else if (!g->raw && gs_keys_ties_by_bytes(node->keys, c))
+			list_add(next, g->lo + s, g->lo + e, 0, true);
+		else if (c + 1 < node->nkeys)
+		{
+			/* equal values: the later sort columns decide */
+			gs_sort_settle_run(node, order + g->lo + s, e - s, c + 1, tiecxt);
+			node->info.tie_groups++;
+			node->info.tie_rows += e - s;
+		}
+	}
+}
+
+/*
+ * One batch: groups[0 .. ngroups) of the sort's order, their chunks made
+ * together, each then sorted and split into next.
+ */
+static void
+refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
+			 uint64 ngroups, int c, GroupList *next, MemoryContext tiecxt)
+{
+	ChunkArg	a;
+	uint64	   *gstart = palloc(sizeof(uint64) * (ngroups + 1));
+	uint32	   *rows;
+	uint64		i;
+
+	gstart[0] = 0;
+	for (i = 0; i < ngroups; i++)
+		gstart[i + 1] = gstart[i] + (groups[i].hi - groups[i].lo);
+	rows = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(gstart[ngroups], 1));
+	for (i = 0; i < ngroups; i++)
+		memcpy(rows + gstart[i], order + groups[i].lo,
+			   sizeof(uint32) * (groups[i].hi - groups[i].lo));
+	memset(&a, 0, sizeof(a));
+	a.keys = node->keys;
+	a.col = c;
+	a.desc = gs_keys_desc(node->keys, c);
+	a.attno = node->attnos[c];
+	a.tuples = node->tuples;
+	a.rows = rows;
+	a.n = gstart[ngroups];
+	a.groups = groups;
+	a.gstart = gstart;
+	a.ngroups = ngroups;
+	a.out = MemoryContextAllocHuge(CurrentMemoryContext,
+								   sizeof(uint64) * GS_REFINE_WORDS * Max(a.n, 1));
+	make_chunks(node, &a);
+	for (i = 0; i < ngroups; i++)
+	{
+		uint64		n = groups[i].hi - groups[i].lo;
+
+		sort_by_chunks(rows + gstart[i], a.out + gstart[i] * GS_REFINE_WORDS, n);
+		memcpy(order + groups[i].lo, rows + gstart[i], sizeof(uint32) * n);
+		split_group(node, order, &groups[i], a.out + gstart[i] * GS_REFINE_WORDS,
+					c, next, tiecxt);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	node->info.refine_rounds++;
+	pfree(a.out);
+	pfree(rows);
+	pfree(gstart);
+}
+
+/*
+ * One round over every group of cur, in batches of about
+ * GS_REFINE_BATCH_ROWS rows; the groups still tied go to next.  Each
+ * batch's memory is in batchcxt, reset after it.
+ */
+static void
+refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
+			 GroupList *next, MemoryContext batchcxt, MemoryContext tiecxt)
+{
+	uint64		first = 0;
+
+	while (first < cur->n)
+	{
+		uint64		last = first,
+					rows = 0;
+		MemoryContext oldcxt;
+
+		while (last < cur->n && (rows == 0 || rows + (cur->g[last].hi - cur->g[last].lo) <= GS_REFINE_BATCH_ROWS))
+		{
+			rows += cur->g[last].hi - cur->g[last].lo;
+			last++;
+		}
+		oldcxt = MemoryContextSwitchTo(batchcxt);
+		refine_batch(node, order, cur->g + first, last - first, c, next, tiecxt);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(batchcxt);
+		first = last;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Duplicates: runs whose rows all hold the same value (the same bytes) are
+ * found first, in one pass on threads that compares each row with its
+ * run's first and stops at the first difference, and go straight to the
+ * later columns: making their transforms to the end, round after round,
+ * would cost far more than finding them equal.
+ */
+typedef struct DupArg
+{
+	const GsKeySpec *keys;
+	int			col;
+	AttrNumber	attno;
+	MinimalTuple *tuples;
+	const uint32 *order;
+	const RefineGroup *groups;
+	uint64		ngroups;
+	uint8	   *same;			/* [ngroups]: every row the same value */
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [2 * ntasks] */
+} DupArg;
+
+/* does group g hold one value?  (false where a value needs detoasting) */
+static bool
+group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
+				TupleTableSlot *other)
+{
+	bool		fnull,
+				onull,
+				same;
+	Datum		fd,
+				od;
+	uint64		i;
+
+	ExecStoreMinimalTuple(a->tuples[a->order[g->lo]], first, false);
+	fd = slot_getattr(first, a->attno, &fnull);
+	for (i = g->lo + 1; i < g->hi; i++)
+	{
+		ExecStoreMinimalTuple(a->tuples[a->order[i]], other, false);
+		od = slot_getattr(other, a->attno, &onull);
+		if (fnull || onull)
+		{
+			if (fnull != onull)
+				return false;
+			continue;
+		}
+		if (!gs_keys_same_bytes(a->keys, a->col, fd, od, &same) || !same)
+			return false;
+	}
+	return true;
+}
+
+static void
+dup_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	DupArg	   *a = (DupArg *) p;
+	uint64		t,
+				g;
+
+	for (t = tlo; t < thi; t++)
+	{
+		for (g = a->ngroups * t / a->ntasks; g < a->ngroups * (t + 1) / a->ntasks; g++)
+			a->same[g] = group_one_value(a, &a->groups[g], a->slots[2 * t],
+										 a->slots[2 * t + 1]);
+		ExecClearTuple(a->slots[2 * t]);
+		ExecClearTuple(a->slots[2 * t + 1]);
+	}
+}
+
+/* a->same for every group of the list (on threads when it is large) */
+static void
+find_duplicates(GpuSortState *node, DupArg *a, uint64 rows)
+{
+	int			nthreads = gpusort_threads();
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	uint64		t;
+
+	a->ntasks = (rows >= GS_REFINE_THREADS_MIN && nthreads > 1 && a->ngroups > 1) ?
+		Min((uint64) nthreads * GS_REFINE_TASKS_PER_THREAD, a->ngroups) : 1;
+	a->slots = palloc(sizeof(TupleTableSlot *) * 2 * a->ntasks);
+	for (t = 0; t < 2 * a->ntasks; t++)
+		a->slots[t] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	gs_thread_rows_prepare(node->row_slot, node->tuples[0]);
+	if (a->ntasks > 1)
+		gs_cpu_for_tasks(a->ntasks, nthreads, dup_tasks, a);
+	else
+		dup_tasks(a, 0, 1);
+	for (t = 0; t < 2 * a->ntasks; t++)
+		ExecDropSingleTupleTableSlot(a->slots[t]);
+	pfree(a->slots);
+}
+
+/*
+ * The runs to refine, as the first round's groups, less those of one value,
+ * which the later columns' comparators settle here.
+ */
+static void
+first_groups(GpuSortState *node, uint32 *order, const uint64 *starts,
+			 const uint64 *lens, uint64 nruns, int c, GroupList *cur,
+			 MemoryContext tiecxt)
+{
+	size_t		width = gs_keys_prefix_width(node->keys, c);
+	DupArg		a;
+	uint64		i,
+				rows = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.groups = MemoryContextAllocHuge(CurrentMemoryContext,
+									  sizeof(RefineGroup) * Max(nruns, 1));
+	for (i = 0; i < nruns; i++)
+	{
+		RefineGroup *g = (RefineGroup *) &a.groups[i];
+
+		g->lo = starts[i];
+		g->hi = starts[i] + lens[i];
+		rows += lens[i];
+	}
+	a.keys = node->keys;
+	a.col = c;
+	a.attno = node->attnos[c];
+	a.tuples = node->tuples;
+	a.order = order;
+	a.ngroups = nruns;
+	a.same = MemoryContextAllocHuge(CurrentMemoryContext, Max(nruns, 1));
+	find_duplicates(node, &a, rows);
+	for (i = 0; i < nruns; i++)
+	{
+		if (!a.same[i])
+			list_add(cur, starts[i], starts[i] + lens[i], width, false);
+		else if (c + 1 < node->nkeys)
+		{
+			gs_sort_settle_run(node, order + starts[i], lens[i], c + 1, tiecxt);
+			node->info.tie_groups++;
+			node->info.tie_rows += lens[i];
+		}
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree((void *) a.groups);
+	pfree(a.same);
+}
+
+/*
+ * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
+ * from the transform of sort column c (gs_keys_refinable), from the bytes
+ * after the key's prefix on, and the comparators where whole values are
+ * equal, for the later columns.  refinecxt holds the lists of groups
+ * (reset here); tiecxt is the comparators'.
+ */
+void
+gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
+					const uint64 *lens, uint64 nruns, int c,
+					MemoryContext refinecxt, MemoryContext tiecxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(refinecxt);
+	MemoryContext batchcxt = AllocSetContextCreate(refinecxt, "GpuSort refine batch",
+												   ALLOCSET_DEFAULT_SIZES);
+	GroupList	cur = {0},
+				next = {0};
+
+	cur.cxt = next.cxt = refinecxt;
+	first_groups(node, order, starts, lens, nruns, c, &cur, tiecxt);
+	node->info.refine_groups += cur.n;
+	node->info.refine_rows += cur.rows;
+	while (cur.n > 0)
+	{
+		refine_round(node, order, &cur, c, &next, batchcxt, tiecxt);
+		pfree(cur.g);
+		cur = next;
+		memset(&next, 0, sizeof(next));
+		next.cxt = refinecxt;
+	}
+	if (cur.g)
+		pfree(cur.g);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(refinecxt);
+}

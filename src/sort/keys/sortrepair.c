@@ -1,0 +1,428 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortrepair.c
+ *	  Repairing, with PostgreSQL's comparators, the few places where a libc
+ *	  collation's strxfrm prefixes ordered two rows against strcoll.
+ *
+ * The check of sortverify.c compares every adjacent pair of the output
+ * whose order rests on the strxfrm prefix, and hands over the positions j
+ * where row j sorts before row j - 1 under the real comparator: the
+ * descents.  Every other adjacent pair is in order for sure (its keys
+ * differ in an exact column, or its rows were settled by the comparators),
+ * so the output is a sequence of ascending runs that start at position 0
+ * and at each descent.  A natural merge sort of those runs, bottom up,
+ * with the comparators, gives the exact order:
+ *
+ *	 - k descents make k + 1 runs and ceil(log2(k + 1)) passes;
+ *	 - each merge of runs A and B first finds by binary search where B's
+ *	   first row goes in A and where A's last row goes in B: the rows
+ *	   before the one and after the other are already in place, and only
+ *	   the rows between (those the transform misplaced, and the rows they
+ *	   must pass) are merged, one comparison each.
+ *
+ * So a disagreement that misplaces a few rows costs a few binary searches
+ * and a merge as long as the distance they move, not a sort of every row.
+ * Merges are stable (a tie takes A's row first), so rows the comparators
+ * call equal keep the order the engine and the tie settling gave them.
+ *
+ * Under a bound only the first nout rows are returned.  The check then
+ * compares each row past them with row nout - 1 (R); the rows found
+ * smaller (the "extras") are sorted with the comparators and merged with
+ * the repaired first nout rows, whose first nout become the output.  That
+ * is exact when the output's new last row L is not above R: every row past
+ * the output that the check passed is not below R, so not below L.  When
+ * L is above R (a descent moved a row above R into the first nout), rows
+ * between R and L might be missed, and every row is sorted again by the
+ * comparators instead, as before this file existed; that needs a
+ * disagreement at the very end of the output.
+ *
+ * The comparators may allocate and raise, so they run on the backend's
+ * thread, checking for interrupts as it goes.  Where the checked column is
+ * the sort's first and many runs are to be merged, segments of runs are
+ * merged on helper threads first with strcoll (gs_keys_compare_column_
+ * nothrow), each in a copy that the backend takes only where its thread
+ * decided every comparison (see repair_threaded).  Memory: runcxt.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "settings.h"
+#include "threads_backend.h"
+#include "sortstate.h"
+#include "thread_slots.h"
+
+typedef struct RepairCtx
+{
+	GpuSortState *node;			/* NULL on a helper thread */
+	MinimalTuple *tuples;
+	TupleTableSlot *sa;
+	TupleTableSlot *sb;
+	uint32	   *tmp;			/* room for the longest run's rows */
+	uint64		ncompares;
+	/* on a helper thread: the column compared with strcoll, nothrow */
+	const GsKeySpec *keys;
+	int			col;
+	bool		later_cols;		/* sort columns after col */
+	bool		failed;			/* a comparison the thread could not make */
+} RepairCtx;
+
+/*
+ * Compares stored rows a and b by every sort column: with PostgreSQL's
+ * comparators on the backend; on a helper thread, where the sort's first
+ * column is the checked one, with strcoll (gs_keys_compare_column_nothrow),
+ * noting in rc->failed what only the backend can decide (a NULL, a value
+ * to detoast, equal strings with later sort columns).
+ */
+static int
+repair_compare(RepairCtx *rc, uint32 a, uint32 b)
+{
+	int			r;
+
+	rc->ncompares++;
+	ExecStoreMinimalTuple(rc->tuples[a], rc->sa, false);
+	ExecStoreMinimalTuple(rc->tuples[b], rc->sb, false);
+	if (rc->node == NULL)
+	{
+		if (rc->failed ||
+			!gs_keys_compare_column_nothrow(rc->keys, rc->col, rc->sa, rc->sb, &r) ||
+			(r == 0 && rc->later_cols))
+		{
+			rc->failed = true;
+			return 0;
+		}
+		return r;
+	}
+	if (rc->ncompares % GS_INTERRUPT_EVERY == 0)
+		CHECK_FOR_INTERRUPTS();
+	return gs_sort_compare_slots(rc->node, rc->sa, rc->sb, 0);
+}
+
+/* the first i in v[0 .. len) with v[i] > row (v ascending) */
+static uint64
+upper_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (repair_compare(rc, v[mid], row) > 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* the first i in v[0 .. len) with v[i] >= row (v ascending) */
+static uint64
+lower_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (repair_compare(rc, v[mid], row) >= 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Merges the ascending runs v[lo .. mid) and v[mid .. hi) in place, stably:
+ * only the rows between where v[mid] goes in the first run and where
+ * v[mid - 1] goes in the second move, through rc->tmp.
+ */
+static void
+merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
+{
+	uint64		a,
+				bend,
+				na,
+				pa = 0,
+				pb,
+				out;
+
+	if (lo == mid || mid == hi || repair_compare(rc, v[mid - 1], v[mid]) <= 0)
+		return;
+	a = lo + upper_bound(rc, v + lo, mid - lo, v[mid]);
+	bend = mid + lower_bound(rc, v + mid, hi - mid, v[mid - 1]);
+
+	/* v[a .. mid) to tmp; merge it with v[mid .. bend) from position a */
+	na = mid - a;
+	memcpy(rc->tmp, v + a, sizeof(uint32) * na);
+	pb = mid;
+	out = a;
+	while (pa < na && pb < bend)
+	{
+		if (repair_compare(rc, v[pb], rc->tmp[pa]) < 0)
+			v[out++] = v[pb++];
+		else
+			v[out++] = rc->tmp[pa++];
+	}
+	/* what is left of v[mid .. bend) is in place already */
+	memcpy(v + out, rc->tmp + pa, sizeof(uint32) * (na - pa));
+}
+
+/*
+ * Sorts v[0 .. len), whose ascending runs start at 0 and at the positions
+ * starts[0 .. nstarts) (ascending, each in 1 .. len-1), by merging the runs
+ * pairwise, bottom up.  starts is overwritten.
+ */
+static void
+merge_all_runs(RepairCtx *rc, uint32 *v, uint64 len, uint64 *starts,
+			   uint64 nstarts)
+{
+	uint64		nruns = nstarts + 1;
+
+	/* starts[r] becomes the start of run r, with starts[nruns] = len */
+	memmove(starts + 1, starts, sizeof(uint64) * nstarts);
+	starts[0] = 0;
+	starts[nruns] = len;
+	while (nruns > 1)
+	{
+		uint64		r,
+					w = 0;
+
+		for (r = 0; r + 1 < nruns; r += 2)
+		{
+			merge_runs(rc, v, starts[r], starts[r + 1], starts[r + 2]);
+			starts[w++] = starts[r];
+		}
+		if (r < nruns)
+			starts[w++] = starts[r];
+		starts[w] = len;
+		nruns = w;
+	}
+}
+
+/*
+ * A bounded sort's output: the first nout rows of order, repaired, merged
+ * with the extras (rows past them that the check found below row nout - 1).
+ * False when the result cannot be trusted (see the header comment).
+ */
+static bool
+repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
+			   uint64 nstarts, const uint64 *extras, uint64 nextras)
+{
+	uint32		r_row = order[nout - 1];
+	uint32	   *s = MemoryContextAllocHuge(rc->node->runcxt,
+										   sizeof(uint32) * (nout + nextras));
+	uint64		i;
+
+	/* the extras first: merge_all_runs writes past starts[nstarts - 1] */
+	for (i = 0; i < nextras; i++)
+		s[nout + i] = order[extras[i]];
+	memcpy(s, order, sizeof(uint32) * nout);
+	merge_all_runs(rc, s, nout, starts, nstarts);
+	if (nextras > 0)
+	{
+		gs_sort_settle_range(rc->node, s + nout, nextras, 0);
+		merge_runs(rc, s, 0, nout, nout + nextras);
+	}
+	if (repair_compare(rc, s[nout - 1], r_row) > 0)
+	{
+		pfree(s);
+		return false;
+	}
+	memcpy(order, s, sizeof(uint32) * nout);
+	pfree(s);
+	return true;
+}
+
+/*
+ * Many runs (a transform that disagrees with strcoll often) are merged on
+ * threads first where the sort's first column is the checked one: the
+ * runs are cut into segments of consecutive runs, each thread merges its
+ * segments' runs in a copy with strcoll, and the backend takes a copy where
+ * its thread succeeded, merges the segment itself where not, and then
+ * merges the segments.
+ */
+#define GS_REPAIR_THREADED_MIN_RUNS	64
+#define GS_REPAIR_SEGMENTS_PER_THREAD	2
+
+typedef struct RepairSeg
+{
+	uint64		lo;				/* order[lo .. hi) */
+	uint64		hi;
+	uint64		ilo;			/* its runs start at bad[ilo .. ihi) */
+	uint64		ihi;
+	uint32	   *copy;
+	uint64	   *starts;
+	bool		ok;
+} RepairSeg;
+
+typedef struct RepairThreadArg
+{
+	RepairCtx  *ctx;			/* [nsegs], one per segment */
+	RepairSeg  *segs;
+	const uint32 *order;
+	const uint64 *bad;
+} RepairThreadArg;
+
+/* the segment's run starts relative to its first row, in seg->starts */
+static uint64
+seg_starts(const RepairSeg *seg, const uint64 *bad)
+{
+	uint64		i;
+
+	for (i = seg->ilo; i < seg->ihi; i++)
+		seg->starts[i - seg->ilo] = bad[i] - seg->lo;
+	return seg->ihi - seg->ilo;
+}
+
+static void
+repair_seg_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	RepairThreadArg *a = (RepairThreadArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		RepairSeg  *seg = &a->segs[t];
+		uint64		len = seg->hi - seg->lo;
+
+		memcpy(seg->copy, a->order + seg->lo, sizeof(uint32) * len);
+		merge_all_runs(&a->ctx[t], seg->copy, len, seg->starts,
+					   seg_starts(seg, a->bad));
+		seg->ok = !a->ctx[t].failed;
+		ExecClearTuple(a->ctx[t].sa);
+		ExecClearTuple(a->ctx[t].sb);
+	}
+}
+
+/* cuts the runs into nsegs segments of consecutive runs */
+static RepairSeg *
+make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
+			  uint64 nsegs, RepairThreadArg *a)
+{
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	RepairSeg  *segs = palloc0(sizeof(RepairSeg) * nsegs);
+	uint64		t;
+
+	a->ctx = palloc0(sizeof(RepairCtx) * nsegs);
+	for (t = 0; t < nsegs; t++)
+	{
+		RepairSeg  *seg = &segs[t];
+		RepairCtx  *c = &a->ctx[t];
+
+		seg->lo = (t == 0) ? 0 : bad[nbad * t / nsegs];
+		seg->hi = (t == nsegs - 1) ? n : bad[nbad * (t + 1) / nsegs];
+		seg->ilo = (t == 0) ? 0 : nbad * t / nsegs + 1;
+		seg->ihi = (t == nsegs - 1) ? nbad : nbad * (t + 1) / nsegs;
+		seg->copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * (seg->hi - seg->lo));
+		seg->starts = palloc(sizeof(uint64) * (seg->ihi - seg->ilo + 2));
+		c->tuples = node->tuples;
+		c->sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		c->sb = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+		c->tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(seg->hi - seg->lo, 1));
+		c->keys = node->keys;
+		c->col = 0;
+		c->later_cols = node->nkeys > 1;
+	}
+	return segs;
+}
+
+/*
+ * Repairs order[0 .. n) as merge_all_runs would, merging segments of its
+ * runs on threads first (see above); false (nothing done) where that does
+ * not apply.
+ */
+static bool
+repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
+				uint64 nbad)
+{
+	GpuSortState *node = rc->node;
+	int			nthreads = gpusort_threads();
+	uint64		nsegs = Min((uint64) nthreads * GS_REPAIR_SEGMENTS_PER_THREAD,
+							nbad / 8);
+	RepairThreadArg a;
+	uint64	   *segstarts;
+	uint64		t;
+
+	if (nthreads < 2 || nbad < GS_REPAIR_THREADED_MIN_RUNS ||
+		gs_keys_verified_column(node->keys) != 0)
+		return false;
+	a.order = order;
+	a.bad = bad;
+	a.segs = make_segments(node, n, bad, nbad, nsegs, &a);
+	gs_thread_rows_prepare(node->row_slot, node->tuples[0]);
+	gs_cpu_for_tasks(nsegs, nthreads, repair_seg_tasks, &a);
+	for (t = 0; t < nsegs; t++)
+	{
+		RepairSeg  *seg = &a.segs[t];
+
+		rc->ncompares += a.ctx[t].ncompares;
+		if (seg->ok)
+			memcpy(order + seg->lo, seg->copy, sizeof(uint32) * (seg->hi - seg->lo));
+		else
+			merge_all_runs(rc, order + seg->lo, seg->hi - seg->lo, seg->starts,
+						   seg_starts(seg, bad));
+		ExecDropSingleTupleTableSlot(a.ctx[t].sa);
+		ExecDropSingleTupleTableSlot(a.ctx[t].sb);
+		pfree(a.ctx[t].tmp);
+		pfree(seg->copy);
+		pfree(seg->starts);
+	}
+	/* the segments are the runs of the last merge */
+	segstarts = palloc(sizeof(uint64) * (nsegs + 2));
+	for (t = 1; t < nsegs; t++)
+		segstarts[t - 1] = a.segs[t].lo;
+	merge_all_runs(rc, order, n, segstarts, nsegs - 1);
+	pfree(segstarts);
+	pfree(a.ctx);
+	pfree(a.segs);
+	return true;
+}
+
+/*
+ * Repairs order[0 .. n) (writable), whose adjacent pairs are in order but
+ * at the positions bad[0 .. nbad) (ascending, with room for two more
+ * entries, which this overwrites), as the header comment says.
+ * Under a bound (nout < n) only the first nout positions are made right.
+ * Counts in node->info; sorts every row again when it must.
+ */
+void
+gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n, uint64 *bad,
+			   uint64 nbad)
+{
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	uint64		nout = node->nout;
+	uint64		ninside = 0;
+	RepairCtx	rc;
+
+	while (ninside < nbad && bad[ninside] < nout)
+		ninside++;
+	memset(&rc, 0, sizeof(rc));
+	rc.node = node;
+	rc.tuples = node->tuples;
+	rc.sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	rc.sb = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	rc.tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(nout, 1));
+	rc.ncompares = 0;
+
+	/* bad has room for nbad + 2 entries: merge_all_runs's run bounds */
+	if (nout == n && !repair_threaded(&rc, order, n, bad, nbad))
+		merge_all_runs(&rc, order, n, bad, nbad);
+	else if (!repair_bounded(&rc, order, nout, bad, ninside,
+							 bad + ninside, nbad - ninside))
+	{
+		gs_sort_settle_range(node, order, n, 0);
+		node->info.verify_resorted = true;
+	}
+	node->info.repair_runs += ninside + 1;
+	node->info.repair_compares += rc.ncompares;
+	ExecDropSingleTupleTableSlot(rc.sa);
+	ExecDropSingleTupleTableSlot(rc.sb);
+	pfree(rc.tmp);
+}
