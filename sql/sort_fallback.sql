@@ -37,13 +37,14 @@ SELECT iv, id FROM fb ORDER BY iv DESC, id LIMIT 3;
 SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb ORDER BY k, iv, id');
 SELECT gs_check('SELECT k, iv, id FROM fb ORDER BY k, iv, id');
 
--- an estimate past gpusort.max_memory: the stock plan
+-- an estimate past gpusort.max_memory: a GpuSort that writes runs to temp
+-- files and merges them (sortspill.c; sort_spill tests it further)
 SET gpusort.max_memory = '1MB';
 EXPLAIN (COSTS OFF) SELECT * FROM fb ORDER BY s COLLATE "C";
 
--- more rows than the estimate, past gpusort.max_memory: tuplesort, spilling
--- to disk with a small work_mem, bounded under a LIMIT, rescanned and
--- scrolled like a Sort
+-- more rows than the estimate, past gpusort.max_memory: runs in temp files,
+-- merged (into a tuplestore for a SCROLL cursor); bounded under a LIMIT,
+-- rescanned and scrolled like a Sort
 SET work_mem = '64kB';
 SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb_rows() ORDER BY s COLLATE "C"');
 SELECT gs_check('SELECT s COLLATE "C" AS s, k FROM fb_rows() ORDER BY k DESC, 1');

@@ -68,7 +68,7 @@ SELECT g, x.id FROM generate_series(1, 3) g,
 SELECT gs_check('SELECT g, x.id FROM generate_series(1, 3) g, LATERAL (SELECT id FROM mt WHERE k >= g * 100 ORDER BY k, id OFFSET 10 LIMIT 1) x', true);
 SELECT mem('reserved_session') AS after_rescans;
 
--- no room in the account: tuplesort within work_mem, as stock
+-- no room in the account past 1MB: runs of what it gives, in temp files
 SET gpusort.max_total_memory = '1MB';
 SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id');
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
@@ -81,14 +81,15 @@ RESET work_mem;
 SELECT mem('reserved_session') AS after_fallbacks;
 
 -- a parallel sort: without room the rows pass through the Gather, and
--- the sort above falls back too; with room they go through shared memory
+-- the sort above writes them in runs of what the account gives; with room
+-- they go through shared memory
 SET gpusort.parallel = on;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line
- WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none';
+ WHERE line ~ 'GpuSort: tuplesort|Rows Stored: none|Spill:';
 SELECT gs_check('SELECT * FROM mt ORDER BY k, id');
 SET gpusort.max_total_memory = '300MB';
 SELECT line FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM mt ORDER BY k, id') AS line

@@ -342,8 +342,8 @@ define_resource_settings(void)
 							"Largest memory one GpuSort may use for its rows and keys.",
 							"-1 means a quarter of the memory available to the server (its "
 							"cgroup's limit, else the machine's memory, less shared_buffers).  "
-							"A sort that needs more falls back to PostgreSQL's tuplesort, "
-							"which spills to disk as a Sort node would.",
+							"A sort that needs more writes sorted runs to temp files and "
+							"merges them.",
 							&gpusort_max_memory,
 							-1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB,

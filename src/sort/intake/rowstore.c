@@ -70,9 +70,18 @@ gs_rows_init(GsRowStore *rs, MemoryContext parent, GsPrefaulter *prefault)
 	rs->cxt = AllocSetContextCreate(parent, "GpuSort rows", ALLOCSET_SMALL_SIZES);
 	rs->next = rs->end = NULL;
 	rs->block = GS_ROWS_FIRST_BLOCK;
+	rs->max_block = GS_ROWS_MAX_BLOCK;
 	rs->ahead = NULL;
 	rs->ahead_size = 0;
 	rs->prefault = prefault;
+}
+
+void
+gs_rows_limit_blocks(GsRowStore *rs, Size max)
+{
+	rs->max_block = GS_ROWS_FIRST_BLOCK;
+	while (rs->max_block * 2 <= Min(max, GS_ROWS_MAX_BLOCK))
+		rs->max_block *= 2;
 }
 
 /* the next block size, growing */
@@ -81,7 +90,7 @@ take_block_size(GsRowStore *rs)
 {
 	Size		size = rs->block;
 
-	if (rs->block < GS_ROWS_MAX_BLOCK)
+	if (rs->block < rs->max_block)
 		rs->block *= 2;
 	return size;
 }

@@ -30,6 +30,7 @@ typedef struct GsRowStore
 	char	   *next;			/* free space of the current block */
 	char	   *end;
 	Size		block;			/* size of the next block */
+	Size		max_block;		/* blocks grow to this size */
 	char	   *ahead;			/* the block after the current one, or NULL */
 	Size		ahead_size;
 	GsPrefaulter *prefault;		/* faults in the block ahead, or NULL */
@@ -38,6 +39,12 @@ typedef struct GsRowStore
 /* An empty store in a new child context of parent */
 extern void gs_rows_init(GsRowStore *rs, MemoryContext parent,
 						 GsPrefaulter *prefault);
+
+/*
+ * Blocks grow no larger than max (nor smaller than the first block): a
+ * small budget then holds no block ahead as large as itself
+ */
+extern void gs_rows_limit_blocks(GsRowStore *rs, Size max);
 
 /* No more rows will come: gives up the block prepared ahead */
 extern void gs_rows_finish(GsRowStore *rs);

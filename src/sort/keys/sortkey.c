@@ -711,6 +711,50 @@ gs_keys_merge_stats(GsKeySpec *spec, const GsKeyColStats *stats)
 	}
 }
 
+/*
+ * Statistics that cover every value the columns can hold, NULLs included:
+ * merged into a spec before gs_keys_layout, they give a layout that does
+ * not depend on the rows seen, which every sort of these columns can share
+ * (the sorted runs of one GpuSort, whose keys are compared across runs).
+ * Integers keep their type's width.
+ */
+void
+gs_keys_stats_any(const GsKeySpec *spec, GsKeyColStats *stats)
+{
+	int			i;
+
+	for (i = 0; i < spec->nenc; i++)
+	{
+		const GsKeyCol *col = &spec->cols[i];
+
+		stats[i].seen_null = true;
+		stats[i].seen_value = true;
+		stats[i].min = PG_INT64_MIN;
+		stats[i].max = PG_INT64_MAX;
+		stats[i].maxlen = PG_UINT32_MAX;
+		if (col->kind == GSK_INT && col->typlen == 2)
+		{
+			stats[i].min = PG_INT16_MIN;
+			stats[i].max = PG_INT16_MAX;
+		}
+		else if (col->kind == GSK_INT && col->typlen == 4)
+		{
+			stats[i].min = PG_INT32_MIN;
+			stats[i].max = PG_INT32_MAX;
+		}
+		else if (col->kind == GSK_OID)
+		{
+			stats[i].min = 0;
+			stats[i].max = PG_UINT32_MAX;
+		}
+		else if (col->kind == GSK_BOOL)
+		{
+			stats[i].min = 0;
+			stats[i].max = 1;
+		}
+	}
+}
+
 /* ---- observing --------------------------------------------------------------- */
 
 static inline int64

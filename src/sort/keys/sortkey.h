@@ -73,6 +73,8 @@ extern int	gs_keys_ncols_observed(const GsKeySpec *spec);
 extern void gs_keys_stats_reset(GsKeyColStats *stats, int n);
 extern void gs_keys_get_stats(const GsKeySpec *spec, GsKeyColStats *stats);
 extern void gs_keys_merge_stats(GsKeySpec *spec, const GsKeyColStats *stats);
+/* statistics covering any value and NULL: a layout independent of the rows */
+extern void gs_keys_stats_any(const GsKeySpec *spec, GsKeyColStats *stats);
 extern int	gs_keys_raw_bytes(const GsKeySpec *spec);
 extern bool gs_keys_raw_is_small(const GsKeySpec *spec);
 extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw);

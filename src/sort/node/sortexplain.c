@@ -206,6 +206,27 @@ explain_text_intake(GsRunInfo *info, ExplainState *es)
 					 info->par_rows, info->par_parts);
 }
 
+/* the text format's line of the runs in temp files (sortspill.c) */
+static void
+explain_text_spill(GsRunInfo *info, ExplainState *es)
+{
+	const char *into = info->spill_stored ?
+		" into a tuplestore for backward scans and marks" : "";
+	char		passes[64] = "";
+
+	if (info->merge_passes > 0)
+		snprintf(passes, sizeof(passes), " (%d intermediate merge%s)",
+				 info->merge_passes, info->merge_passes > 1 ? "s" : "");
+	if (es->timing)
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways%s in %.3f ms%s",
+					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
+					 info->ms_spill, info->merge_ways, passes, info->ms_merge, into);
+	else
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s%s",
+					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
+					 info->merge_ways, passes, into);
+}
+
 /* the text format's lines of times and of the GPU's work */
 static void
 explain_text_times(GsRunInfo *info, ExplainState *es)
@@ -255,6 +276,8 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 		explain_text_keys(info, es);
 		if (info->par_rows > 0)
 			explain_text_intake(info, es);
+		if (info->spill_runs > 0)
+			explain_text_spill(info, es);
 	}
 	explain_text_times(info, es);
 }
@@ -312,6 +335,20 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		if (es->timing)
 			ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
 								 info->ms_absorb, 3, es);
+	}
+	if (info->spill_runs > 0)
+	{
+		ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
+		ExplainPropertyUInteger("Spill Written", "kB",
+								(info->spill_bytes + 1023) / 1024, es);
+		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
+		ExplainPropertyInteger("Merge Passes", NULL, info->merge_passes, es);
+		ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);
+			ExplainPropertyFloat("Time Merging", "ms", info->ms_merge, 3, es);
+		}
 	}
 	if (info->engine.bytes_h2d > 0)
 	{

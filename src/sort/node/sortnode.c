@@ -53,24 +53,34 @@
  * GS_RESERVE_MIN_STEP to GS_RESERVE_MAX_STEP, so that a small sort reserves
  * little and a large one seldom; the reservation goes with runcxt.
  *
- * Fallback: when the rows outgrow gpusort.max_memory, or the account cannot
- * give them room (the server's sorts together hold
+ * Beyond the memory: when the rows outgrow gpusort.max_memory, or the
+ * account cannot give them room (the server's sorts together hold
  * gpusort.max_total_memory), or there are more than 2^32 - 1 of them, the
- * node hands everything to PostgreSQL's tuplesort with work_mem, exactly as
- * a Sort node would run (spilling to disk if it must), and EXPLAIN ANALYZE
- * says why.  What is known at plan time (no encoder for the first sort
- * column, an estimate past the budget) never gets here: the planner keeps
- * the stock plan (planner.c).
+ * stored rows go through steps 2 to 4 as usual and are then written, in
+ * order and with their keys, as a sorted run to a temp file (spill_stored,
+ * sortspill.c); the node frees them and reads on.  The last rows stay in
+ * memory as the last run (keep_last_run), and step 5 returns rows from a
+ * merge of the runs, or from a tuplestore filled by it where backward
+ * scans or marks are asked for.  Parallel participants' rows that cannot
+ * stay in shared memory are copied in as if read here (absorb_shared).
+ *
+ * Fallback: a bounded sort that outgrows the memory, and a sort that finds
+ * no room in the account for even GS_SPILL_MIN_ROWS rows, hand everything
+ * to PostgreSQL's tuplesort with work_mem, exactly as a Sort node would run
+ * (spilling to disk if it must), and EXPLAIN ANALYZE says why.  A first
+ * sort column without an encoder is known at plan time: the planner keeps
+ * the stock plan (planner.c), as for a bounded sort estimated past the
+ * budget.
  *
  * The node never knows which engine ran: that is gs_sorter_begin's choice.
  * All memory of one sort lives in runcxt, a child of the query context, so
  * an ERROR or a cancel frees it with the query.
  *
  * Files: the node's state is in sortstate.h, shared with sortties.c (step
- * 4), sortexplain.c (EXPLAIN, from the GsRunInfo filled here) and
- * sortstat.c (the gpusort_stat view, from the same, once per sort); this file
- * holds the executor callbacks, steps 1 to 3 and 5, the bounded sort and
- * the fallback.
+ * 4), sortspill.c (runs and their merge), sortexplain.c (EXPLAIN, from the
+ * GsRunInfo filled here) and sortstat.c (the gpusort_stat view, from the
+ * same, once per sort); this file holds the executor callbacks, steps 1 to
+ * 3 and 5, the bounded sort, when to write runs, and the fallback.
  *
  *-------------------------------------------------------------------------
  */
@@ -130,6 +140,12 @@
 /* steps of the reservation from the server-wide account (bytes) */
 #define GS_RESERVE_MIN_STEP	((Size) 1024 * 1024)
 #define GS_RESERVE_MAX_STEP	((Size) 64 * 1024 * 1024)
+
+/*
+ * When the server-wide account has no room, the stored rows go to a run
+ * only if there are this many, else to tuplesort (see spill_allowed)
+ */
+#define GS_SPILL_MIN_ROWS	1024
 
 /* a bounded sort prunes when it holds this many rows beyond its bound */
 #define GS_BOUND_SLACK		8192
@@ -527,6 +543,22 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
 }
 
 static bool reserve_stored(GpuSortState *node, Size need, char *why, size_t len);
+
+/*
+ * An empty row store, whose blocks stay a small part of the budget: the
+ * block faulted in ahead is memory the budget counts (stored_rows_fit)
+ */
+#define GS_ROWS_BLOCKS_PER_BUDGET	16
+
+static void
+init_rows(GpuSortState *node)
+{
+	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	gs_rows_limit_blocks(&node->rows,
+						 gpusort_memory_budget() / GS_ROWS_BLOCKS_PER_BUDGET);
+}
+static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
+static void put_shared_row(void *arg, MinimalTuple tup);
 static Size stored_bytes(GpuSortState *node);
 
 /*
@@ -591,11 +623,21 @@ build_keys(GpuSortState *node)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gs_sort_rank_columns(node);
-	gs_keys_choose_layout(keys, n, row_raw, node);
+	/*
+	 * Runs need keys that compare across runs, and written out: no ranks,
+	 * which number one run's values, and one layout for every run
+	 */
+	if (node->spilling)
+		gs_spill_fix_layout(node);
+	else
+	{
+		gs_sort_rank_columns(node);
+		gs_keys_choose_layout(keys, n, row_raw, node);
+	}
 	nwords = gs_keys_nwords(keys);
 	sorter = gs_sorter_begin(nwords, n,
-							 gs_keys_first_inexact(keys) < node->nkeys ?
+							 (node->spilling ||
+							  gs_keys_first_inexact(keys) < node->nkeys) ?
 							 GS_SORTER_NEED_KEYS : 0);
 	if (node->raw && n >= GS_THREADED_MIN_ROWS)
 		encode_threaded(node, sorter, nwords);
@@ -795,7 +837,7 @@ prune_to_bound(GpuSortState *node)
 
 	sort_stored(node, true);
 	oldrows = node->rows;
-	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	init_rows(node);
 	kept = gs_huge_alloc(node->runcxt, sizeof(MinimalTuple) * capacity);
 	for (i = 0; i < node->nout; i++)
 		kept[i] = gs_rows_store_copy(&node->rows, node->tuples[i]);
@@ -808,10 +850,79 @@ prune_to_bound(GpuSortState *node)
 	node->maxtuples = capacity;
 	node->tuples = kept;
 	node->ntuples = node->nout;
+	node->prefaulted_rows = node->nout;	/* fresh arrays past the kept rows */
 	node->cutoff = (node->nout == (uint64) node->bound) ?
 		node->tuples[node->nout - 1] : NULL;
 	if (node->cutoff)
 		ExecStoreMinimalTuple(node->cutoff, node->cmp_slot, false);
+}
+
+/*
+ * After order_rows: are the sorter's keys, rank by rank, still those of the
+ * rows in output order?  Settling and refining ties only permutes rows of
+ * equal keys; a strcoll repair (sortrepair.c: a disorder the check found,
+ * verify_bad grew) or a re-sort by the comparators moves rows away from
+ * their keys' ranks.
+ */
+static bool
+keys_follow_rows(GpuSortState *node, uint64 bad_before)
+{
+	return !node->info.verify_resorted && node->info.verify_bad == bad_before;
+}
+
+/*
+ * Sorts the stored rows as sort_stored does, but writes them in that order
+ * as a run to a temp file (sortspill.c) instead of gathering them, then
+ * empties the row store for the rows still to come.  The arrays and the
+ * reservation stay for the next run, which fills them again.
+ */
+static void
+spill_stored(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	bool		resorted_before = node->info.verify_resorted;
+	uint64		bad_before = node->info.verify_bad;
+	GsSorter   *sorter;
+	const uint32 *order;
+	uint32	   *settled;
+
+	node->spilling = true;
+	gs_rows_finish(&node->rows);
+	node->info.verify_resorted = false;
+	sorter = build_keys(node);
+	order = order_rows(node, sorter, &settled);
+	node->info.engine = *gs_sorter_stats(sorter);
+	node->info.have_engine = true;
+	node->info.rows_sorted += node->ntuples;
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true));
+	/* a re-sort by the comparators moved rows away from their keys' ranks */
+	gs_spill_write_run(node, sorter, order, keys_follow_rows(node, bad_before));
+	node->info.verify_resorted |= resorted_before;
+	gs_sorter_end(sorter);
+	if (settled)
+		pfree(settled);
+
+	gs_rows_release(&node->rows);
+	init_rows(node);
+	node->ntuples = 0;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * May the rows that outgrow the memory go to runs?  Not under a bound (a
+ * top-N sort keeps only its first rows), not once parallel participants'
+ * rows in shared memory are among the stored ones (absorb_shared copies
+ * them in instead, where they would not fit), and not for a handful of
+ * rows, when the server-wide account is what is full: those go to
+ * tuplesort.
+ */
+static bool
+spill_allowed(GpuSortState *node, Size budget)
+{
+	return !node->bounded && node->shared_bytes == 0 &&
+		(node->ntuples >= GS_SPILL_MIN_ROWS ||
+		 (node->ntuples > 0 && stored_bytes(node) > budget));
 }
 
 /*
@@ -918,8 +1029,11 @@ prefault_arrays(GpuSortState *node)
 	uint64		from = node->ntuples + GS_PREFAULT_WINDOW;
 	uint64		to = Min(from + GS_PREFAULT_WINDOW, node->maxtuples);
 
+	/* the runs after the first fill arrays already faulted in */
+	from = Max(from, node->prefaulted_rows);
 	if (from >= to)
 		return;
+	node->prefaulted_rows = to;
 	gs_prefault(node->prefault, node->tuples + from,
 				sizeof(MinimalTuple) * (to - from));
 	if (node->raw)
@@ -950,6 +1064,9 @@ reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
 	if (need <= have)
 		return true;
 	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
+	/* a step ahead, but not past the budget (or the need, if beyond it) */
+	if (have + step > Max(need, gpusort_memory_budget()))
+		step = Max(need, gpusort_memory_budget()) - have;
 	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
 		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
 	{
@@ -977,6 +1094,48 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
 	else
 		snprintf(why, len, "rows need more than the %zu kB of shared memory reserved for the parallel workers",
 				 limit / 1024);
+}
+
+/*
+ * May the rows that parallel participants stored join the stored ones where
+ * they are?  Not when they ran out of room and passed rows on, nor when
+ * the rows already went to runs or would outgrow the budget, 32-bit row
+ * numbers or the server-wide account: then absorb_shared copies them in
+ * through store_row, which writes runs as the memory fills.
+ */
+static bool
+shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
+{
+	Size		need = stored_bytes(node) +
+		n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD);
+	char		why[128];
+
+	if (gs_par_overflowed(node->par) || node->spilling ||
+		total > PG_UINT32_MAX || need > budget)
+		return false;
+	return reserve_stored(node, need, why, sizeof(why));
+}
+
+typedef struct StoreSharedArg
+{
+	GpuSortState *node;
+	Size		budget;
+} StoreSharedArg;
+
+/* a participant's row, stored as if read here (gs_par_foreach) */
+static void
+store_shared_row(void *arg, MinimalTuple tup)
+{
+	StoreSharedArg *a = (StoreSharedArg *) arg;
+	GpuSortState *node = a->node;
+
+	if (node->tuplesort)
+		put_shared_row(node, tup);
+	else
+	{
+		ExecStoreMinimalTuple(tup, node->cmp_slot, false);
+		store_row(node, node->cmp_slot, a->budget);
+	}
 }
 
 static void
@@ -1009,12 +1168,12 @@ absorb_shared(GpuSortState *node, Size budget)
 	node->info.par_rows = n;
 	node->info.par_parts = gs_par_nparts(par, &node->info.par_bytes);
 
-	if (!node->tuplesort && gs_par_overflowed(par))
+	if (!node->tuplesort && node->bounded && gs_par_overflowed(par))
 	{
 		overflow_reason(node, why, sizeof(why), budget);
 		switch_to_tuplesort(node, why);
 	}
-	if (!node->tuplesort && total > PG_UINT32_MAX)
+	if (!node->tuplesort && node->bounded && total > PG_UINT32_MAX)
 		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
 
 	if (node->tuplesort)
@@ -1022,13 +1181,15 @@ absorb_shared(GpuSortState *node, Size budget)
 		gs_par_foreach(par, put_shared_row, node);
 		ExecClearTuple(node->row_slot);
 	}
-	else if (!reserve_stored(node, stored_bytes(node) +
-							 n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD),
-							 why, sizeof(why)))
+	else if (!shared_rows_fit(node, n, total, budget))
 	{
-		switch_to_tuplesort(node, why);
-		gs_par_foreach(par, put_shared_row, node);
-		ExecClearTuple(node->row_slot);
+		/* copied in as if read here, and written in runs as they fill */
+		StoreSharedArg a = {node, budget};
+
+		gs_par_foreach(par, store_shared_row, &a);
+		ExecClearTuple(node->cmp_slot);
+		if (node->tuplesort)
+			ExecClearTuple(node->row_slot);
 	}
 	else
 	{
@@ -1065,6 +1226,7 @@ start_run(GpuSortState *node)
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
+	node->prefaulted_rows = 0;
 	gs_sort_stat_watch(node);
 
 	if (node->keys == NULL)
@@ -1072,7 +1234,7 @@ start_run(GpuSortState *node)
 		switch_to_tuplesort(node, node->nokey_reason);
 		return;
 	}
-	gs_rows_init(&node->rows, node->runcxt, node->prefault);
+	init_rows(node);
 	node->prune_at = node->bounded ?
 		(uint64) node->bound + Max((uint64) node->bound, GS_BOUND_SLACK) : 0;
 	node->maxtuples = initial_capacity(node);
@@ -1097,6 +1259,8 @@ grow_arrays(GpuSortState *node)
 	newmax = Min(node->maxtuples * 2, (uint64) PG_UINT32_MAX);
 	if (node->ntuples >= newmax)
 		return false;
+	/* the copies of the filled rows are touched, the rest is fresh */
+	node->prefaulted_rows = Min(node->prefaulted_rows, node->ntuples);
 	node->tuples = gs_huge_realloc(node->tuples, sizeof(MinimalTuple) * newmax);
 	if (node->raw)
 		node->raw = gs_huge_realloc(node->raw, (Size) node->raw_bytes * newmax);
@@ -1123,6 +1287,40 @@ stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
 						  why, whylen);
 }
 
+/*
+ * Stores one row with its raw key; when the rows outgrow the memory, what
+ * is stored goes to a run (or everything to the tuplesort).
+ */
+static void
+store_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+{
+	char		why[128];
+
+	if (!grow_arrays(node) && spill_allowed(node, budget))
+		spill_stored(node);
+	else if (node->ntuples == node->maxtuples)
+	{
+		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
+		tuplesort_puttupleslot(node->tuplesort, slot);
+		return;
+	}
+	if (node->ntuples % GS_PREFAULT_WINDOW == 0)
+		prefault_arrays(node);
+	gs_keys_observe(node->keys, slot, node->raw ?
+					node->raw + node->ntuples * node->raw_bytes : NULL);
+	node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
+
+	if (!stored_rows_fit(node, budget, why, sizeof(why)))
+	{
+		if (spill_allowed(node, budget))
+			spill_stored(node);
+		else
+			switch_to_tuplesort(node, why);
+	}
+	else if (node->bounded && node->ntuples >= node->prune_at)
+		prune_to_bound(node);
+}
+
 /* one input row: stored with its key, or handed to the tuplesort */
 static void
 take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
@@ -1130,9 +1328,14 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 	char		why[128];
 
 	node->info.rows_in++;
-	if (node->par && !node->tuplesort && gs_par_overflowed(node->par))
+
+	/*
+	 * The participants ran out of room and pass their rows on: stored here,
+	 * in runs as they fill the memory; a bounded sort has no runs.
+	 */
+	if (node->par && !node->tuplesort && node->bounded &&
+		gs_par_overflowed(node->par))
 	{
-		/* the participants ran out of room and pass their rows on */
 		overflow_reason(node, why, sizeof(why), budget);
 		switch_to_tuplesort(node, why);
 	}
@@ -1146,22 +1349,56 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 		node->info.rows_dropped++;
 		return;
 	}
-	if (!grow_arrays(node))
-	{
-		switch_to_tuplesort(node, "more rows than 32-bit row numbers can count");
-		tuplesort_puttupleslot(node->tuplesort, slot);
-		return;
-	}
-	if (node->ntuples % GS_PREFAULT_WINDOW == 0)
-		prefault_arrays(node);
-	gs_keys_observe(node->keys, slot, node->raw ?
-					node->raw + node->ntuples * node->raw_bytes : NULL);
-	node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
+	store_row(node, slot, budget);
+}
 
-	if (!stored_rows_fit(node, budget, why, sizeof(why)))
-		switch_to_tuplesort(node, why);
-	else if (node->bounded && node->ntuples >= node->prune_at)
-		prune_to_bound(node);
+/*
+ * The last rows of a sort that wrote runs: sorted as the others, but kept
+ * in memory, in output order, as the last run (sortspill.c), which spares
+ * writing and reading them.  Their memory is held until the sort ends.
+ */
+static void
+keep_last_run(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	bool		resorted_before = node->info.verify_resorted;
+	uint64		bad_before = node->info.verify_bad;
+	GsSorter   *sorter;
+	const uint32 *order;
+	uint32	   *settled;
+	uint64	   *keys;
+
+	gs_rows_finish(&node->rows);
+	node->info.verify_resorted = false;
+	sorter = build_keys(node);
+	order = order_rows(node, sorter, &settled);
+	node->info.engine = *gs_sorter_stats(sorter);
+	node->info.rows_sorted += node->ntuples;
+	keys = gs_spill_run_keys(node, sorter, order, keys_follow_rows(node, bad_before));
+	node->info.verify_resorted |= resorted_before;
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true));
+	gather_output(node, order, false);
+	gs_sorter_end(sorter);
+	if (settled)
+		pfree(settled);
+	gs_spill_keep_run(node, keys);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The input is read and runs were written: the last rows become the last
+ * run, and the merge starts.
+ */
+static void
+finish_runs(GpuSortState *node)
+{
+	if (node->ntuples > 0)
+		keep_last_run(node);
+	gs_spill_start_merge(node);
+	/* the merge goes forwards only */
+	if (!node->forward_only)
+		gs_spill_materialize(node);
 }
 
 /*
@@ -1184,6 +1421,8 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 		node->info.ms_sort += gs_elapsed_ms(start);
 		tuplesort_get_stats(node->tuplesort, &node->info.tsstats);
 	}
+	else if (node->spilling)
+		finish_runs(node);
 	else
 	{
 		gs_rows_finish(&node->rows);
@@ -1300,6 +1539,24 @@ gpusort_exec(CustomScanState *cnode)
 		return slot;
 	}
 
+	if (node->store)
+	{
+		if (!tuplestore_gettupleslot(node->store, forward, false, slot))
+			ExecClearTuple(slot);
+		return slot;
+	}
+	if (node->merge)
+	{
+		if (!forward)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("GpuSort cannot scan its merged runs backward")));
+		tup = gs_spill_next(node);
+		if (tup)
+			return ExecStoreMinimalTuple(tup, slot, false);
+		return ExecClearTuple(slot);
+	}
+
 	if (node->time_emit)
 		INSTR_TIME_SET_CURRENT(start);
 	tup = next_row(node, forward);
@@ -1322,6 +1579,11 @@ gpusort_reset(GpuSortState *node)
 	if (node->tuplesort)
 		tuplesort_end(node->tuplesort);
 	node->tuplesort = NULL;
+	gs_spill_close(node);
+	node->spilling = false;
+	if (node->store)
+		tuplestore_end(node->store);
+	node->store = NULL;
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);
 	node->runcxt = NULL;
@@ -1372,6 +1634,10 @@ gpusort_rescan(CustomScanState *cnode)
 	}
 	else if (node->tuplesort)
 		tuplesort_rescan(node->tuplesort);
+	else if (node->store)
+		tuplestore_rescan(node->store);
+	else if (node->merge)
+		gs_spill_rewind(node);
 	else
 	{
 		node->current = 0;
@@ -1390,6 +1656,8 @@ gpusort_markpos(CustomScanState *cnode)
 		return;
 	if (node->tuplesort)
 		tuplesort_markpos(node->tuplesort);
+	else if (node->store)
+		tuplestore_copy_read_pointer(node->store, 0, 1);
 	else
 	{
 		node->markpos = node->current;
@@ -1406,6 +1674,8 @@ gpusort_restrpos(CustomScanState *cnode)
 		return;
 	if (node->tuplesort)
 		tuplesort_restorepos(node->tuplesort);
+	else if (node->store)
+		tuplestore_copy_read_pointer(node->store, 1, 0);
 	else
 	{
 		node->current = node->markpos;
@@ -1441,7 +1711,8 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 		gpusort_run(node);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	ok = node->tuplesort == NULL && node->stream == NULL;
+	ok = node->tuplesort == NULL && node->stream == NULL &&
+		node->merge == NULL && node->store == NULL;
 	*rows = ok ? node->tuples : NULL;
 	*n = ok ? node->nout : 0;
 	if (ps->instrument)

@@ -78,6 +78,9 @@ count_engine(GpuSortState *node, GsStatDelta *d)
 		d->c[gs_stat_classify(e->fallback, cpu_reasons, lengthof(cpu_reasons),
 							  GS_STAT_CPU_GPU_UNAVAILABLE)] += 1;
 	d->c[GS_STAT_BYTES] = info->stored_bytes;
+	/* runs written to temp files past gpusort.max_memory (sortspill.c) */
+	if (info->spill_runs > 0)
+		d->c[GS_STAT_SPILLS] = 1;
 	d->c[GS_STAT_TIE_GROUPS] = info->tie_groups;
 	d->c[GS_STAT_TIE_ROWS] = info->tie_rows;
 	d->c[GS_STAT_STRCOLL_CHECKS] = info->verified ? 1 : 0;

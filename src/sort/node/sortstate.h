@@ -10,7 +10,10 @@
  * The state's invariants are sortnode.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
  * rows, in input order until the sort and in output order after it; info
- * describes the last sort for EXPLAIN ANALYZE.
+ * describes the last sort for EXPLAIN ANALYZE.  Once spilling, the rows
+ * stored so far went to runs[0 .. nruns) in temp files (sortspill.c) and
+ * tuples[] holds only those read since; after the input, the rows come
+ * from merge, or from store when the merge filled a tuplestore.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,6 +25,7 @@
 #include "nodes/execnodes.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+#include "utils/tuplestore.h"
 
 #include "engine.h"
 #include "memaccount.h"
@@ -30,6 +34,8 @@
 #include "rowstream.h"
 #include "sortkey.h"
 #include "sortpar.h"
+#include "spillmerge.h"
+#include "spillrun.h"
 #include "threads.h"
 
 /* rows from which key building and gathering run on threads */
@@ -78,6 +84,13 @@ typedef struct GsRunInfo
 	double		ms_sort;
 	double		ms_ties;
 	double		ms_emit;
+	int			spill_runs;		/* runs written to temp files (sortspill.c) */
+	uint64		spill_bytes;	/* their bytes */
+	int			merge_ways;		/* runs merged at once */
+	double		ms_spill;		/* writing the runs */
+	double		ms_merge;		/* merging them, as rows are returned */
+	int			merge_passes;	/* runs merged into longer runs meanwhile */
+	bool		spill_stored;	/* merged into a tuplestore (random access) */
 } GsRunInfo;
 
 typedef struct GpuSortState
@@ -118,6 +131,7 @@ typedef struct GpuSortState
 	int			raw_bytes;
 	uint64		ntuples;
 	uint64		maxtuples;
+	uint64		prefaulted_rows;	/* the arrays are faulted in this far */
 	Size		shared_bytes;	/* rows that stay in participants' memory */
 	GsReservation *reservation;	/* of the server-wide account (runcxt) */
 	Size		reserved_to;	/* stored_bytes may grow this far */
@@ -132,6 +146,16 @@ typedef struct GpuSortState
 	uint64		markpos;
 	bool		mark_eof;
 	Tuplesortstate *tuplesort;	/* the fallback, when it runs */
+
+	/* sorted runs in temp files, once the rows outgrew the budget */
+	bool		spilling;		/* runs written or to be written */
+	GsRun	  **runs;			/* [nruns] (runcxt) */
+	int			nruns;
+	int			maxruns;
+	GsMerge    *merge;			/* the rows come from here, or NULL */
+	int			spill_vcol;		/* a libc prefix's column in the key, or -1 */
+	Tuplestorestate *store;		/* the merged rows, for backward scans and
+								 * marks, or NULL */
 
 	GsRunInfo	info;
 } GpuSortState;
@@ -236,6 +260,31 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 	}
 	return 0;
 }
+
+/* ---- sortspill.c: runs in temp files and their merge ------------------------- */
+
+/* prefetch distance (rows) and depth (cache lines) of the rows written to a run */
+#define GS_SPILL_PREFETCH	32
+#define GS_SPILL_PREFETCH_LINES	3
+
+/* the one key layout of every run of the sort */
+extern void gs_spill_fix_layout(GpuSortState *node);
+
+/*
+ * Writes the stored rows in output order (order[0 .. ntuples)) with their
+ * keys as a new run: the sorter's keys at each rank when keys_by_rank,
+ * else each row's own key built again.
+ */
+extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
+							   const uint32 *order, bool keys_by_rank);
+extern uint64 *gs_spill_run_keys(GpuSortState *node, GsSorter *sorter,
+								 const uint32 *order, bool keys_by_rank);
+extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
+extern void gs_spill_start_merge(GpuSortState *node);
+extern void gs_spill_materialize(GpuSortState *node);
+extern MinimalTuple gs_spill_next(GpuSortState *node);
+extern void gs_spill_rewind(GpuSortState *node);
+extern void gs_spill_close(GpuSortState *node);
 
 /* ---- sortstat.c: the gpusort_stat view's counts ------------------------------- */
 

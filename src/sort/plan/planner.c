@@ -48,10 +48,13 @@
  * the leader cannot beat, so the Gather Merge and its Sorts stay.
  *
  * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
- * replaced, whose first sort column has an encoding (sortkey.c), and whose
- * estimated rows fit gpusort.max_memory: elsewhere the node could only hand
- * its rows to one tuplesort, in one process, where stock's plan may sort in
- * every parallel worker.  gpusort.enabled = off leaves plans alone.
+ * replaced, and whose first sort column has an encoding (sortkey.c).  A
+ * Sort estimated past gpusort.max_memory becomes a GpuSort that writes
+ * sorted runs to temp files and merges them (sortspill.c) where it is
+ * serial and unbounded, as the Sort itself is; a Gather Merge estimated
+ * past it keeps its workers' Sorts, which one process writing runs cannot
+ * beat, and a bounded one stays a top-N Sort.  gpusort.enabled = off leaves
+ * plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -120,30 +123,38 @@ static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 #define GS_PLAN_ROW_OVERHEAD	96
 
 /*
- * Is a sort (or Gather Merge) on these columns for GpuSort?  Where the node
- * would only hand its rows to a tuplesort at run time -- no encoding for
- * the first sort column, or more rows than its memory budget holds -- the
- * stock plan stays as the planner made it, parallel workers' Sorts and all:
- * a tuplesort in the GpuSort node would run in one process where stock
- * sorts in every worker.
+ * Is a sort (or Gather Merge) on these columns for GpuSort?  Not where the
+ * node would only hand its rows to a tuplesort at run time: no encoding for
+ * the first sort column.  A sort estimated past its memory budget is one
+ * for runs in temp files (sortspill.c): GS_FITS_NOT, which only a serial,
+ * unbounded Sort takes; elsewhere the stock plan stays as the planner made
+ * it, parallel workers' Sorts and all (the node's runs are written by one
+ * process where stock sorts in every worker).
  */
-static bool
+typedef enum GsEligible
+{
+	GS_NOT_ELIGIBLE,
+	GS_FITS,
+	GS_FITS_NOT
+} GsEligible;
+
+static GsEligible
 eligible(Plan *sort, Oid sortop0, Oid collation0)
 {
 	GsStatCounter why;
 
 	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
 		why = GS_STAT_STOCK_MIN_ROWS;
-	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
-			 (double) gpusort_memory_budget())
-		why = GS_STAT_STOCK_MAX_MEMORY;
 	else if (!gs_keys_encodable(sortop0, collation0))
 		why = GS_STAT_STOCK_NO_ENCODING;
+	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
+			 (double) gpusort_memory_budget())
+		return GS_FITS_NOT;
 	else
-		return true;
+		return GS_FITS;
 	/* gpusort_stat's planned-stock counts, one per plan node */
 	gs_stat_count(why);
-	return false;
+	return GS_NOT_ELIGIBLE;
 }
 
 /*
@@ -339,19 +350,30 @@ static Plan *
 replace_sort(GsPlanWalk *w, Sort *sort, const GsLimit *limit)
 {
 	Plan	   *child = walk_plan(w, sort->plan.lefttree, NULL);
+	GsEligible	e = eligible(&sort->plan, sort->sortOperators[0],
+							 sort->collations[0]);
 	bool		parallel;
 
 	sort->plan.lefttree = child;
-	if (!eligible(&sort->plan, sort->sortOperators[0], sort->collations[0]))
+	if (e == GS_NOT_ELIGIBLE)
 		return (Plan *) sort;
+	if (e == GS_FITS_NOT && limit != NULL)
+	{
+		/* a top-N sort past the budget stays stock's */
+		gs_stat_count(GS_STAT_STOCK_MAX_MEMORY);
+		return (Plan *) sort;
+	}
 
-	/* a Sort over a Gather: the participants store the rows */
-	parallel = parallel_ok(w, child, limit);
+	/*
+	 * A Sort over a Gather: the participants store the rows; unless they
+	 * would not fit, and the node is to write runs (serially, as the Sort).
+	 */
+	parallel = e == GS_FITS && parallel_ok(w, child, limit);
 	if (parallel)
 		child->lefttree = make_store(w, child->lefttree, sort->numCols,
 									 sort->sortColIdx, sort->sortOperators,
 									 sort->collations, sort->nullsFirst);
-	else if (limit == NULL && w->use_parallel)
+	else if (e == GS_FITS && limit == NULL && w->use_parallel)
 	{
 		/* a Sort over a serial scan that workers could share */
 		Plan	   *gather = parallelize_scan(w, child, sort);
@@ -439,9 +461,13 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	Plan	   *scan = sort->plan.lefttree;
 	Gather	   *gather;
 	bool		parallel;
+	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
 
-	if (!eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]))
+	if (e != GS_FITS)
 	{
+		/* past the budget: the workers keep sorting (their Sorts may write runs) */
+		if (e == GS_FITS_NOT)
+			gs_stat_count(GS_STAT_STOCK_MAX_MEMORY);
 		gm->plan.lefttree = walk_plan(w, gm->plan.lefttree, NULL);
 		return (Plan *) gm;
 	}

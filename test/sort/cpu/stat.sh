@@ -6,9 +6,10 @@
 #     exactly: serial sorts on the CPU for each reason the GPU is not used
 #     (gpusort.device = cpu, too few rows for auto, the GPU sessions cap or,
 #     in a build without CUDA, no GPU), a parallel sort (counted once, not
-#     per worker), run-time fallbacks to tuplesort (past gpusort.max_memory,
-#     spilling; past gpusort.max_total_memory), sorts the planner leaves to
-#     stock (under gpusort.min_rows, past gpusort.max_memory, no encoder),
+#     per worker), sorts that write runs to temp files (past
+#     gpusort.max_memory at run time and by the planner's estimate; past
+#     gpusort.max_total_memory), sorts the planner leaves to stock (under
+#     gpusort.min_rows, no encoder),
 #     a GpuWindow computed and one whose WindowAgg ran, a libc collation's
 #     strcoll check (its ties as EXPLAIN ANALYZE showed them), and a cancel
 #     (statement_timeout) while the sort reads its input;
@@ -69,8 +70,8 @@ check() {
 q postgres "CREATE DATABASE statdb" >/dev/null || exit 1
 q statdb "CREATE EXTENSION gpusort" >/dev/null || exit 1
 q statdb "
-CREATE TABLE t (i int, s text, iv int4range);
-INSERT INTO t SELECT g, md5(g::text), int4range(g % 101, g % 101 + 10) FROM generate_series(1, 20000) g;
+CREATE TABLE t (i int, s text, iv interval);
+INSERT INTO t SELECT g, md5(g::text), (g % 101) * interval '1 hour' FROM generate_series(1, 20000) g;
 ANALYZE t;
 -- t's rows, which the planner expects to be 100: a sort planned for few rows that gets many
 CREATE FUNCTION t_rows() RETURNS SETOF t LANGUAGE plpgsql ROWS 100 AS
@@ -105,25 +106,26 @@ SET gpusort.device = cpu;
 $par
 SELECT * FROM t ORDER BY i;
 SET max_parallel_workers_per_gather = 0;
--- W5 more rows than planned, past gpusort.max_memory: tuplesort, spilling
+-- W5 more rows than planned, past gpusort.max_memory: runs in temp files
 SET gpusort.max_memory = '1MB';
 SET work_mem = '64kB';
 SELECT * FROM t_rows() ORDER BY i;
--- W6 the GpuWindow over that: its WindowAgg runs (tuplesort again, spilling)
+-- W6 the GpuWindow over that: its WindowAgg runs (the sort writes runs again)
 SELECT i, row_number() OVER (ORDER BY i) FROM t_rows();
--- W7 planned stock: past gpusort.max_memory
+-- W7 planned past gpusort.max_memory: a GpuSort that writes runs
 SELECT * FROM t ORDER BY s COLLATE "C";
 RESET work_mem;
 RESET gpusort.max_memory;
--- W8 planned stock: no encoder for int4range
-SELECT * FROM t ORDER BY iv, i;
+-- W8 planned stock: no encoder for a non-default operator class (interval
+-- has one since the keys' dictionary ranks and interval keys)
+SELECT * FROM t ORDER BY s USING ~<~, i;
 -- W9 planned stock: under gpusort.min_rows
 SET gpusort.min_rows = 100000;
 SELECT * FROM t ORDER BY i;
 SET gpusort.min_rows = 0;
 -- W10 a GpuWindow computed
 SELECT i, row_number() OVER (ORDER BY i) FROM t;
--- W11 the server's sorts would hold more than gpusort.max_total_memory: tuplesort in memory
+-- W11 the server's sorts would hold more than gpusort.max_total_memory: runs
 SET gpusort.max_total_memory = '1MB';
 SELECT * FROM t ORDER BY i;
 RESET gpusort.max_total_memory;
@@ -139,12 +141,11 @@ ex=$(q statdb "SELECT concat_ws('|', p->>'Tie Groups', p->>'Tie Rows', p ? 'Veri
 IFS='|' read -r tgroups trows verified resorted <<<"$ex"
 [ "$verified" = t ] && checks=1 || checks=0
 [ "$resorted" = true ] && repairs=1 || repairs=0
-check statdb "the workload" sorts_cpu=6 sorts_tuplesort=3 sorts_cancelled=1 \
-	cpu_by_setting=4 cpu_few_rows=1 $cap=1 \
-	tuplesort_max_memory=2 tuplesort_total_memory=1 \
-	stock_min_rows=1 stock_no_encoding=1 stock_max_memory=1 \
-	rows_sorted=180000 tie_groups="$tgroups" tie_rows="$trows" \
-	strcoll_checks=$checks strcoll_repairs=$repairs spills=2 \
+check statdb "the workload" sorts_cpu=10 sorts_cancelled=1 \
+	cpu_by_setting=8 cpu_few_rows=1 $cap=1 \
+	stock_min_rows=1 stock_no_encoding=1 \
+	rows_sorted=200000 tie_groups="$tgroups" tie_rows="$trows" \
+	strcoll_checks=$checks strcoll_repairs=$repairs spills=4 \
 	windows_computed=1 windows_tuplesort=1
 [ "$checks" = 1 ] || echo "note: the en_US.utf8 sort was not checked with strcoll ($ex)"
 times=$(q statdb "SELECT intake_ms > 0 AND sort_ms > 0 AND keys_ms > 0 AND window_ms > 0 AND bytes_sorted > 0
@@ -155,12 +156,11 @@ times=$(q statdb "SELECT intake_ms > 0 AND sort_ms > 0 AND keys_ms > 0 AND windo
 q statdb "SELECT gpusort_stat_reset((SELECT oid FROM pg_database WHERE datname = 'postgres'))" >/dev/null
 q postgres "SELECT count(*) FROM (SELECT * FROM generate_series(1, 10) g ORDER BY g OFFSET 0) s" >/dev/null
 check postgres "another database" sorts_cpu=1 cpu_by_setting=1 rows_sorted=10
-check statdb "this database after the other's sort" sorts_cpu=6 sorts_tuplesort=3 sorts_cancelled=1 \
-	cpu_by_setting=4 cpu_few_rows=1 $cap=1 \
-	tuplesort_max_memory=2 tuplesort_total_memory=1 \
-	stock_min_rows=1 stock_no_encoding=1 stock_max_memory=1 \
-	rows_sorted=180000 tie_groups="$tgroups" tie_rows="$trows" \
-	strcoll_checks=$checks strcoll_repairs=$repairs spills=2 \
+check statdb "this database after the other's sort" sorts_cpu=10 sorts_cancelled=1 \
+	cpu_by_setting=8 cpu_few_rows=1 $cap=1 \
+	stock_min_rows=1 stock_no_encoding=1 \
+	rows_sorted=200000 tie_groups="$tgroups" tie_rows="$trows" \
+	strcoll_checks=$checks strcoll_repairs=$repairs spills=4 \
 	windows_computed=1 windows_tuplesort=1
 
 # ---- 3. reset ----------------------------------------------------------------------

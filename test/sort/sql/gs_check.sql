@@ -163,6 +163,8 @@ BEGIN
 		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
 		ln := regexp_replace(ln, '\(\d+kB faulted in ahead\)', '(NkB faulted in ahead)', 'g');
 		ln := regexp_replace(ln, 'Reserved: \d+kB', 'Reserved: NkB', 'g');
+		ln := regexp_replace(ln, 'Spill: (\d+) runs, \d+kB written', 'Spill: \1 runs, NkB written', 'g');
+		ln := regexp_replace(ln, '(Spill Written): \d+', '\1: N', 'g');
 		ln := regexp_replace(ln, '(Memory Used|Memory Faulted In Ahead|Memory Reserved): \d+', '\1: N', 'g');
 		RETURN NEXT ln;
 	END LOOP;

@@ -1,0 +1,210 @@
+-- GpuSort beyond gpusort.max_memory: the rows that outgrow the budget are
+-- sorted in runs written to temp files and merged (sortspill.c).  Every
+-- result is compared with stock's, whole and in order: every key type,
+-- DESC and NULLS, text under C.UTF-8, C and en_US.UTF-8, ties across run
+-- boundaries, several key columns, windows and GROUP BY over a spilled
+-- sort, SCROLL cursors, mark/restore under a merge join, rescans, stale
+-- statistics, temp_file_limit and a cancel during the merge.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.device = cpu;
+SET max_parallel_workers_per_gather = 0;
+-- gs_check(q) and explain_masked(q), shared by the sort tests: test/sort/sql/gs_check.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\set ECHO all
+
+-- spill(q): the runs q's (first) GpuSort wrote and merged, from EXPLAIN
+-- ANALYZE: '5..20 runs' when between 5 and 20, else the number; the last
+-- rows stay in memory, one more way of the merge
+CREATE FUNCTION spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	m text[];
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		m := regexp_match(ln, 'Spill: (\d+) runs, \d+kB written, merged (\d+) ways(.*)$');
+		IF m IS NOT NULL THEN
+			RETURN CASE WHEN m[1]::int BETWEEN 5 AND 20 THEN '5..20 runs'
+						WHEN m[1]::int > 32 THEN 'more than 32 runs'
+						ELSE m[1] || ' runs' END ||
+				CASE WHEN m[2]::int = m[1]::int + 1 THEN ', and the rows in memory, merged'
+					 WHEN m[2]::int < m[1]::int AND m[2]::int <= 33 THEN ', merged at most 33 ways'
+					 ELSE ', merged ' || m[2] || ' ways' END ||
+				m[3];
+		END IF;
+	END LOOP;
+	RETURN 'no runs';
+END
+$f$;
+
+-- temp files of the server now (superuser)
+CREATE FUNCTION temp_files() RETURNS bigint LANGUAGE sql AS
+$$ SELECT count(*) FROM pg_ls_tmpdir() $$;
+
+CREATE TABLE sp (id int, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8,
+				 n numeric, t text, lp text, ts timestamptz, d date, u uuid,
+				 b bool, by bytea, k int4);
+INSERT INTO sp
+SELECT i,
+	   CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint4(i) % 30000)::int2 END,
+	   CASE WHEN i % 89 = 0 THEN NULL ELSE hashint4(i * 7) END,
+	   CASE WHEN i % 83 = 0 THEN NULL ELSE hashint8(i) END,
+	   CASE WHEN i % 79 = 0 THEN NULL WHEN i % 1000 = 3 THEN 'NaN'
+			WHEN i % 1000 = 4 THEN '-0' ELSE (hashint4(-i) % 100000) / 7.0 END,
+	   CASE WHEN i % 73 = 0 THEN NULL WHEN i % 1000 = 5 THEN '-Infinity'
+			ELSE (hashint4(i + 5) % 100000) / 3.0 END,
+	   CASE WHEN i % 71 = 0 THEN NULL WHEN i % 1000 = 6 THEN 'NaN'
+			ELSE (hashint4(i * 3) % 1000000) / 100.0 END,
+	   CASE WHEN i % 67 = 0 THEN NULL ELSE md5((i % 20000)::text) END,
+	   -- a prefix longer than any key: the comparators order these
+	   'a long common prefix, longer than the key: ' || (hashint4(i) % 5000)::text,
+	   timestamptz '2026-01-01' + (hashint4(i) % 100000) * interval '1 minute',
+	   date '2000-01-01' + (hashint4(i * 11) % 5000),
+	   md5(i::text)::uuid,
+	   CASE WHEN i % 61 = 0 THEN NULL ELSE i % 3 = 0 END,
+	   decode(md5((i % 7000)::text), 'hex'),
+	   i % 7
+  FROM generate_series(1, 36000) i;
+ANALYZE sp;
+
+-- within the planner's estimate: one sort in memory
+SELECT spill('SELECT * FROM sp ORDER BY i8, id');
+-- a small budget: the planner's estimate is past it, so the Sort becomes a
+-- GpuSort that writes runs (a stock Sort without gpusort)
+SET gpusort.max_memory = '1MB';
+EXPLAIN (COSTS OFF) SELECT * FROM sp ORDER BY i8, id;
+SELECT regexp_replace(explain_masked, '\d+', 'N', 'g') AS plan
+  FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM sp ORDER BY i8, id');
+SELECT spill('SELECT * FROM sp ORDER BY i8, id');
+SELECT spill('SELECT * FROM sp ORDER BY t, id');
+-- the other formats' properties
+SELECT regexp_replace(l, '\d+', 'N', 'g') AS yaml
+  FROM explain_masked('EXPLAIN (ANALYZE, FORMAT YAML, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM sp ORDER BY t, id') AS e,
+	   regexp_split_to_table(e, '\n') AS l
+ WHERE l ~ 'Spill|Merge';
+
+-- every key type, both directions, NULLs first and last
+SELECT gs_check('SELECT * FROM sp ORDER BY i2, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY i4 DESC, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY i8 NULLS FIRST, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY f4, id DESC');
+SELECT gs_check('SELECT * FROM sp ORDER BY f8 DESC NULLS LAST, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY n, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY n DESC, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY ts, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY d DESC, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY u');
+SELECT gs_check('SELECT * FROM sp ORDER BY b, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY by, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY by DESC, id');
+-- text: the database's C.UTF-8 (bytes), C, en_US.UTF-8 (strxfrm prefixes,
+-- each run checked with strcoll, the merge's ties and prefix differences
+-- settled by the comparators)
+SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t DESC NULLS LAST, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "C", id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8" DESC, id');
+SELECT spill('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
+-- a strcoll disagreement in every run (gpusort.debug_scramble_keys): each
+-- run is repaired, and its rows written with keys built again from them
+SET gpusort.debug_scramble_keys = on;
+SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
+RESET gpusort.debug_scramble_keys;
+-- ties across every run boundary: a key of 7 values, a prefix longer
+-- than the key, whole rows equal on the sort columns
+SELECT gs_check('SELECT * FROM sp ORDER BY k, id');
+SELECT gs_check('SELECT k, i2 FROM sp ORDER BY k, i2');
+SELECT gs_check('SELECT k FROM sp ORDER BY k DESC');
+SELECT gs_check('SELECT * FROM sp ORDER BY lp, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY lp COLLATE "en_US.utf8" DESC, id');
+SELECT gs_check('SELECT lp FROM sp ORDER BY lp');
+-- several key columns, the later ones past the key
+SELECT gs_check('SELECT * FROM sp ORDER BY k, b, i2, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY k DESC, t, i8 NULLS FIRST, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY lp, n DESC, id');
+
+-- more runs than one merge reads at once: 32 of them merged into one
+-- longer run first
+SELECT spill('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
+SELECT gs_check('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
+
+-- windows and GROUP BY over a spilled sort
+SELECT gs_check('SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY i8, id) AS r FROM sp ORDER BY k, r');
+SELECT gs_check('SELECT id, sum(i4) OVER (ORDER BY t, id) AS s FROM sp ORDER BY id');
+SET enable_hashagg = off;
+SELECT gs_check('SELECT lp, count(*) AS c, sum(i8) AS s FROM sp GROUP BY lp ORDER BY lp');
+SELECT gs_check('SELECT DISTINCT t FROM sp ORDER BY t');
+RESET enable_hashagg;
+
+-- SCROLL cursors (the merge into a tuplestore), and a forward one
+SELECT spill('SELECT * FROM sp ORDER BY t, id');
+SELECT gs_cursor_check('SELECT * FROM sp ORDER BY t, id');
+SELECT gs_cursor_check('SELECT * FROM sp ORDER BY lp DESC, id');
+BEGIN;
+DECLARE c CURSOR FOR SELECT id, t FROM sp ORDER BY t DESC, id;
+FETCH 3 FROM c;
+MOVE 30000 IN c;
+FETCH 2 FROM c;
+COMMIT;
+
+-- mark/restore under a merge join: both sides spill, many duplicates
+-- (work_mem for stock's plan: no Materialize over the inner sort)
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET work_mem = '64MB';
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM sp a JOIN sp b ON a.k = b.k AND a.lp = b.lp;
+SELECT gs_check('SELECT a.id AS a, b.id AS b FROM sp a JOIN sp b ON a.k = b.k AND a.lp = b.lp ORDER BY a.id, b.id');
+SELECT gs_check('SELECT a.id AS a, a.t, b.id AS b FROM sp a JOIN sp b ON a.t = b.t ORDER BY 1, 3');
+RESET work_mem;
+RESET enable_nestloop;
+RESET enable_hashjoin;
+
+-- rescans: the merge starts over for each outer row (the sort's input
+-- unchanged), or the sort runs again (its input's parameter changed)
+SELECT gs_check('SELECT s.x, (SELECT string_agg(q.id::text, '','') FROM (SELECT id, t FROM sp ORDER BY t, id OFFSET 0) q WHERE q.id % 9000 = s.x) AS v FROM generate_series(1, 3) s(x)');
+SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.t, '','')) FROM (SELECT t FROM sp WHERE id % 3 <> s.x ORDER BY t OFFSET 0) q) AS v FROM generate_series(1, 3) s(x)');
+
+-- stale statistics: the planner expects 1% of the rows, within the
+-- budget; the sort outgrows it while reading and turns to runs
+CREATE TABLE stale (id int, t text, v int8) WITH (autovacuum_enabled = off);
+INSERT INTO stale SELECT i, md5(i::text), hashint4(i) FROM generate_series(1, 600) i;
+ANALYZE stale;
+INSERT INTO stale SELECT i, md5(i::text), hashint4(i) FROM generate_series(601, 60000) i;
+EXPLAIN (COSTS OFF) SELECT * FROM stale ORDER BY t;
+SELECT spill('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY v DESC, id');
+
+-- temp_file_limit: stock's ERROR, with GpuSort and without, and no temp
+-- file or reservation left behind
+SET temp_file_limit = '1MB';
+SELECT count(*) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) q;
+SET gpusort.enabled = off;
+SELECT count(*) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) q;
+RESET gpusort.enabled;
+RESET temp_file_limit;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+
+-- a cancel during the merge (the rows come slowly): the same
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) s) q;
+RESET statement_timeout;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+
+-- a bounded sort estimated past the budget keeps stock's top-N Sort
+SELECT spill('SELECT * FROM sp ORDER BY t, id LIMIT 10');
+SELECT gs_check('SELECT * FROM sp ORDER BY t, id LIMIT 10');
+-- the session still sorts in memory, and spills, with the same results
+RESET gpusort.max_memory;
+SELECT spill('SELECT * FROM sp ORDER BY t, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
+DROP TABLE sp, stale;

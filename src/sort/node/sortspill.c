@@ -1,0 +1,398 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortspill.c
+ *	  The GpuSort node beyond its memory budget: sorted runs in temp files
+ *	  and their merge (the node's side of src/sort/spill/).
+ *
+ * When the stored rows outgrow gpusort.max_memory (or the server-wide
+ * account, or 32-bit row numbers), sortnode.c sorts them as usual -- keys,
+ * engine, ties, strcoll check -- and, instead of gathering them into output
+ * order, hands the order to gs_spill_write_run, which writes the rows in
+ * that order with their keys as one run (spillrun.c); the node then frees
+ * the rows and goes on reading.  At the end of the input the last rows
+ * become the last run, kept in memory (gs_spill_keep_run), and the rows are
+ * returned from a d-way merge of the runs (spillmerge.c), one at a time,
+ * straight from the runs' read buffers: no second copy of the output is
+ * made.  A rescan starts the merge over; where backward scans or marks are
+ * asked for, the merge fills a tuplestore once (gs_spill_materialize).
+ *
+ * Every run's keys have one layout (gs_spill_fix_layout), fixed by
+ * statistics that cover any row (NULLs, the widest range, the longest
+ * string), so the keys of different runs compare with each other as the
+ * engine compared them within a run.  The merge orders two rows by
+ *
+ *	 - their keys, where they differ -- except where they first differ in a
+ *	   libc collation's strxfrm prefix, which PostgreSQL does not trust to
+ *	   agree with strcoll: there the comparators decide from that column on;
+ *	 - the comparators from the key's first inexact column on, where the
+ *	   keys are equal and the key does not decide everything;
+ *	 - run order, where the sort columns are equal (spillmerge.c).
+ *
+ * Invariant: each run is in an order stock's Sort could return (sortnode.c
+ * checks a libc prefix's order within the run, re-sorting it with the
+ * comparators if need be), and the comparison above agrees with the
+ * operators wherever it does not leave the order to them, so the merged
+ * output is too.  A run whose strcoll check repaired or re-sorted it no
+ * longer has its keys in the engine's rank order: its keys are then built
+ * again from each row (gs_spill_write_run), so every row travels with its
+ * own key.  Dictionary ranks (sortdict.c) number one run's values, so runs
+ * are keyed without them.
+ *
+ * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
+ * buffer of its own: where more runs accumulated (a budget small for the
+ * rows), runs are merged into one before the final merge (reduce_runs):
+ * GS_SPILL_MAX_WAYS runs at a time, or as few as bring the count down to
+ * GS_SPILL_MAX_WAYS (33 runs: the first two), each pass taking the runs
+ * after those the passes before wrote, so that a row is written again once
+ * per level (183 runs: 5 passes, 157 runs' rows written again), not at
+ * every pass.  A merged run takes the place of those it replaces, so run
+ * order, and with it stability, holds.
+ *
+ * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
+ * resource owner at the end of the transaction (ERROR, cancel).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+#include "engine.h"
+#include "sortkey.h"
+#include "sortstate.h"
+#include "spillmerge.h"
+#include "spillrun.h"
+#include "timing.h"
+
+/* the runs' key, at most this wide: two words */
+#define GS_SPILL_KEY_BYTES	16
+
+/* runs one merge reads at once, at most (see above) */
+#define GS_SPILL_MAX_WAYS	32
+
+static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
+
+/*
+ * Lays out the key of every run of this sort: statistics that cover any
+ * row make the layout independent of the rows seen, and the key is cut to
+ * GS_SPILL_KEY_BYTES (its prefix: the comparators settle the rest), which
+ * keeps the runs' files small.
+ */
+void
+gs_spill_fix_layout(GpuSortState *node)
+{
+	int			ncols = gs_keys_ncols_observed(node->keys);
+	GsKeyColStats *wide = palloc(sizeof(GsKeyColStats) * Max(ncols, 1));
+	int			c;
+
+	for (c = 0; c < gs_keys_nraw(node->keys); c++)
+		gs_keys_set_ranks(node->keys, c, NULL, 0);
+	gs_keys_stats_any(node->keys, wide);
+	gs_keys_merge_stats(node->keys, wide);
+	gs_keys_layout(node->keys, GS_KEY_MAX_BYTES);
+	if (gs_keys_nwords(node->keys) * 8 > GS_SPILL_KEY_BYTES)
+		gs_keys_layout(node->keys, GS_SPILL_KEY_BYTES);
+	node->spill_vcol = gs_keys_verified_column(node->keys);
+	pfree(wide);
+}
+
+/* the first GS_SPILL_PREFETCH_LINES cache lines of a row, ahead of its copy */
+static inline void
+prefetch_row(MinimalTuple tup)
+{
+	int			l;
+
+	for (l = 0; l < GS_SPILL_PREFETCH_LINES; l++)
+		gs_prefetch((char *) tup + l * 64);
+}
+
+/* the key of stored row row, built from the row */
+static void
+row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
+{
+	const uint8 *raw;
+
+	if (node->raw)
+		raw = node->raw + row * node->raw_bytes;
+	else
+	{
+		ExecStoreMinimalTuple(node->tuples[row], node->row_slot, false);
+		gs_keys_capture(node->keys, node->row_slot, rawbuf);
+		raw = rawbuf;
+	}
+	gs_keys_encode(node->keys, raw, row, key);
+}
+
+/* a new run in node->runs */
+static void
+add_run(GpuSortState *node, GsRun *run)
+{
+	if (node->nruns == node->maxruns)
+	{
+		node->maxruns = Max(8, node->maxruns * 2);
+		node->runs = node->runs ?
+			repalloc(node->runs, sizeof(GsRun *) * node->maxruns) :
+			MemoryContextAlloc(node->runcxt, sizeof(GsRun *) * node->maxruns);
+	}
+	node->runs[node->nruns++] = run;
+}
+
+/*
+ * Merges runs[first .. first + k) into one run, written out, which takes
+ * their place.
+ */
+static void
+merge_range(GpuSortState *node, int first, int k)
+{
+	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
+												  ALLOCSET_DEFAULT_SIZES);
+	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k, spill_compare,
+								   node);
+	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys));
+	GsRun	   *run;
+	uint64		i = 0;
+	int			r;
+
+	while ((run = gs_merge_next(m)) != NULL)
+	{
+		gs_run_write(out, run->key, run->tup);
+		if (++i % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	for (r = first; r < first + k; r++)
+		gs_run_close(node->runs[r]);
+	node->runs[first] = out;
+	memmove(node->runs + first + 1, node->runs + first + k,
+			sizeof(GsRun *) * (node->nruns - first - k));
+	node->nruns -= k - 1;
+	node->info.spill_bytes += out->bytes;
+	node->info.merge_passes++;
+	MemoryContextDelete(passcxt);
+}
+
+/* merges runs until GS_SPILL_MAX_WAYS are left at most (above) */
+static void
+reduce_runs(GpuSortState *node)
+{
+	int			merged = 0;		/* runs[0 .. merged): this level's passes */
+
+	while (node->nruns > GS_SPILL_MAX_WAYS)
+	{
+		int			k = Min(GS_SPILL_MAX_WAYS, node->nruns - GS_SPILL_MAX_WAYS + 1);
+
+		/* no k runs after this level's: the next level merges those */
+		if (merged + k > node->nruns)
+			merged = 0;
+		merge_range(node, merged, k);
+		merged++;
+	}
+}
+
+/*
+ * Writes the stored rows in the given order, with their keys, as a new run.
+ * keys_by_rank: the sorter's keys in sorted order match order (ties only
+ * permuted rows of equal keys); otherwise each row's key is built again.
+ */
+void
+gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
+				   bool keys_by_rank)
+{
+	int			nwords = gs_keys_nwords(node->keys);
+	uint64		n = node->ntuples;
+	uint8	   *rawbuf = palloc(node->raw_bytes);
+	uint64		key[GS_MAX_KEY_WORDS];
+	GsRun	   *run;
+	uint64		i;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	run = gs_run_create(node->runcxt, nwords);
+	add_run(node, run);
+
+	for (i = 0; i < n; i++)
+	{
+		/*
+		 * Two random reads a row, each prefetched ahead: the row's pointer
+		 * (far ahead), then the row it points to (nearer, its pointer then
+		 * in cache)
+		 */
+		if (i + 2 * GS_SPILL_PREFETCH < n)
+			gs_prefetch(&node->tuples[order[i + 2 * GS_SPILL_PREFETCH]]);
+		if (i + GS_SPILL_PREFETCH < n)
+			prefetch_row(node->tuples[order[i + GS_SPILL_PREFETCH]]);
+		if (keys_by_rank)
+			gs_run_write(run, gs_sorter_key(sorter, i), node->tuples[order[i]]);
+		else
+		{
+			row_key(node, order[i], rawbuf, key);
+			gs_run_write(run, key, node->tuples[order[i]]);
+		}
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
+	node->info.spill_runs++;
+	node->info.spill_bytes += run->bytes;
+	node->info.ms_spill += gs_elapsed_ms(start);
+}
+
+/*
+ * The keys of the stored rows in the given order, in a new array (runcxt):
+ * the last rows of a sort stay in memory as its last run, and their keys
+ * must outlive the sorter.  keys_by_rank as for gs_spill_write_run.
+ */
+uint64 *
+gs_spill_run_keys(GpuSortState *node, GsSorter *sorter, const uint32 *order,
+				  bool keys_by_rank)
+{
+	int			nwords = gs_keys_nwords(node->keys);
+	uint64		n = node->ntuples;
+	uint64	   *keys = gs_huge_alloc(node->runcxt,
+									 sizeof(uint64) * nwords * Max(n, 1));
+	uint8	   *rawbuf;
+	uint64		i;
+
+	if (keys_by_rank)
+	{
+		if (n > 0)
+			memcpy(keys, gs_sorter_key(sorter, 0), sizeof(uint64) * nwords * n);
+		return keys;
+	}
+	rawbuf = palloc(node->raw_bytes);
+	for (i = 0; i < n; i++)
+	{
+		row_key(node, order[i], rawbuf, keys + i * nwords);
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	pfree(rawbuf);
+	return keys;
+}
+
+/*
+ * The stored rows, node->tuples[0 .. ntuples) in output order with their
+ * keys (gs_spill_run_keys), become the last run, read from memory.
+ */
+void
+gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
+{
+	add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
+								   keys, node->tuples, node->ntuples));
+}
+
+/* the merge's order of the current rows of runs a and b (see above) */
+static int
+spill_compare(void *arg, const GsRun *a, const GsRun *b)
+{
+	GpuSortState *node = (GpuSortState *) arg;
+	int			c = gs_key_cmp(a->key, b->key, a->nwords);
+	int			from;
+
+	if (c != 0)
+	{
+		if (node->spill_vcol < 0 ||
+			!gs_keys_differ_in(node->keys, node->spill_vcol, a->key, b->key))
+			return c;
+		from = node->spill_vcol;
+	}
+	else
+	{
+		from = gs_keys_first_inexact(node->keys);
+		if (from >= node->nkeys)
+			return 0;
+	}
+	ExecStoreMinimalTuple(a->tup, node->row_slot, false);
+	ExecStoreMinimalTuple(b->tup, node->cmp_slot, false);
+	return gs_sort_compare_slots(node, node->row_slot, node->cmp_slot, from);
+}
+
+/* all runs are written: the merge starts at their first rows */
+void
+gs_spill_start_merge(GpuSortState *node)
+{
+	instr_time	start;
+
+	node->spill_vcol = gs_keys_verified_column(node->keys);
+	INSTR_TIME_SET_CURRENT(start);
+	reduce_runs(node);
+	node->info.ms_spill += gs_elapsed_ms(start);
+	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
+								 spill_compare, node);
+	node->info.merge_ways = node->nruns;
+}
+
+/* the next merged row, or NULL; valid until the next call */
+MinimalTuple
+gs_spill_next(GpuSortState *node)
+{
+	GsRun	   *run;
+	instr_time	start;
+
+	if (node->time_emit)
+		INSTR_TIME_SET_CURRENT(start);
+	run = gs_merge_next(node->merge);
+	/* the comparators may have left rows in these slots */
+	ExecClearTuple(node->row_slot);
+	ExecClearTuple(node->cmp_slot);
+	if (node->time_emit)
+		node->info.ms_merge += gs_elapsed_ms(start);
+	return run ? run->tup : NULL;
+}
+
+/*
+ * Where backward scans or mark/restore are asked for (a SCROLL cursor, the
+ * inner side of a merge join), the merged rows go to a tuplestore, as a
+ * Material node would keep them (in work_mem, then in a temp file of its
+ * own), and the runs are closed: the node returns rows from there.  Read
+ * pointer 1 is the mark.
+ */
+void
+gs_spill_materialize(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
+	int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
+	MinimalTuple tup;
+	uint64		i = 0;
+
+	node->store = tuplestore_begin_heap(true, false, work_mem);
+	tuplestore_set_eflags(node->store, eflags);
+	(void) tuplestore_alloc_read_pointer(node->store, eflags);
+	while ((tup = gs_spill_next(node)) != NULL)
+	{
+		ExecStoreMinimalTuple(tup, node->row_slot, false);
+		tuplestore_puttupleslot(node->store, node->row_slot);
+		if (++i % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(node->row_slot);
+	gs_spill_close(node);
+	node->info.spill_stored = true;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* a rescan: the merge starts over */
+void
+gs_spill_rewind(GpuSortState *node)
+{
+	gs_merge_rewind(node->merge);
+}
+
+/* closes and deletes the runs' files */
+void
+gs_spill_close(GpuSortState *node)
+{
+	int			i;
+
+	for (i = 0; i < node->nruns; i++)
+		gs_run_close(node->runs[i]);
+	node->nruns = 0;
+	node->runs = NULL;
+	node->maxruns = 0;
+	node->merge = NULL;
+}

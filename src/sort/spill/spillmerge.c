@@ -1,0 +1,161 @@
+/*-------------------------------------------------------------------------
+ *
+ * spillmerge.c
+ *	  The d-way merge of sorted runs through a tree of losers.
+ *
+ * A tournament over the runs' current rows, kept as a tree of losers
+ * (Knuth, TAOCP vol. 3, 5.4.1): the k runs are the leaves k .. 2k - 1 of an
+ * implicit binary tree, each inner node 1 .. k - 1 holds the run that lost
+ * the match played there, and node 0 the overall winner: the run whose
+ * current row comes next.  After that row is returned, the run reads its
+ * next row and replays only the matches on its path to the root: one
+ * comparison a level, ceil(log2 k) a row, half what a binary heap needs
+ * (which compares both children at every level); the comparisons are what
+ * costs where they call PostgreSQL's comparators.  As in seed 000's d-way
+ * merge through a heap of buffers, each run is read through a buffer of its
+ * own (BufFile's) and only the heads of the runs are compared.
+ *
+ * A run at its end loses every match (an infinite row).  Rows cmp calls
+ * equal are ordered by run number, so the merge of runs written in input
+ * order is stable.
+ *
+ * gs_merge_next returns the winner's run and leaves it in place; the next
+ * call first reads the run's following row and replays its path.  So the
+ * row returned stays valid in its run's buffer until the following call,
+ * which is what the executor needs of a slot's row.
+ *
+ * Invariant: between calls, tree[0] is the run whose current row comes
+ * first among the runs not at their end (or one at its end when all are),
+ * and every inner node holds the loser of the match between the winners of
+ * its two subtrees; when pending is set, tree[0]'s row was returned and is
+ * still to be replaced.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "spillmerge.h"
+
+struct GsMerge
+{
+	GsRun	  **runs;
+	int			nruns;
+	int		   *tree;			/* [Max(nruns, 1)]: losers, tree[0] the winner */
+	bool	   *done;			/* [nruns]: the run is at its end */
+	bool		pending;		/* tree[0]'s row was returned */
+	GsMergeCmp	cmp;
+	void	   *arg;
+	uint64		ncompares;
+};
+
+/* does run a's current row come before run b's?  (a run at its end: never) */
+static inline bool
+beats(GsMerge *m, int a, int b)
+{
+	int			c;
+
+	if (m->done[a])
+		return false;
+	if (m->done[b])
+		return true;
+	m->ncompares++;
+	c = m->cmp(m->arg, m->runs[a], m->runs[b]);
+	return c < 0 || (c == 0 && a < b);
+}
+
+/* plays the matches below node; returns their winner, storing the losers */
+static int
+play(GsMerge *m, int node)
+{
+	int			l,
+				r;
+
+	if (node >= m->nruns)
+		return node - m->nruns;
+	l = play(m, 2 * node);
+	r = play(m, 2 * node + 1);
+	if (beats(m, l, r))
+	{
+		m->tree[node] = r;
+		return l;
+	}
+	m->tree[node] = l;
+	return r;
+}
+
+/* every run at its first row, and the tournament played */
+static void
+load_heads(GsMerge *m)
+{
+	int			i;
+
+	m->pending = false;
+	for (i = 0; i < m->nruns; i++)
+		m->done[i] = !(gs_run_rewind(m->runs[i]) && gs_run_next(m->runs[i]));
+	m->tree[0] = m->nruns > 1 ? play(m, 1) : 0;
+}
+
+GsMerge *
+gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns, GsMergeCmp cmp,
+			   void *arg)
+{
+	GsMerge    *m = MemoryContextAllocZero(cxt, sizeof(GsMerge));
+
+	m->runs = runs;
+	m->nruns = nruns;
+	m->tree = MemoryContextAllocZero(cxt, sizeof(int) * Max(nruns, 1));
+	m->done = MemoryContextAllocZero(cxt, sizeof(bool) * Max(nruns, 1));
+	m->cmp = cmp;
+	m->arg = arg;
+	if (nruns > 0)
+		load_heads(m);
+	return m;
+}
+
+GsRun *
+gs_merge_next(GsMerge *m)
+{
+	int			w;
+	int			p;
+
+	if (m->nruns == 0)
+		return NULL;
+	w = m->tree[0];
+	if (m->pending)
+	{
+		m->pending = false;
+		if (!gs_run_next(m->runs[w]))
+			m->done[w] = true;
+		/* the run's path to the root, from its leaf's parent */
+		for (p = (m->nruns + w) / 2; p > 0; p /= 2)
+		{
+			if (beats(m, m->tree[p], w))
+			{
+				int			t = m->tree[p];
+
+				m->tree[p] = w;
+				w = t;
+			}
+		}
+		m->tree[0] = w;
+	}
+	if (m->done[w])
+		return NULL;
+	m->pending = true;
+	return m->runs[w];
+}
+
+void
+gs_merge_rewind(GsMerge *m)
+{
+	if (m->nruns > 0)
+		load_heads(m);
+}
+
+uint64
+gs_merge_compares(const GsMerge *m)
+{
+	return m->ncompares;
+}

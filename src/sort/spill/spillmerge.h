@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ *
+ * spillmerge.h
+ *	  The d-way merge of a GpuSort's sorted runs through a tree of losers
+ *	  (spillmerge.c).
+ *
+ *	   m = gs_merge_begin(cxt, runs, nruns, cmp, arg);
+ *	   while ((run = gs_merge_next(m)) != NULL)
+ *		   use run->key, run->tup (valid until the next gs_merge_next)
+ *	   gs_merge_rewind(m);		to start over (a rescan)
+ *
+ * cmp orders the current rows of two runs as the sort does (keys, then
+ * PostgreSQL's comparators where the keys do not decide); rows it calls
+ * equal come in run order, so the merge is stable over runs written in
+ * input order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_SPILLMERGE_H
+#define GPUSORT_SPILLMERGE_H
+
+#include "spillrun.h"
+
+typedef int (*GsMergeCmp) (void *arg, const GsRun *a, const GsRun *b);
+
+typedef struct GsMerge GsMerge;
+
+extern GsMerge *gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns,
+							   GsMergeCmp cmp, void *arg);
+extern GsRun *gs_merge_next(GsMerge *m);
+extern void gs_merge_rewind(GsMerge *m);
+/* comparisons made so far (for EXPLAIN) */
+extern uint64 gs_merge_compares(const GsMerge *m);
+
+/* compares two keys of nwords words as the engines do (engine.h) */
+static inline int
+gs_key_cmp(const uint64 *a, const uint64 *b, int nwords)
+{
+	int			w;
+
+	for (w = 0; w < nwords; w++)
+	{
+		if (a[w] != b[w])
+			return a[w] < b[w] ? -1 : 1;
+	}
+	return 0;
+}
+
+#endif							/* GPUSORT_SPILLMERGE_H */
