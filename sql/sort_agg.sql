@@ -283,7 +283,7 @@ $$ BEGIN RETURN QUERY SELECT * FROM b; END $$;
 SET gpusort.max_memory = '1MB';
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM b_rows() GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM b_rows()');
-SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'GpuAgg Fallback: the sort went to tuplesort');
+SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'GpuAgg Fallback: the sort''s rows are not in memory');
 RESET gpusort.max_memory;
 SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'Groups: 1');
 

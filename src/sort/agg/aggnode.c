@@ -351,7 +351,7 @@ agg_run(GpuAggState *node)
 	node->why[0] = '\0';
 	if (!gs_sort_sorted_rows(input, &rows, &n))
 	{
-		start_fallback(node, "the sort went to tuplesort");
+		start_fallback(node, "the sort's rows are not in memory (a tuplesort, or runs in temp files)");
 		return;
 	}
 	node->runcxt = AllocSetContextCreate(node->css.ss.ps.state->es_query_cxt,

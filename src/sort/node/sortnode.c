@@ -1685,9 +1685,10 @@ gpusort_restrpos(CustomScanState *cnode)
 
 /*
  * The sorted rows of the GpuSort ps, as an array in output order, for a
- * GpuWindow above it (windownode.c) that reads them all at once instead of
- * one ExecProcNode at a time; false when the sort went to tuplesort, whose
- * rows only come one at a time (ExecProcNode still returns them all).  The
+ * GpuWindow or GpuAgg above it that reads them all at once instead of one
+ * ExecProcNode at a time; false when the rows are not held in memory (a
+ * tuplesort, or runs in temp files), whose rows only come one at a time
+ * (ExecProcNode still returns them all).  The
  * rows stay the node's until it is rescanned or ended.
  */
 bool

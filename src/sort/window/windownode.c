@@ -714,7 +714,7 @@ window_run(GpuWindowState *node)
 	node->why[0] = '\0';
 	if (!gs_sort_sorted_rows(input, &rows, &n))
 	{
-		start_fallback(node, "the sort went to tuplesort");
+		start_fallback(node, "the sort's rows are not in memory (a tuplesort, or runs in temp files)");
 		return;
 	}
 	bytes = window_bytes(node, n);
