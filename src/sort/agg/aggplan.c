@@ -473,6 +473,8 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 	SortKeys	keys;
 	bool		inserted = false;
 
+	/* set by sort_to_extend; zeroed for compilers that cannot see that */
+	memset(&old, 0, sizeof(old));
 	if (agg_supported(agg, &collect))
 	{
 		sort = sort_to_extend(agg, &old);
