@@ -97,7 +97,12 @@ physical_memory(void)
 	return (Size) pages * (Size) pagesize;
 }
 
-Size
+/*
+ * The memory available to the server (cgroup limit or physical memory,
+ * less shared_buffers); source and detail, if not NULL, say where it came
+ * from
+ */
+static Size
 gpusort_available_memory(const char **source, const char **detail)
 {
 	static bool done = false;

@@ -45,12 +45,6 @@ extern bool gpusort_debug_scramble_keys;
 extern bool gpusort_dict_ranks;
 extern bool gpusort_refine_ties;
 
-/*
- * The memory available to the server (cgroup limit or physical memory,
- * less shared_buffers); source and detail, if not NULL, say where it came
- * from
- */
-extern Size gpusort_available_memory(const char **source, const char **detail);
 /* gpusort.max_memory in bytes, -1 resolved */
 extern Size gpusort_memory_budget(void);
 /* gpusort.max_total_memory in bytes, -1 resolved */

@@ -15,7 +15,7 @@
  * targetlist.  A plain Agg (no GROUP BY) returns its one row even over no
  * input, as the Agg does, its input columns NULL.
  *
- * Fallback: the Agg itself is kept in the plan node, over a GpuAggFeed
+ * Fallback: the Agg itself is kept in the plan node, over a GpuSortFeed
  * node that hands it the GpuSort's rows.  When the rows do not come as an
  * array (the sort ran out of memory and went to tuplesort) or the arrays
  * cannot be given memory (gpusort.max_memory, or the server-wide account
@@ -45,6 +45,7 @@
 #include "aggplan.h"
 #include "memaccount.h"
 #include "settings.h"
+#include "sortfeed.h"
 #include "sortnode.h"
 #include "timing.h"
 
@@ -53,7 +54,7 @@ typedef struct GpuAggState
 	CustomScanState css;
 
 	/* from the plan */
-	Agg		   *agg;			/* the fallback, over a GpuAggFeed */
+	Agg		   *agg;			/* the fallback, over a GpuSortFeed */
 	bool		plain;			/* no group columns: one row, always */
 	GsWinCol   *grp;			/* the group columns */
 	int			ngrp;
@@ -85,12 +86,6 @@ typedef struct GpuAggState
 	double		ms_aggs;
 } GpuAggState;
 
-typedef struct GpuAggFeedState
-{
-	CustomScanState css;
-	PlanState  *source;			/* the GpuAgg's GpuSort */
-} GpuAggFeedState;
-
 static Node *agg_create_state(CustomScan *cscan);
 static void agg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *agg_exec(CustomScanState *node);
@@ -99,11 +94,6 @@ static void agg_rescan(CustomScanState *node);
 static void agg_explain(CustomScanState *node, List *ancestors,
 						ExplainState *es);
 
-static Node *feed_create_state(CustomScan *cscan);
-static void feed_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *feed_exec(CustomScanState *node);
-static void feed_end(CustomScanState *node);
-static void feed_rescan(CustomScanState *node);
 
 const CustomScanMethods gpuagg_plan_methods = {
 	.CustomName = GPUAGG_NODE_NAME,
@@ -119,24 +109,10 @@ static const CustomExecMethods agg_exec_methods = {
 	.ExplainCustomScan = agg_explain,
 };
 
-const CustomScanMethods gpuagg_feed_plan_methods = {
-	.CustomName = GPUAGG_FEED_NAME,
-	.CreateCustomScanState = feed_create_state,
-};
-
-static const CustomExecMethods feed_exec_methods = {
-	.CustomName = GPUAGG_FEED_NAME,
-	.BeginCustomScan = feed_begin,
-	.ExecCustomScan = feed_exec,
-	.EndCustomScan = feed_end,
-	.ReScanCustomScan = feed_rescan,
-};
-
 void
 gs_agg_register(void)
 {
 	RegisterCustomScanMethods(&gpuagg_plan_methods);
-	RegisterCustomScanMethods(&gpuagg_feed_plan_methods);
 }
 
 /* ---- executor ------------------------------------------------------------------------ */
@@ -249,14 +225,12 @@ start_fallback(GpuAggState *node, const char *why)
 {
 	EState	   *estate = node->css.ss.ps.state;
 	MemoryContext oldcxt;
-	GpuAggFeedState *feed;
 
 	agg_reset(node);
 	oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
 	strlcpy(node->why, why, sizeof(node->why));
 	node->fallback = ExecInitNode((Plan *) node->agg, estate, 0);
-	feed = (GpuAggFeedState *) outerPlanState(node->fallback);
-	feed->source = outerPlanState(node);
+	gs_feed_attach(node->fallback, outerPlanState(node));
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -544,48 +518,4 @@ agg_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Time Finding Groups", "ms", node->ms_bounds, 3, es);
 		ExplainPropertyFloat("Time Computing Aggregates", "ms", node->ms_aggs, 3, es);
 	}
-}
-
-/* ---- the fallback's feed ------------------------------------------------------------- */
-
-static Node *
-feed_create_state(CustomScan *cscan)
-{
-	GpuAggFeedState *node = palloc0(sizeof(GpuAggFeedState));
-
-	NodeSetTag(node, T_CustomScanState);
-	node->css.flags = cscan->flags;
-	node->css.methods = &feed_exec_methods;
-	return (Node *) node;
-}
-
-static void
-feed_begin(CustomScanState *node, EState *estate, int eflags)
-{
-	/*
-	 * source is set by start_fallback.  The feed returns the GpuSort's
-	 * slots as they are, not the virtual slots a CustomScan's result is
-	 * said to be: the Agg must not compile its expressions for those.
-	 */
-	node->ss.ps.resultopsfixed = false;
-}
-
-static TupleTableSlot *
-feed_exec(CustomScanState *cnode)
-{
-	GpuAggFeedState *node = (GpuAggFeedState *) cnode;
-
-	return ExecProcNode(node->source);
-}
-
-static void
-feed_end(CustomScanState *node)
-{
-	/* the source is the GpuAgg's input, which it ends */
-}
-
-static void
-feed_rescan(CustomScanState *node)
-{
-	/* the GpuAgg rescans the source, and starts a new Agg */
 }

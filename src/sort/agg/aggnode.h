@@ -11,10 +11,8 @@
 #include "nodes/extensible.h"
 
 #define GPUAGG_NODE_NAME	"GpuAgg"
-#define GPUAGG_FEED_NAME	"GpuAggFeed"
 
 extern const CustomScanMethods gpuagg_plan_methods;
-extern const CustomScanMethods gpuagg_feed_plan_methods;
 
 /* registers the plan methods (at load) */
 extern void gs_agg_register(void);

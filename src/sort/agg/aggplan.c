@@ -51,6 +51,7 @@
 #include "aggnode.h"
 #include "aggplan.h"
 #include "settings.h"
+#include "sortfeed.h"
 #include "sortnode.h"
 #include "sortplan.h"
 
@@ -247,71 +248,12 @@ is_gpusort(Plan *plan)
 		((CustomScan *) plan)->methods == &gpusort_plan_methods;
 }
 
-typedef struct RetargetContext
-{
-	List	   *aggrefs;
-	int			ninput;
-} RetargetContext;
-
-/* the Agg's expressions, over the GpuAgg's scan tuple */
-static Node *
-retarget(Node *node, RetargetContext *cxt)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
-	{
-		Var		   *var = (Var *) copyObject(node);
-
-		var->varno = INDEX_VAR;
-		return (Node *) var;
-	}
-	if (IsA(node, Aggref))
-	{
-		Aggref	   *aggref = (Aggref *) node;
-		int			k = 0;
-		ListCell   *lc;
-
-		foreach(lc, cxt->aggrefs)
-		{
-			if (equal(lfirst(lc), aggref))
-				return (Node *) makeVar(INDEX_VAR, cxt->ninput + k + 1,
-										aggref->aggtype, -1,
-										aggref->aggcollid, 0);
-			k++;
-		}
-		elog(ERROR, "aggregate not collected");
-	}
-	return expression_tree_mutator(node, retarget, (void *) cxt);
-}
-
-/* the fallback Agg's input: a node that returns the GpuSort's rows */
-static Plan *
-make_feed(Plan *gpusort)
-{
-	CustomScan *feed = makeNode(CustomScan);
-	List	   *scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
-
-	memcpy(&feed->scan.plan, gpusort, sizeof(Plan));
-	feed->scan.plan.type = T_CustomScan;
-	feed->scan.plan.qual = NIL;
-	feed->scan.plan.initPlan = NIL;
-	feed->scan.plan.lefttree = NULL;
-	feed->scan.plan.righttree = NULL;
-	feed->scan.plan.targetlist = gs_plan_column_refs(scan_tlist, INDEX_VAR);
-	feed->scan.scanrelid = 0;
-	feed->custom_scan_tlist = scan_tlist;
-	feed->methods = &gpuagg_feed_plan_methods;
-	return (Plan *) feed;
-}
-
 /* the GpuAgg over gpusort that computes agg's aggregates */
 static Plan *
 make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Agg		   *fallback;
-	RetargetContext rt;
 	List	   *scan_tlist;
 	ListCell   *lc;
 	int			resno;
@@ -320,7 +262,7 @@ make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
 	fallback = copyObject(agg);
 	agg->plan.lefttree = gpusort;
 	fallback->plan.initPlan = NIL;
-	fallback->plan.lefttree = make_feed(gpusort);
+	fallback->plan.lefttree = gs_feed_plan(gpusort);
 
 	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));
 	cscan->scan.plan.type = T_CustomScan;
@@ -336,10 +278,12 @@ make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
 							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
 											 ++resno, NULL, false));
 	cscan->custom_scan_tlist = scan_tlist;
-	rt.aggrefs = aggrefs;
-	rt.ninput = list_length(gpusort->targetlist);
-	cscan->scan.plan.targetlist = (List *) retarget((Node *) agg->plan.targetlist, &rt);
-	cscan->scan.plan.qual = (List *) retarget((Node *) agg->plan.qual, &rt);
+	cscan->scan.plan.targetlist = (List *)
+		gs_plan_retarget((Node *) agg->plan.targetlist, aggrefs,
+						 list_length(gpusort->targetlist));
+	cscan->scan.plan.qual = (List *)
+		gs_plan_retarget((Node *) agg->plan.qual, aggrefs,
+						 list_length(gpusort->targetlist));
 	cscan->custom_private = list_make2(fallback, copyObject(aggrefs));
 	cscan->custom_exprs = NIL;
 	cscan->methods = &gpuagg_plan_methods;

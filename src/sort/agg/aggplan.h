@@ -14,7 +14,7 @@
  * Aggrefs turned into INDEX_VAR references to those.
  *
  * custom_private is a List of
- *	   0: the Agg itself, over a GpuAggFeed node that hands it the GpuSort's
+ *	   0: the Agg itself, over a GpuSortFeed node that hands it the GpuSort's
  *		  rows: the fallback, run when the rows do not come as an array (the
  *		  sort went to tuplesort) or the results cannot be given memory;
  *		  and the source of the group columns and their equality operators

@@ -84,6 +84,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "sortfeed.h"
 #include "sortplan.h"
 #include "stat.h"
 #include "windownode.h"
@@ -904,6 +905,7 @@ gpusort_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpusort_plan_methods);
 	RegisterCustomScanMethods(&gpusort_store_plan_methods);
+	gs_feed_register();
 	gs_window_register();
 	gs_agg_register();
 	prev_planner_hook = planner_hook;

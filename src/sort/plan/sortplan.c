@@ -116,3 +116,47 @@ gs_plan_column_refs(List *tlist, int varno)
 	}
 	return result;
 }
+
+typedef struct RetargetContext
+{
+	List	   *calls;
+	int			ninput;
+} RetargetContext;
+
+static Node *
+retarget(Node *node, RetargetContext *cxt)
+{
+	int			k = 0;
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	if (!IsA(node, WindowFunc) && !IsA(node, Aggref))
+		return expression_tree_mutator(node, retarget, (void *) cxt);
+	foreach(lc, cxt->calls)
+	{
+		if (equal(lfirst(lc), node))
+			return (Node *) makeVar(INDEX_VAR, cxt->ninput + k + 1,
+									exprType(node), -1, exprCollation(node), 0);
+		k++;
+	}
+	elog(ERROR, "window function or aggregate not collected");
+	return NULL;				/* keep compiler quiet */
+}
+
+Node *
+gs_plan_retarget(Node *expr, List *calls, int ninput)
+{
+	RetargetContext cxt;
+
+	cxt.calls = calls;
+	cxt.ninput = ninput;
+	return retarget(expr, &cxt);
+}

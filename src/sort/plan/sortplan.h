@@ -61,6 +61,14 @@ extern void gs_plan_retarget_column(List *custom_private, AttrNumber from,
  */
 extern List *gs_plan_column_refs(List *tlist, int varno);
 
+/*
+ * expr (a targetlist or qual of a WindowAgg or Agg) over the scan tuple of
+ * the node that computes its calls (WindowFuncs or Aggrefs, in the list
+ * calls) after its input's ninput columns: each input Var becomes the scan
+ * tuple's, each call the column holding its value.
+ */
+extern Node *gs_plan_retarget(Node *expr, List *calls, int ninput);
+
 /* decoding, for the executors: cols' arrays are palloc'd */
 extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
 extern bool gs_plan_sort_parallel(List *custom_private);

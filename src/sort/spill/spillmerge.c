@@ -153,9 +153,3 @@ gs_merge_rewind(GsMerge *m)
 	if (m->nruns > 0)
 		load_heads(m);
 }
-
-uint64
-gs_merge_compares(const GsMerge *m)
-{
-	return m->ncompares;
-}

@@ -29,8 +29,6 @@ extern GsMerge *gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns,
 							   GsMergeCmp cmp, void *arg);
 extern GsRun *gs_merge_next(GsMerge *m);
 extern void gs_merge_rewind(GsMerge *m);
-/* comparisons made so far (for EXPLAIN) */
-extern uint64 gs_merge_compares(const GsMerge *m);
 
 /* compares two keys of nwords words as the engines do (engine.h) */
 static inline int

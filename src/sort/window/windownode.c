@@ -22,11 +22,12 @@
  * fails it: WindowAgg's strict pass-through of the top window.
  *
  * Fallback: the WindowAgg itself is kept in the plan node, over a
- * GpuWindowFeed node that hands it the GpuSort's rows.  When the rows do
- * not come as an array (the sort ran out of memory and went to tuplesort)
- * or their window values cannot be given memory (gpusort.max_memory, or the
- * server-wide account of gpusort.max_total_memory), that WindowAgg is
- * started and runs exactly as stock runs it.  EXPLAIN ANALYZE says why.
+ * GpuSortFeed node (sortfeed.h) that hands it the GpuSort's rows.  When
+ * the rows do not come as an array (the sort went to runs in temp files or
+ * to a tuplesort) or their window values cannot be given memory
+ * (gpusort.max_memory, or the server-wide account of
+ * gpusort.max_total_memory), that WindowAgg is started and runs exactly as
+ * stock runs it.  EXPLAIN ANALYZE says why.
  *
  * Like WindowAgg, the node supports neither backward scan nor mark and
  * restore.  A rescan without changed parameters returns the same values
@@ -52,6 +53,7 @@
 #include "compat.h"
 #include "settings.h"
 #include "memaccount.h"
+#include "sortfeed.h"
 #include "sortnode.h"
 #include "sortplan.h"
 #include "stat.h"
@@ -69,7 +71,7 @@ typedef struct GpuWindowState
 	CustomScanState css;
 
 	/* from the plan */
-	WindowAgg  *wa;				/* the fallback, over a GpuWindowFeed */
+	WindowAgg  *wa;				/* the fallback, over a GpuSortFeed */
 	GsWinFrame	frame;
 	GsWinCol   *part;
 	int			npart;
@@ -103,12 +105,6 @@ typedef struct GpuWindowState
 	double		ms_funcs;
 } GpuWindowState;
 
-typedef struct GpuWindowFeedState
-{
-	CustomScanState css;
-	PlanState  *source;			/* the GpuWindow's GpuSort */
-} GpuWindowFeedState;
-
 static Node *window_create_state(CustomScan *cscan);
 static void window_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *window_exec(CustomScanState *node);
@@ -118,11 +114,6 @@ static void window_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
 static void window_reset(GpuWindowState *node);
 
-static Node *feed_create_state(CustomScan *cscan);
-static void feed_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *feed_exec(CustomScanState *node);
-static void feed_end(CustomScanState *node);
-static void feed_rescan(CustomScanState *node);
 
 static const CustomScanMethods window_plan_methods = {
 	.CustomName = GPUWINDOW_NODE_NAME,
@@ -138,24 +129,10 @@ static const CustomExecMethods window_exec_methods = {
 	.ExplainCustomScan = window_explain,
 };
 
-static const CustomScanMethods feed_plan_methods = {
-	.CustomName = GPUWINDOW_FEED_NAME,
-	.CreateCustomScanState = feed_create_state,
-};
-
-static const CustomExecMethods feed_exec_methods = {
-	.CustomName = GPUWINDOW_FEED_NAME,
-	.BeginCustomScan = feed_begin,
-	.ExecCustomScan = feed_exec,
-	.EndCustomScan = feed_end,
-	.ReScanCustomScan = feed_rescan,
-};
-
 void
 gs_window_register(void)
 {
 	RegisterCustomScanMethods(&window_plan_methods);
-	RegisterCustomScanMethods(&feed_plan_methods);
 }
 
 /* ---- plan ------------------------------------------------------------------------ */
@@ -193,43 +170,6 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 	return expression_tree_walker(node, collect_wfuncs, (void *) cxt);
 }
 
-typedef struct RetargetContext
-{
-	List	   *wfuncs;
-	int			ninput;
-} RetargetContext;
-
-/* the WindowAgg's expressions, over the GpuWindow's scan tuple */
-static Node *
-retarget(Node *node, RetargetContext *cxt)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
-	{
-		Var		   *var = (Var *) copyObject(node);
-
-		var->varno = INDEX_VAR;
-		return (Node *) var;
-	}
-	if (IsA(node, WindowFunc))
-	{
-		WindowFunc *wfunc = (WindowFunc *) node;
-		int			k = 0;
-		ListCell   *lc;
-
-		foreach(lc, cxt->wfuncs)
-		{
-			if (equal(lfirst(lc), wfunc))
-				return (Node *) makeVar(INDEX_VAR, cxt->ninput + k + 1,
-										wfunc->wintype, -1, wfunc->wincollid, 0);
-			k++;
-		}
-		elog(ERROR, "window function not collected");
-	}
-	return expression_tree_mutator(node, retarget, (void *) cxt);
-}
-
 /*
  * What EXPLAIN shows for a window function of the node: the WindowFunc
  * itself, "sum(x) OVER (?)" as for a WindowAgg; in PostgreSQL 18, which
@@ -251,26 +191,6 @@ display_wfuncs(Node *node, void *context)
 									 COERCE_EXPLICIT_CALL);
 	}
 	return expression_tree_mutator(node, display_wfuncs, context);
-}
-
-/* the fallback's input: a node that returns the GpuSort's rows */
-static Plan *
-make_feed(Plan *gpusort)
-{
-	CustomScan *feed = makeNode(CustomScan);
-	List	   *scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
-
-	memcpy(&feed->scan.plan, gpusort, sizeof(Plan));
-	feed->scan.plan.type = T_CustomScan;
-	feed->scan.plan.qual = NIL;
-	feed->scan.plan.initPlan = NIL;
-	feed->scan.plan.lefttree = NULL;
-	feed->scan.plan.righttree = NULL;
-	feed->scan.plan.targetlist = gs_plan_column_refs(scan_tlist, INDEX_VAR);
-	feed->scan.scanrelid = 0;
-	feed->custom_scan_tlist = scan_tlist;
-	feed->methods = &feed_plan_methods;
-	return (Plan *) feed;
 }
 
 /*
@@ -298,7 +218,6 @@ gs_window_plan(WindowAgg *wa)
 {
 	Plan	   *input = wa->plan.lefttree;
 	CollectContext collect;
-	RetargetContext rt;
 	CustomScan *cscan;
 	WindowAgg  *fallback;
 	GsWinFrame	frame;
@@ -331,7 +250,7 @@ gs_window_plan(WindowAgg *wa)
 	fallback = copyObject(wa);
 	wa->plan.lefttree = input;
 	fallback->plan.initPlan = NIL;
-	fallback->plan.lefttree = make_feed(input);
+	fallback->plan.lefttree = gs_feed_plan(input);
 
 	cscan = makeNode(CustomScan);
 	memcpy(&cscan->scan.plan, &wa->plan, sizeof(Plan));
@@ -348,10 +267,12 @@ gs_window_plan(WindowAgg *wa)
 							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
 											 ++resno, NULL, false));
 	cscan->custom_scan_tlist = scan_tlist;
-	rt.wfuncs = collect.wfuncs;
-	rt.ninput = list_length(input->targetlist);
-	cscan->scan.plan.targetlist = (List *) retarget((Node *) wa->plan.targetlist, &rt);
-	cscan->scan.plan.qual = (List *) retarget((Node *) wa->plan.qual, &rt);
+	cscan->scan.plan.targetlist = (List *)
+		gs_plan_retarget((Node *) wa->plan.targetlist, collect.wfuncs,
+						 list_length(input->targetlist));
+	cscan->scan.plan.qual = (List *)
+		gs_plan_retarget((Node *) wa->plan.qual, collect.wfuncs,
+						 list_length(input->targetlist));
 	cscan->custom_private = list_make3(fallback,
 									   display_wfuncs((Node *) wa->runConditionOrig, NULL),
 									   copyObject(collect.wfuncs));
@@ -446,12 +367,10 @@ start_fallback(GpuWindowState *node, const char *why)
 {
 	EState	   *estate = node->css.ss.ps.state;
 	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
-	GpuWindowFeedState *feed;
 
 	strlcpy(node->why, why, sizeof(node->why));
 	node->fallback = ExecInitNode((Plan *) node->wa, estate, 0);
-	feed = (GpuWindowFeedState *) outerPlanState(node->fallback);
-	feed->source = outerPlanState(node);
+	gs_feed_attach(node->fallback, outerPlanState(node));
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -1001,48 +920,4 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Time Finding Partitions", "ms", node->ms_bounds, 3, es);
 		ExplainPropertyFloat("Time Computing Functions", "ms", node->ms_funcs, 3, es);
 	}
-}
-
-/* ---- the fallback's feed ------------------------------------------------------------- */
-
-static Node *
-feed_create_state(CustomScan *cscan)
-{
-	GpuWindowFeedState *node = palloc0(sizeof(GpuWindowFeedState));
-
-	NodeSetTag(node, T_CustomScanState);
-	node->css.flags = cscan->flags;
-	node->css.methods = &feed_exec_methods;
-	return (Node *) node;
-}
-
-static void
-feed_begin(CustomScanState *node, EState *estate, int eflags)
-{
-	/*
-	 * source is set by start_fallback.  The feed returns the GpuSort's
-	 * slots as they are, not the virtual slots a CustomScan's result is
-	 * said to be: the WindowAgg must not compile its expressions for those.
-	 */
-	node->ss.ps.resultopsfixed = false;
-}
-
-static TupleTableSlot *
-feed_exec(CustomScanState *cnode)
-{
-	GpuWindowFeedState *node = (GpuWindowFeedState *) cnode;
-
-	return ExecProcNode(node->source);
-}
-
-static void
-feed_end(CustomScanState *node)
-{
-	/* the source is the GpuWindow's input, which it ends */
-}
-
-static void
-feed_rescan(CustomScanState *node)
-{
-	/* the GpuWindow rescans the source, and starts a new WindowAgg */
 }

@@ -13,7 +13,7 @@
  * input columns and WindowFuncs turned into INDEX_VAR references to those.
  *
  * custom_private is a List of
- *	   0: the WindowAgg itself, whose input is a GpuWindowFeed node: the
+ *	   0: the WindowAgg itself, whose input is a GpuSortFeed node: the
  *		  fallback, run when the rows cannot be had as an array (the sort
  *		  went to tuplesort) or their values cannot be given memory, and the
  *		  source of the window's columns, operators and frame
@@ -35,7 +35,6 @@
 #include "nodes/plannodes.h"
 
 #define GPUWINDOW_NODE_NAME		"GpuWindow"
-#define GPUWINDOW_FEED_NAME		"GpuWindowFeed"
 
 /*
  * The GpuWindow that stands for wa, whose input planner.c has already
