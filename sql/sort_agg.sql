@@ -192,7 +192,9 @@ SELECT * FROM agg_check('SELECT g, count(DISTINCT x) FILTER (WHERE id > 100) FRO
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), count(DISTINCT i2) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY f8) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x DESC) FROM a GROUP BY g ORDER BY g');
-SELECT * FROM agg_check('SELECT g, count(DISTINCT x / 2) FROM a GROUP BY g ORDER BY g');
+-- (PostgreSQL 16 and later compute x / 2 below a presorted Agg, which
+-- GpuAgg then takes; 15 keeps the stock Agg: only the result is shown)
+SELECT result FROM agg_check('SELECT g, count(DISTINCT x / 2) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), sum(x) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, x % 2, count(DISTINCT i2) FROM a GROUP BY GROUPING SETS ((g), (x % 2), ()) ORDER BY 1, 2, 3');
 SELECT * FROM agg_check('SELECT g, mode() WITHIN GROUP (ORDER BY d::text) FROM a GROUP BY g ORDER BY g');

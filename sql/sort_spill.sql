@@ -182,14 +182,17 @@ SELECT spill('SELECT * FROM stale ORDER BY t');
 SELECT gs_check('SELECT * FROM stale ORDER BY t');
 SELECT gs_check('SELECT * FROM stale ORDER BY v DESC, id');
 
--- temp_file_limit: stock's ERROR, with GpuSort and without, and no temp
+-- temp_file_limit: stock's ERROR (its SQLSTATE: PostgreSQL 18 quotes the
+-- setting's name in the message), with GpuSort and without, and no temp
 -- file or reservation left behind
+\set VERBOSITY sqlstate
 SET temp_file_limit = '1MB';
 SELECT count(*) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) q;
 SET gpusort.enabled = off;
 SELECT count(*) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) q;
 RESET gpusort.enabled;
 RESET temp_file_limit;
+\set VERBOSITY default
 SELECT temp_files() AS temp_files,
 	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
 

@@ -42,7 +42,6 @@
 #include "compat.h"
 #include "aggfuncs.h"
 #include "aggnode.h"
-#include "aggplan.h"
 #include "memaccount.h"
 #include "settings.h"
 #include "sortfeed.h"

@@ -1,7 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * aggnode.h
- *	  The GpuAgg CustomScan's executor (aggnode.c); its plan is aggplan.h's.
+ *	  The GpuAgg CustomScan: its plan format, which aggplan.c writes, and
+ *	  its executor (aggnode.c), which reads it.
+ *
+ * A GpuAgg plan node stands where the Agg stood and keeps its Plan header;
+ * its input (plan.lefttree) is a GpuSort sorting the Agg's input by the
+ * group columns and then by the one column the aggregates sort on.  Its
+ * scan tuple is the group's first input row followed by one column per
+ * aggregate: custom_scan_tlist holds OUTER_VAR references to every input
+ * column, then the Aggrefs (so EXPLAIN VERBOSE names them), and the
+ * targetlist and qual (HAVING) are the Agg's with its input columns and
+ * Aggrefs turned into INDEX_VAR references to those.
+ *
+ * custom_private is a List of
+ *	   0: the Agg itself, over a GpuSortFeed node that hands it the GpuSort's
+ *		  rows: the fallback, run when the rows do not come as an array (runs
+ *		  in temp files, a tuplesort) or the results cannot be given memory;
+ *		  and the source of the group columns and their equality operators
+ *	   1: List of the Aggrefs the node computes, in scan tuple order
+ *		  (gs_agg_func_from_aggref reads them again at run time)
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +29,9 @@
 #include "nodes/extensible.h"
 
 #define GPUAGG_NODE_NAME	"GpuAgg"
+
+#define GSAP_FALLBACK	0
+#define GSAP_AGGREFS	1
 
 extern const CustomScanMethods gpuagg_plan_methods;
 

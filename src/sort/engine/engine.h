@@ -35,35 +35,11 @@
 #ifndef GPUSORT_ENGINE_H
 #define GPUSORT_ENGINE_H
 
-/*
- * Until the branches written against the old layout are merged: the
- * helpers that lived here (threads) and the CPU engine's calls, now in
- * headers of their own.  New code includes those headers itself.
- */
-#include "engine_cpu.h"
-#include "threads_backend.h"
-
-#define GS_MAX_KEY_WORDS	4
+#include "engine_stats.h"
 
 /* gs_sorter_begin flags */
 #define GS_SORTER_NEED_KEYS		0x01	/* caller reads sorted keys after the
 										 * sort (to find runs of equal keys) */
-
-/* What EXPLAIN ANALYZE shows about one sort */
-typedef struct GsSortStats
-{
-	const char *engine;			/* "cpu radix", "gpu partition-merge" */
-	char		fallback[128];	/* why the GPU was not used, or "" */
-	uint64		npairs;
-	int			key_bytes;
-	int			nbuckets;		/* GPU: buckets of the partition step */
-	uint64		bytes_h2d;
-	uint64		bytes_d2h;
-	double		ms_h2d;			/* copies not hidden behind key building */
-	double		ms_sort;
-	double		ms_d2h;
-	Size		host_bytes;		/* host memory for keys and rows */
-} GsSortStats;
 
 typedef struct GsSorter GsSorter;
 

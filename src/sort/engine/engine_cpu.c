@@ -55,7 +55,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
-#include "engine.h"
+#include "engine_stats.h"
 #include "engine_cpu.h"
 #include "threads_backend.h"
 

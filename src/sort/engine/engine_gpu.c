@@ -42,7 +42,7 @@
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 
-#include "engine.h"
+#include "engine_stats.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
 #include "gpu_session.h"

@@ -16,7 +16,7 @@
 #ifndef GPUSORT_ENGINE_GPU_H
 #define GPUSORT_ENGINE_GPU_H
 
-#include "engine.h"
+#include "engine_stats.h"
 
 typedef struct GsGpuSort GsGpuSort;
 

@@ -89,6 +89,7 @@
 #include "settings.h"
 #include "sortkey.h"
 #include "sortpar.h"
+#include "threads_backend.h"
 #include "sortplan.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)

@@ -109,6 +109,7 @@
 #include "sortkey.h"
 #include "sortnode.h"
 #include "sortpar.h"
+#include "threads_backend.h"
 #include "sortplan.h"
 #include "sortstate.h"
 #include "thread_slots.h"

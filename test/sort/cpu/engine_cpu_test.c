@@ -19,7 +19,8 @@
 
 #include "miscadmin.h"
 
-#include "engine.h"
+#include "engine_cpu.h"
+#include "engine_stats.h"
 #include "engine_gpu.h"
 #include "pg_shim.h"
 

@@ -44,6 +44,7 @@
 #include "libcoll.h"
 #include "settings.h"
 #include "sortstate.h"
+#include "threads_backend.h"
 #include "thread_slots.h"
 
 #define GS_VERIFY_TASKS_PER_THREAD	4
