@@ -55,6 +55,12 @@ PEER_ORDER = {
          'g come in any order: a and b of the kept row are any of them'),
     ],
     'window': [
+        (r'^select id, f_interval, first_value\(id\) over w, last_value\(id\) over w '
+         r'from datetimes window w as \(order by f_interval( desc)? range between',
+         'first_value and last_value over a RANGE frame ORDER BY f_interval, '
+         'which ids 5 and 6 share (5 years): the frame edges among those peers '
+         'are either (interval keys are encoded since 2026-11-25, so this sort '
+         'is a GpuSort now)'),
         (r'SELECT last_value\(four\) OVER \(ORDER BY ten\), ten, four FROM tenk1 '
          r'WHERE unique2 < 10;$',
          'the default frame ends at the last peer of the current row (rows of '
