@@ -49,6 +49,7 @@
 #include "miscadmin.h"
 
 #include "engine.h"
+#include "engine_cpu.h"
 #include "gpu_session.h"
 #include "gpusort_kernels.h"
 #include "fake_account.h"
