@@ -1,5 +1,5 @@
 -- agg_check(q) and agg_error(q), for the aggregate tests (sql/sort_agg.sql);
--- they need test/sort/sql/gs_check.sql and window_check.sql (win_error_of).
+-- they need test/sort/sql/gs_check.sql and window_check.sql (gs_error_check).
 --
 -- agg_check(q): q against stock, compared as text (so -0 and 0, 1.0 and
 -- 1.00 must come back as stock writes them), and whether its plan has the
@@ -25,19 +25,9 @@ $f$;
 -- agg_error(q): whether q raises the same error (SQLSTATE and message)
 -- with GpuSort on and off, and whether its plan has the GpuAgg node
 CREATE OR REPLACE FUNCTION agg_error(q text, OUT result text, OUT gpuagg boolean) LANGUAGE plpgsql AS $f$
-DECLARE
-	e_on text;
-	e_off text;
-	used boolean := gs_plan_uses_gpusort(q);
 BEGIN
+	result := gs_error_check(q);
 	gpuagg := gs_plan_has(q, 'GpuAgg');
-	e_on := win_error_of(q);
-	PERFORM set_config('gpusort.enabled', 'off', true);
-	e_off := win_error_of(q);
-	PERFORM set_config('gpusort.enabled', 'on', true);
-	result := CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
-				   WHEN e_on = e_off THEN 'same: ' || e_on
-				   ELSE format('DIFFERENT: gpusort %s, stock %s', e_on, e_off) END;
 END
 $f$;
 

@@ -22,19 +22,26 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN format('%s: %s', SQLSTATE, SQLERRM);
 END
 $f$;
-CREATE OR REPLACE FUNCTION win_error(q text, OUT result text, OUT gpuwindow boolean) LANGUAGE plpgsql AS $f$
+-- gs_error_check(q): whether q raises the same error (SQLSTATE and
+-- message) with GpuSort on and off; win_error and agg_error add the node
+CREATE OR REPLACE FUNCTION gs_error_check(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	e_on text;
 	e_off text;
 	used boolean := gs_plan_uses_gpusort(q);
 BEGIN
-	gpuwindow := gs_plan_has(q, 'GpuWindow');
 	e_on := win_error_of(q);
 	PERFORM set_config('gpusort.enabled', 'off', true);
 	e_off := win_error_of(q);
 	PERFORM set_config('gpusort.enabled', 'on', true);
-	result := CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
-				   WHEN e_on = e_off THEN 'same: ' || e_on
-				   ELSE format('DIFFERENT: gpusort %s, stock %s', e_on, e_off) END;
+	RETURN CASE WHEN NOT used THEN 'NO GPUSORT IN PLAN'
+				WHEN e_on = e_off THEN 'same: ' || e_on
+				ELSE format('DIFFERENT: gpusort %s, stock %s', e_on, e_off) END;
+END
+$f$;
+CREATE OR REPLACE FUNCTION win_error(q text, OUT result text, OUT gpuwindow boolean) LANGUAGE plpgsql AS $f$
+BEGIN
+	result := gs_error_check(q);
+	gpuwindow := gs_plan_has(q, 'GpuWindow');
 END
 $f$;
