@@ -122,6 +122,12 @@ SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
 -- copies in the participants' rows, writing runs as its memory fills
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
+-- the participants' rows fit the room reserved for them, but not the budget
+-- once the sort's arrays are counted too: the leader copies them in and
+-- writes runs (not a serial tuplesort of every row)
+SET gpusort.max_memory = '2MB';
+SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 RESET gpusort.max_memory;
 
 -- an ERROR in a participant ends the query as it does stock's

@@ -1103,6 +1103,13 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
  * the rows already went to runs or would outgrow the budget, 32-bit row
  * numbers or the server-wide account: then absorb_shared copies them in
  * through store_row, which writes runs as the memory fills.
+ *
+ * The budget counts what stored_bytes will count once they joined: the
+ * participants' rows too.  Leaving those out let rows past the budget join
+ * and then go to a serial tuplesort (a comparator sort of every row, many
+ * times slower than the runs).  The server-wide account holds the
+ * participants' rows already (their intake reserved them), so only the
+ * rest is reserved here.
  */
 static bool
 shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
@@ -1112,7 +1119,7 @@ shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
 	char		why[128];
 
 	if (gs_par_overflowed(node->par) || node->spilling ||
-		total > PG_UINT32_MAX || need > budget)
+		total > PG_UINT32_MAX || need + node->info.par_bytes > budget)
 		return false;
 	return reserve_stored(node, need, why, sizeof(why));
 }
