@@ -49,7 +49,10 @@
  * order, and with it stability, holds.
  *
  * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
- * resource owner at the end of the transaction (ERROR, cancel).
+ * resource owner at the end of the transaction (ERROR, cancel).  Under a
+ * Gather, a participant's GpuSort writes every run, its last one too, to
+ * the query's shared files, and the GpuSort above merges them all with
+ * those of its own (sortshared.c): the same runs, the same merge.
  *
  *-------------------------------------------------------------------------
  */
@@ -125,9 +128,9 @@ row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
 	gs_keys_encode(node->keys, raw, row, key);
 }
 
-/* a new run in node->runs */
-static void
-add_run(GpuSortState *node, GsRun *run)
+/* a new run in node->runs, after those there */
+void
+gs_spill_add_run(GpuSortState *node, GsRun *run)
 {
 	if (node->nruns == node->maxruns)
 	{
@@ -150,7 +153,8 @@ merge_range(GpuSortState *node, int first, int k)
 												  ALLOCSET_DEFAULT_SIZES);
 	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k, spill_compare,
 								   node);
-	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys));
+	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
+										NULL, NULL);
 	GsRun	   *run;
 	uint64		i = 0;
 	int			r;
@@ -210,8 +214,10 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	run = gs_run_create(node->runcxt, nwords);
-	add_run(node, run);
+	/* a participant's run goes to the shared files (sortshared.c) */
+	run = node->shared ? gs_shared_run_create(node) :
+		gs_run_create(node->runcxt, nwords, NULL, NULL);
+	gs_spill_add_run(node, run);
 
 	for (i = 0; i < n; i++)
 	{
@@ -282,7 +288,7 @@ gs_spill_run_keys(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 void
 gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
 {
-	add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
+	gs_spill_add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
 								   keys, node->tuples, node->ntuples));
 }
 

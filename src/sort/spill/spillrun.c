@@ -21,6 +21,7 @@
 
 #include "commands/tablespace.h"
 #include "storage/buffile.h"
+#include "storage/fd.h"
 #include "utils/memutils.h"
 
 #include "spillrun.h"
@@ -29,17 +30,37 @@
 #define GS_RUN_MIN_BUFFER	1024
 
 GsRun *
-gs_run_create(MemoryContext cxt, int nwords)
+gs_run_create(MemoryContext cxt, int nwords, FileSet *fileset, const char *name)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 	GsRun	   *run = palloc0(sizeof(GsRun));
 
 	Assert(nwords >= 1 && nwords <= 4);
-	/* as tuplesort does: BufFileCreateTemp uses temp_tablespaces if set up */
-	PrepareTempTablespaces();
-	run->file = BufFileCreateTemp(false);
+	if (fileset)
+		run->file = BufFileCreateFileSet(fileset, name);
+	else
+	{
+		/* as tuplesort does: BufFileCreateTemp uses temp_tablespaces if set up */
+		PrepareTempTablespaces();
+		run->file = BufFileCreateTemp(false);
+	}
 	run->nwords = nwords;
 	run->cxt = cxt;
+	MemoryContextSwitchTo(oldcxt);
+	return run;
+}
+
+GsRun *
+gs_run_open(MemoryContext cxt, int nwords, FileSet *fileset, const char *name)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	GsRun	   *run = palloc0(sizeof(GsRun));
+
+	Assert(nwords >= 1 && nwords <= 4);
+	run->file = BufFileOpenFileSet(fileset, name, O_RDONLY, false);
+	run->nwords = nwords;
+	run->cxt = cxt;
+	run->to_eof = true;
 	MemoryContextSwitchTo(oldcxt);
 	return run;
 }
@@ -73,15 +94,15 @@ gs_run_write(GsRun *run, const uint64 *key, MinimalTuple tup)
 bool
 gs_run_rewind(GsRun *run)
 {
-	run->left = run->nrows;
+	run->left = run->to_eof ? PG_UINT64_MAX : run->nrows;
 	if (run->mem_keys)
 		return run->nrows > 0;
 	if (BufFileSeek(run->file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not rewind GpuSort temporary file")));
-	run->left = run->nrows;
-	return run->nrows > 0;
+	/* a run read to its end may be empty: gs_run_next finds out */
+	return run->left > 0;
 }
 
 static void
@@ -117,7 +138,23 @@ gs_run_next(GsRun *run)
 	}
 	run->left--;
 	/* the key and the row's length lie together: one read */
-	read_exact(run, head, kb + sizeof(len));
+	if (run->to_eof)
+	{
+		size_t		got = BufFileRead(run->file, head, kb + sizeof(len));
+
+		if (got == 0)
+		{
+			run->left = 0;
+			return false;
+		}
+		if (got != kb + sizeof(len))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("could not read GpuSort temporary file: read only %zu of %zu bytes",
+							got, kb + sizeof(len))));
+	}
+	else
+		read_exact(run, head, kb + sizeof(len));
 	memcpy(run->key, head, kb);
 	memcpy(&len, head + kb, sizeof(len));
 	if (len < sizeof(len) || len > MaxAllocSize)

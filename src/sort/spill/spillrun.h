@@ -18,7 +18,12 @@
  * Files are BufFiles (BufFileCreateTemp): under temp_tablespaces, counted
  * against temp_file_limit by fd.c (which raises stock's ERROR), and closed
  * and deleted by the resource owner at the end of the transaction or on
- * ERROR, if the node has not closed them itself.
+ * ERROR, if the node has not closed them itself.  A parallel participant's
+ * runs are files of the query's shared file set instead (gs_run_create with
+ * a FileSet, sortshared.c), which outlive their writer's BufFile and go
+ * with the set when the last backend detaches from it; another backend
+ * opens them (gs_run_open) and reads them up to their end, as it does not
+ * know their row counts.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +32,7 @@
 
 #include "access/htup_details.h"
 #include "storage/buffile.h"
+#include "storage/fileset.h"
 
 typedef struct GsRun
 {
@@ -41,14 +47,20 @@ typedef struct GsRun
 	MinimalTuple tup;			/* buffer of bufsize bytes (the run's cxt) */
 	Size		bufsize;
 	MemoryContext cxt;
+	bool		to_eof;			/* opened by a reader: nrows unknown */
 
 	/* a run in memory: keys and rows in output order, or NULL */
 	const uint64 *mem_keys;
 	MinimalTuple *mem_tuples;
 } GsRun;
 
-/* a new, empty run in a new temp file, in cxt */
-extern GsRun *gs_run_create(MemoryContext cxt, int nwords);
+/* a new, empty run in a new temp file, in cxt; of fileset, as name, if set */
+extern GsRun *gs_run_create(MemoryContext cxt, int nwords, FileSet *fileset,
+							const char *name);
+
+/* a run another backend wrote to fileset as name, for reading */
+extern GsRun *gs_run_open(MemoryContext cxt, int nwords, FileSet *fileset,
+						  const char *name);
 
 /* a run of the n rows tuples[] whose keys are keys[] (nwords each), in memory */
 extern GsRun *gs_run_in_memory(MemoryContext cxt, int nwords, const uint64 *keys,
