@@ -459,7 +459,8 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		gs_sort_stream_note(node);
 
 	engine = info->used_tuplesort ? "tuplesort" :
-		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
+		(info->have_engine && info->engine.engine) ? info->engine.engine :
+		info->shared_runs > 0 ? "merge of the participants' runs" : "?";
 	if (!info->used_tuplesort && node->keys)
 		keydesc = describe_keys(node, ancestors, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
