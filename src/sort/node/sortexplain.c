@@ -460,7 +460,8 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 
 	engine = info->used_tuplesort ? "tuplesort" :
 		(info->have_engine && info->engine.engine) ? info->engine.engine :
-		info->shared_runs > 0 ? "merge of the participants' runs" : "?";
+		info->shared_runs > 0 ? "merge of the participants' runs" :
+		info->rows_passed > 0 ? "none, the rows passed on unsorted to the GpuSort above" : "?";
 	if (!info->used_tuplesort && node->keys)
 		keydesc = describe_keys(node, ancestors, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)

@@ -1435,10 +1435,24 @@ finish_runs(GpuSortState *node)
  * tuplesort (the fallback) are returned as usual, to be sorted above.
  */
 static void
-finish_shared_runs(GpuSortState *node)
+finish_shared_runs(GpuSortState *node, Size budget)
 {
 	int			nruns;
 
+	/*
+	 * A share that never outgrew its part of the budget (the participants'
+	 * together fit the merger's) goes through the Gather as it was read,
+	 * to be sorted above with the others: no file for a few rows
+	 */
+	if (!node->spilling && !node->tuplesort &&
+		stored_bytes(node) <= budget / gs_shared_participants(node))
+	{
+		gs_rows_finish(&node->rows);
+		gs_shared_publish(node, 0, 0);
+		node->nout = node->ntuples;
+		node->info.rows_passed = node->ntuples;
+		return;
+	}
 	if (node->ntuples > 0 && !node->tuplesort)
 		spill_stored(node);
 	nruns = node->nruns;
@@ -1472,7 +1486,7 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 		absorb_shared(node, budget);
 	node->info.ms_intake = gs_elapsed_ms(intake_start);
 	if (node->shared)
-		finish_shared_runs(node);
+		finish_shared_runs(node, budget);
 	else if (node->below)
 		(void) gs_shared_adopt(node);
 	if (node->tuplesort)

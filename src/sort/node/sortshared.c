@@ -155,6 +155,13 @@ gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc, void *coordinate)
 	node->shared = sh;
 }
 
+/* the participants that may write runs: the leader and the planned workers */
+int
+gs_shared_participants(GpuSortState *node)
+{
+	return node->shared->nslots;
+}
+
 /* this participant's slot */
 static int
 my_slot(const GsSharedRuns *sh)

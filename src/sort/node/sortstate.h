@@ -94,6 +94,7 @@ typedef struct GsRunInfo
 	int			merge_passes;	/* runs merged into longer runs meanwhile */
 	bool		spill_stored;	/* merged into a tuplestore (random access) */
 	bool		runs_shared;	/* the runs went to the shared files */
+	uint64		rows_passed;	/* a participant's few rows, passed on */
 	int			shared_runs;	/* runs of participants merged here */
 	int			shared_parts;	/* participants that wrote them */
 	uint64		shared_bytes;	/* their bytes */
@@ -311,6 +312,9 @@ extern void gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt,
 								 void *coordinate);
 extern void gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc,
 								  void *coordinate);
+
+/* the participants: the leader's slot and the planned workers' */
+extern int	gs_shared_participants(GpuSortState *node);
 
 /* a participant's next run, in the shared files */
 extern GsRun *gs_shared_run_create(GpuSortState *node);

@@ -79,6 +79,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "engine.h"
 #include "planner.h"
 #include "settings.h"
 #include "sortkey.h"
@@ -537,7 +538,17 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	bool		parallel;
 	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
 
-	if (e == GS_FITS_NOT && gm->num_workers > 0 && sort->plan.initPlan == NIL)
+	/*
+	 * Past the budget; or, without gpusort.parallel, a sort the estimate
+	 * keeps on the CPU (too small for a GPU), where the participants' scan
+	 * is what stock's parallel plan gains: a small share comes through the
+	 * Gather to be sorted above, a share that outgrows its part of the
+	 * budget (the estimate was wrong) is sorted in its participant
+	 */
+	if ((e == GS_FITS_NOT ||
+		 (e == GS_FITS && !w->use_parallel &&
+		  gm->plan.plan_rows < (double) GS_GPU_AUTO_MIN_ROWS)) &&
+		gm->num_workers > 0 && sort->plan.initPlan == NIL)
 		return replace_spilling_gather_merge(w, gm, sort);
 	if (e != GS_FITS)
 	{
