@@ -76,6 +76,7 @@
 #define GS_SPILL_MAX_WAYS	32
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
+static GsMergeCmp merge_compare(GpuSortState *node);
 
 /*
  * Lays out the key of every run of this sort: statistics that cover any
@@ -151,8 +152,8 @@ merge_range(GpuSortState *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
-	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k, spill_compare,
-								   node);
+	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k,
+								   merge_compare(node), node);
 	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
 										NULL, NULL);
 	GsRun	   *run;
@@ -318,6 +319,19 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
 	return gs_sort_compare_slots(node, node->row_slot, node->cmp_slot, from);
 }
 
+/*
+ * spill_compare, or NULL where the keys decide every comparison (no libc
+ * prefix, every sort column exact in the key): the merge then compares the
+ * keys inline
+ */
+static GsMergeCmp
+merge_compare(GpuSortState *node)
+{
+	if (node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys)
+		return NULL;
+	return spill_compare;
+}
+
 /* all runs are written: the merge starts at their first rows */
 void
 gs_spill_start_merge(GpuSortState *node)
@@ -329,7 +343,7 @@ gs_spill_start_merge(GpuSortState *node)
 	reduce_runs(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
 	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
-								 spill_compare, node);
+								 merge_compare(node), node);
 	node->info.merge_ways = node->nruns;
 }
 
