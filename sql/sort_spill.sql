@@ -205,6 +205,8 @@ BEGIN
 END
 $f$;
 ALTER TABLE sp SET (parallel_workers = 2);
+-- (gpusort.parallel would store small sorts' rows in shared memory instead)
+SET gpusort.parallel = off;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -230,8 +232,18 @@ RESET max_parallel_workers;
 SET parallel_leader_participation = off;
 SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
 RESET parallel_leader_participation;
--- rescans: the merge starts over, or the participants sort again
+-- rescans: the participants sort again, also after the Limit above has
+-- shut the Gather down (its shared files with it)
 SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.t, '','')) FROM (SELECT t FROM sp WHERE id % 3 <> s.x ORDER BY t OFFSET 0) q) AS v FROM generate_series(1, 3) s(x)');
+EXPLAIN (COSTS OFF) SELECT s.x, q.id FROM generate_series(1, 3) s(x), LATERAL (SELECT id FROM (SELECT id, i8 FROM sp ORDER BY i8, id OFFSET 1) z WHERE z.id % 3 = s.x - 1 LIMIT 10) q;
+SELECT gs_check('SELECT s.x, q.id FROM generate_series(1, 3) s(x), LATERAL (SELECT id FROM (SELECT id, i8 FROM sp ORDER BY i8, id OFFSET 1) z WHERE z.id % 3 = s.x - 1 LIMIT 10) q');
+-- stale statistics: estimated within the budget, too small for a GPU; the
+-- participants' shares outgrow their part of it and become runs
+ALTER TABLE stale SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT * FROM stale ORDER BY t;
+SELECT shared_spill('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY v DESC, id');
 -- the participants' runs fill temp_file_limit: stock's ERROR, raised in a
 -- worker or the leader; a cancel during the merge; neither leaves a file
 \set VERBOSITY sqlstate
@@ -249,7 +261,9 @@ RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;
+RESET gpusort.parallel;
 ALTER TABLE sp RESET (parallel_workers);
+ALTER TABLE stale RESET (parallel_workers);
 
 -- temp_file_limit: stock's ERROR (its SQLSTATE: PostgreSQL 18 quotes the
 -- setting's name in the message), with GpuSort and without, and no temp

@@ -63,6 +63,10 @@
  * merge of the runs, or from a tuplestore filled by it where backward
  * scans or marks are asked for.  Parallel participants' rows that cannot
  * stay in shared memory are copied in as if read here (absorb_shared).
+ * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
+ * every run, its last one too, to the query's shared files and returns no
+ * row, or passes a small share on unsorted (finish_shared_runs); the
+ * GpuSort above the Gather merges those runs with its own (sortshared.c).
  *
  * Fallback: a bounded sort that outgrows the memory, and a sort that finds
  * no room in the account for even GS_SPILL_MIN_ROWS rows, hand everything
@@ -1701,8 +1705,15 @@ gpusort_rescan(CustomScanState *cnode)
 
 	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
 	bounded = gpusort_eval_bound(node, &bound);
-	/* a participant's runs: the Gather's rescan deletes them, so sort again */
-	if (node->mode == GS_SORT_SHARED_RUNS || outer->chgParam != NULL ||
+	/*
+	 * A participant's runs: the Gather's rescan deletes them, so sort
+	 * again; and the merger of participants' runs reads them again, which
+	 * may be gone once the Gather has shut down (a Limit shuts its input
+	 * down when done): it runs the Gather again
+	 */
+	if (node->mode == GS_SORT_SHARED_RUNS ||
+		(node->merge && node->info.shared_runs > 0) ||
+		outer->chgParam != NULL ||
 		bounded != node->bounded || (bounded && bound != node->bound) ||
 		(node->tuplesort && !node->random_access))
 	{

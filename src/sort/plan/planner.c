@@ -51,10 +51,19 @@
  * replaced, and whose first sort column has an encoding (sortkey.c).  A
  * Sort estimated past gpusort.max_memory becomes a GpuSort that writes
  * sorted runs to temp files and merges them (sortspill.c) where it is
- * serial and unbounded, as the Sort itself is; a Gather Merge estimated
- * past it keeps its workers' Sorts, which one process writing runs cannot
- * beat, and a bounded one stays a top-N Sort.  gpusort.enabled = off leaves
- * plans alone.
+ * serial and unbounded, as the Sort itself is; a bounded one stays a top-N
+ * Sort.  A Gather Merge estimated past it keeps its workers, which one
+ * process writing runs cannot beat:
+ *
+ *		GpuSort -> Gather -> GpuSort (each participant) -> the workers' plan
+ *
+ * each participant's GpuSort writes its share as sorted runs to shared
+ * files, and the GpuSort above merges them all (sortshared.c).  Without
+ * gpusort.parallel, a Gather Merge estimated too small for a GPU takes the
+ * same shape (the participants' scan is what stock's plan gains, and an
+ * estimate that small is the one a misestimate hides behind): a share
+ * within its part of the budget passes through the Gather to be sorted
+ * above.  gpusort.enabled = off leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -128,10 +137,9 @@ static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
  * Is a sort (or Gather Merge) on these columns for GpuSort?  Not where the
  * node would only hand its rows to a tuplesort at run time: no encoding for
  * the first sort column.  A sort estimated past its memory budget is one
- * for runs in temp files (sortspill.c): GS_FITS_NOT, which only a serial,
- * unbounded Sort takes; elsewhere the stock plan stays as the planner made
- * it, parallel workers' Sorts and all (the node's runs are written by one
- * process where stock sorts in every worker).
+ * for runs in temp files (sortspill.c): GS_FITS_NOT, which a serial,
+ * unbounded Sort takes, and an unbounded Gather Merge as its participants'
+ * runs (sortshared.c); a bounded sort keeps the stock plan.
  */
 typedef enum GsEligible
 {
