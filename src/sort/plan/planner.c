@@ -58,12 +58,12 @@
  *		GpuSort -> Gather -> GpuSort (each participant) -> the workers' plan
  *
  * each participant's GpuSort writes its share as sorted runs to shared
- * files, and the GpuSort above merges them all (sortshared.c).  Without
- * gpusort.parallel, a Gather Merge estimated too small for a GPU takes the
- * same shape (the participants' scan is what stock's plan gains, and an
- * estimate that small is the one a misestimate hides behind): a share
- * within its part of the budget passes through the Gather to be sorted
- * above.  gpusort.enabled = off leaves plans alone.
+ * files, and the GpuSort above merges them all (sortshared.c).  Unless
+ * gpusort.parallel = on, a Gather Merge estimated too small for a GPU
+ * takes the same shape (the participants' scan is what stock's plan gains,
+ * and an estimate that small is the one a misestimate hides behind): a
+ * share within its part of the budget passes through the Gather to be
+ * sorted above.  gpusort.enabled = off leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -547,14 +547,16 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
 
 	/*
-	 * Past the budget; or, without gpusort.parallel, a sort the estimate
-	 * keeps on the CPU (too small for a GPU), where the participants' scan
-	 * is what stock's parallel plan gains: a small share comes through the
-	 * Gather to be sorted above, a share that outgrows its part of the
-	 * budget (the estimate was wrong) is sorted in its participant
+	 * Past the budget; or a sort the estimate keeps on the CPU (too small
+	 * for a GPU, so one sort of all rows in the leader gains nothing),
+	 * unless gpusort.parallel = on asks for the parallel intake: the
+	 * participants' scan is what stock's parallel plan gains; a small share
+	 * comes through the Gather to be sorted above, a share that outgrows
+	 * its part of the budget (the estimate was wrong) is sorted in its
+	 * participant, not passed to the leader
 	 */
 	if ((e == GS_FITS_NOT ||
-		 (e == GS_FITS && !w->use_parallel &&
+		 (e == GS_FITS && gpusort_parallel != GS_PARALLEL_ON &&
 		  gm->plan.plan_rows < (double) GS_GPU_AUTO_MIN_ROWS)) &&
 		gm->num_workers > 0 && sort->plan.initPlan == NIL)
 		return replace_spilling_gather_merge(w, gm, sort);
