@@ -232,7 +232,7 @@ spill_of() {	# query [mode]: the Spill line of gpusort's plan, and its write rat
 	for q in $QUERIES; do
 		runs=$(spill_of "$q")
 		runs1=$(spill_of "$q" gpusort_1proc)
-		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
+		echo "| $q | $(fmt "${T[$q,stock_tuned]:--}") | $(fmt "${T[$q,stock_mem]:--}") | $(fmt "${T[$q,gpusort]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort]:--}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
 	done
 } >"$OUT/spill.md"
 cat "$OUT/spill.md"
