@@ -113,7 +113,8 @@ SELECT gs_check('SELECT * FROM p1 ORDER BY t COLLATE "C", id');
 RESET parallel_leader_participation;
 
 -- a budget too small for the planner's estimate: stock's parallel plan,
--- each participant's Sort a GpuSort that writes runs of its own
+-- each participant's Sort a GpuSort that writes runs to shared files, which
+-- the GpuSort above the Gather merges (sort_spill tests it further)
 SET gpusort.max_memory = '1MB';
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
 SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
@@ -214,7 +215,9 @@ SET max_parallel_workers_per_gather = 2;
 SELECT gs_check('SELECT p1.id, p2.w FROM p1 JOIN p2 ON p1.id = p2.id ORDER BY p2.w COLLATE "C", p1.id', top => true);
 EXPLAIN (VERBOSE, COSTS OFF) SELECT p1.t, p2.w, p1.id FROM p1 JOIN p2 ON p1.g = p2.g AND p1.id % 100 = p2.id % 100 ORDER BY p2.w COLLATE "C", p1.t COLLATE "C" DESC, p1.id;
 
--- gpusort.parallel = off: one GpuSort over a serial scan, as before
+-- gpusort.parallel = off: no rows in shared memory; a sort this small by
+-- estimate keeps stock's workers, each passing its few rows on through the
+-- Gather to one GpuSort (or writing runs where they outgrow the budget)
 SET gpusort.parallel = off;
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
 SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');

@@ -182,6 +182,89 @@ SELECT spill('SELECT * FROM stale ORDER BY t');
 SELECT gs_check('SELECT * FROM stale ORDER BY t');
 SELECT gs_check('SELECT * FROM stale ORDER BY v DESC, id');
 
+-- a Gather Merge past the budget: each participant's GpuSort writes its
+-- share as runs to the query's shared files, and the GpuSort above the
+-- Gather merges all of them (sortshared.c)
+CREATE FUNCTION shared_spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	m text[];
+	wrote boolean := false;
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF ln ~ 'Spill: \d+ runs, \d+kB written to shared files' THEN
+			wrote := true;
+		END IF;
+		m := coalesce(regexp_match(ln, 'Spill: (\d+) runs of (\d+) participants, (\d+) runs of its own, merged (\d+) ways'), m);
+	END LOOP;
+	IF m IS NULL THEN
+		RETURN 'no shared runs';
+	END IF;
+	RETURN format('participants wrote runs: %s, merged: %s, its own runs: %s, all merged: %s',
+				  wrote, m[1]::int > 1, m[3], m[4]::int = m[1]::int + m[3]::int);
+END
+$f$;
+ALTER TABLE sp SET (parallel_workers = 2);
+-- (gpusort.parallel would store small sorts' rows in shared memory instead)
+SET gpusort.parallel = off;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM sp ORDER BY i8, id;
+SELECT shared_spill('SELECT * FROM sp ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY f8 DESC NULLS LAST, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY n, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8" DESC, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY lp, id');
+SELECT gs_check('SELECT k, i2 FROM sp ORDER BY k, i2');
+SELECT gs_check('SELECT * FROM sp ORDER BY k DESC, t, i8 NULLS FIRST, id');
+-- sorted on an expression the workers compute: a Result projects it away
+EXPLAIN (COSTS OFF) SELECT id FROM sp ORDER BY md5(t), id;
+SELECT gs_check('SELECT id FROM sp ORDER BY md5(t), id');
+-- the leader alone (no worker may start), and the workers alone
+SET max_parallel_workers = 0;
+SELECT shared_spill('SELECT * FROM sp ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp ORDER BY i8, id');
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
+RESET parallel_leader_participation;
+-- rescans: the participants sort again, also after the Limit above has
+-- shut the Gather down (its shared files with it)
+SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.t, '','')) FROM (SELECT t FROM sp WHERE id % 3 <> s.x ORDER BY t OFFSET 0) q) AS v FROM generate_series(1, 3) s(x)');
+EXPLAIN (COSTS OFF) SELECT s.x, q.id FROM generate_series(1, 3) s(x), LATERAL (SELECT id FROM (SELECT id, i8 FROM sp ORDER BY i8, id OFFSET 1) z WHERE z.id % 3 = s.x - 1 LIMIT 10) q;
+SELECT gs_check('SELECT s.x, q.id FROM generate_series(1, 3) s(x), LATERAL (SELECT id FROM (SELECT id, i8 FROM sp ORDER BY i8, id OFFSET 1) z WHERE z.id % 3 = s.x - 1 LIMIT 10) q');
+-- stale statistics: estimated within the budget, too small for a GPU; the
+-- participants' shares outgrow their part of it and become runs
+ALTER TABLE stale SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT * FROM stale ORDER BY t;
+SELECT shared_spill('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY t');
+SELECT gs_check('SELECT * FROM stale ORDER BY v DESC, id');
+-- the participants' runs fill temp_file_limit: stock's ERROR, raised in a
+-- worker or the leader; a cancel during the merge; neither leaves a file
+\set VERBOSITY sqlstate
+SET temp_file_limit = '1MB';
+SELECT count(*) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) q;
+RESET temp_file_limit;
+\set VERBOSITY default
+SELECT temp_files() AS temp_files;
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) s) q;
+RESET statement_timeout;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+RESET gpusort.parallel;
+ALTER TABLE sp RESET (parallel_workers);
+ALTER TABLE stale RESET (parallel_workers);
+
 -- temp_file_limit: stock's ERROR (its SQLSTATE: PostgreSQL 18 quotes the
 -- setting's name in the message), with GpuSort and without, and no temp
 -- file or reservation left behind

@@ -27,17 +27,26 @@
 #   gpusort       gpusort.max_memory = MAXMEM, the settings of stock_tuned,
 #                 the GPU where there is one (gpusort.device = auto); a
 #                 Gather Merge estimated past MAXMEM keeps its workers, each
-#                 Sort a GpuSort (on the CPU in a worker) writing runs of
-#                 its own where its share outgrows MAXMEM
+#                 Sort a GpuSort (on the CPU in a worker) that writes its
+#                 share as runs to shared files, merged by one GpuSort
+#                 above the Gather (src/sort/node/sortshared.c)
 #   gpusort_1proc the same without workers: one GpuSort whose runs the GPU
 #                 sorts, where there is one
 # P = min(8, cores / 2), at least 1 (GS_BENCH_WORKERS).  Each cell runs in a
 # fresh session; the best of GS_BENCH_REPS runs (default 2; 1 over 2*10^7
 # rows) is kept, under a statement_timeout of GS_BENCH_TIMEOUT seconds
 # (default 300).  GS_BENCH_QUERIES and GS_BENCH_MODES choose fewer shapes
-# and modes (a run of 5*10^7 rows that must fit 600 s: GS_BENCH_QUERIES=
-# "int8 text", then "stale_int8 misestimate"); the table s is loaded only
-# for the stale shapes.  The tables are loaded by GS_BENCH_LOAD_JOBS
+# and modes; the table s is loaded only for the stale shapes.
+# GS_BENCH_DEADLINE=S: no cell or EXPLAIN starts S seconds or more after
+# the start (shown as "skipped"), and none runs past it (statement_timeout),
+# so a run fits a time limit; GS_BENCH_EXPLAIN_STOCK=0 skips stock's EXPLAIN
+# ANALYZE (one more run of each stock sort).  The H100 run of issue 30, in
+# one command within 9 minutes (5*10^7 rows, max_memory 1GB, 8 workers):
+#   GS_BENCH_QUERIES="int8 text stale_int8 stale_text misestimate" \
+#   GS_BENCH_MODES="stock_tuned gpusort gpusort_1proc" GS_BENCH_DD_MB=1024 \
+#   GS_BENCH_EXPLAIN_STOCK=0 GS_BENCH_DEADLINE=500 \
+#   bench/sort/spill.sh 50000000 1GB
+# The tables are loaded by GS_BENCH_LOAD_JOBS
 # sessions at once (the cores, at most 16).  It also
 # measures the temp directory's disk with dd (GS_BENCH_DD_MB, default 2048
 # MB written with fdatasync, then read back after dropping the page cache
@@ -61,6 +70,8 @@ OUT=$(cd "$OUT" && pwd)
 BENCH_T0=$(date +%s)
 REPS=${GS_BENCH_REPS:-$([ "$ROWS" -gt 20000000 ] && echo 1 || echo 2)}
 TIMEOUT=${GS_BENCH_TIMEOUT:-300}
+DEADLINE=${GS_BENCH_DEADLINE:-}
+EXPLAIN_STOCK=${GS_BENCH_EXPLAIN_STOCK:-1}
 QUERIES=${GS_BENCH_QUERIES:-"int8 text stale_int8 stale_text misestimate"}
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_mem gpusort gpusort_1proc"}
 ncores=$(nproc)
@@ -130,8 +141,18 @@ sql_of() {	# query name
 		misestimate) echo "SELECT * FROM t WHERE (id % 2) = 0 ORDER BY k8 OFFSET $ROWS" ;;
 	esac
 }
+# seconds a statement may run now: TIMEOUT, within the deadline; 0: none
+time_left() {
+	local t=$TIMEOUT
+	if [ -n "$DEADLINE" ]; then
+		local rest=$((DEADLINE - ($(date +%s) - BENCH_T0)))
+		[ "$rest" -lt "$t" ] && t=$rest
+		[ "$t" -lt 0 ] && t=0
+	fi
+	echo "$t"
+}
 settings_of() {	# mode
-	local tuned="SET max_parallel_workers_per_gather = $P; SET parallel_tuple_cost = 0.01; SET statement_timeout = '${TIMEOUT}s';"
+	local tuned="SET max_parallel_workers_per_gather = $P; SET parallel_tuple_cost = 0.01; SET statement_timeout = '$(time_left)s';"
 	case $1 in
 		stock_tuned) echo "SET gpusort.enabled = off; SET work_mem = '1GB'; $tuned" ;;
 		stock_mem) echo "SET gpusort.enabled = off; SET work_mem = '$MAXMEM'; $tuned" ;;
@@ -154,12 +175,14 @@ disk_r=$(echo "$rd" | sed -E 's/.*, ([0-9.,]+ [kMG]?B\/s)$/\1/')
 echo "disk ($tmpdir, $(df -h "$tmpdir" | awk 'NR == 2 {print $1}')): write $disk_w ($dd_mb MB, fdatasync), read $disk_r ($dropped)" | tee -a "$OUT/device.txt"
 
 # ---- the cells ---------------------------------------------------------------------
-cell() {	# mode query: best ms of REPS fresh sessions, or "error"/">N"
-	local q best="" i out ms
+cell() {	# mode query: best ms of REPS fresh sessions, or "error"/">N"/"skipped"
+	local q best="" i out ms left
 	q=$(sql_of "$2")
 	for i in $(seq 1 "$REPS"); do
+		left=$(time_left)
+		if [ "$left" -le 0 ]; then echo "${best:-skipped}"; return; fi
 		out=$(printf '%s\n\\timing on\n%s;\n' "$(settings_of "$1")" "$q" | bench_psql 2>&1)
-		if echo "$out" | grep -q "statement timeout"; then echo ">$((TIMEOUT * 1000))"; return; fi
+		if echo "$out" | grep -q "statement timeout"; then echo "${best:->$((left * 1000))}"; return; fi
 		ms=$(echo "$out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
 		[ -z "$ms" ] && { echo "$out" >>"$OUT/e2e.log"; echo error; return; }
 		if [ -z "$best" ] || awk -v a="$ms" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$ms; fi
@@ -167,6 +190,7 @@ cell() {	# mode query: best ms of REPS fresh sessions, or "error"/">N"
 	echo "$best"
 }
 explain() {	# mode query file
+	[ "$(time_left)" -le 0 ] && return
 	{
 		echo "== $2 ($1)"
 		printf '%s\n%s;\n' "$(settings_of "$1")" "EXPLAIN (ANALYZE, COSTS OFF) $(sql_of "$2")" | bench_psql 2>&1
@@ -182,12 +206,12 @@ for q in $QUERIES; do
 	done
 	explain gpusort "$q" "$OUT/explain_gpusort.txt"
 	echo " $MODES " | grep -q " gpusort_1proc " && explain gpusort_1proc "$q" "$OUT/explain_gpusort.txt"
-	explain stock_tuned "$q" "$OUT/explain_stock.txt"
+	[ "$EXPLAIN_STOCK" = 1 ] && explain stock_tuned "$q" "$OUT/explain_stock.txt"
 done
 
 # ---- the table ---------------------------------------------------------------------
-fmt() { case $1 in error | ">"* | -) echo "$1" ;; *) awk -v v="$1" 'BEGIN {printf "%.2f s", v / 1000}' ;; esac; }
-ratio() { case "$1 $2" in *error* | *">"* | *" -") echo "-" ;; *) awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}' ;; esac; }
+fmt() { case $1 in error | skipped | ">"* | -) echo "$1" ;; *) awk -v v="$1" 'BEGIN {printf "%.2f s", v / 1000}' ;; esac; }
+ratio() { case "$1 $2" in *error* | *skipped* | *">"* | *" -") echo "-" ;; *) awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}' ;; esac; }
 spill_of() {	# query [mode]: the Spill line of gpusort's plan, and its write rate
 	awk -v q="== $1 (${2:-gpusort})" '$0 == q {on = 1; next} /^== / {on = 0} on && /Spill:/' "$OUT/explain_gpusort.txt" | head -1 |
 		sed -E 's/^ *Spill: //' | awk '{
@@ -208,7 +232,7 @@ spill_of() {	# query [mode]: the Spill line of gpusort's plan, and its write rat
 	for q in $QUERIES; do
 		runs=$(spill_of "$q")
 		runs1=$(spill_of "$q" gpusort_1proc)
-		echo "| $q | $(fmt "${T[$q,stock_tuned]:-error}") | $(fmt "${T[$q,stock_mem]:-error}") | $(fmt "${T[$q,gpusort]:-error}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort]:-error}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:-error}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
+		echo "| $q | $(fmt "${T[$q,stock_tuned]:--}") | $(fmt "${T[$q,stock_mem]:--}") | $(fmt "${T[$q,gpusort]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort]:--}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
 	done
 } >"$OUT/spill.md"
 cat "$OUT/spill.md"

@@ -41,9 +41,9 @@ gs_plan_store_private(const GsSortColumns *cols)
 }
 
 List *
-gs_plan_sort_private(const GsSortColumns *cols, bool parallel)
+gs_plan_sort_private(const GsSortColumns *cols, GsSortMode mode)
 {
-	return lappend(gs_plan_store_private(cols), list_make1_int(parallel ? 1 : 0));
+	return lappend(gs_plan_store_private(cols), list_make1_int((int) mode));
 }
 
 /* a GpuSort's custom_exprs, for the Limit (offset, count) that bounds it */
@@ -87,12 +87,12 @@ gs_sort_columns(List *custom_private, GsSortColumns *cols)
 	}
 }
 
-/* does a GpuSort take its rows from a GpuSortStore's participants? */
-bool
-gs_plan_sort_parallel(List *custom_private)
+/* how a GpuSort takes its input */
+GsSortMode
+gs_plan_sort_mode(List *custom_private)
 {
 	Assert(list_length(custom_private) == GSP_NFIELDS);
-	return linitial_int(list_nth(custom_private, GSP_PARALLEL)) != 0;
+	return (GsSortMode) linitial_int(list_nth(custom_private, GSP_PARALLEL));
 }
 
 List *

@@ -10,9 +10,13 @@
  *	   1: OidList of sort operators (< or >)
  *	   2: OidList of collations
  *	   3: IntList of nulls-first flags (0/1)
- *	   4: GpuSort only: IntList of one flag, 1 when the input is a Gather
- *		  over a GpuSortStore (sortpar.c), whose participants store the
- *		  rows in shared memory for the GpuSort to sort
+ *	   4: GpuSort only: IntList of one GsSortMode: GS_SORT_PARALLEL when
+ *		  the input is a Gather over a GpuSortStore (sortpar.c), whose
+ *		  participants store the rows in shared memory for the GpuSort to
+ *		  sort; GS_SORT_SHARED_RUNS for a GpuSort below a Gather, in each
+ *		  participant, that writes its share as sorted runs to the
+ *		  query's shared temp files for the GpuSort above the Gather to
+ *		  merge (sortshared.c)
  * A GpuSort's custom_exprs is NIL, or the (offset, count) expressions of
  * the Limit that bounds it: the executor does not tell a CustomScan about a
  * LIMIT (ExecSetTupleBound knows only the core nodes), so the node
@@ -47,9 +51,17 @@ typedef struct GsSortColumns
 	bool	   *nulls_first;
 } GsSortColumns;
 
+/* how a GpuSort takes its input (custom_private field 4) */
+typedef enum GsSortMode
+{
+	GS_SORT_SERIAL = 0,			/* reads its input and returns it sorted */
+	GS_SORT_PARALLEL = 1,		/* takes the rows GpuSortStores stored */
+	GS_SORT_SHARED_RUNS = 2		/* writes runs for the GpuSort above */
+} GsSortMode;
+
 /* encoding, for planner.c */
 extern List *gs_plan_store_private(const GsSortColumns *cols);
-extern List *gs_plan_sort_private(const GsSortColumns *cols, bool parallel);
+extern List *gs_plan_sort_private(const GsSortColumns *cols, GsSortMode mode);
 extern List *gs_plan_sort_exprs(Node *offset, Node *count);
 extern void gs_plan_retarget_column(List *custom_private, AttrNumber from,
 									AttrNumber to);
@@ -71,6 +83,6 @@ extern Node *gs_plan_retarget(Node *expr, List *calls, int ninput);
 
 /* decoding, for the executors: cols' arrays are palloc'd */
 extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
-extern bool gs_plan_sort_parallel(List *custom_private);
+extern GsSortMode gs_plan_sort_mode(List *custom_private);
 
 #endif							/* GPUSORT_SORTPLAN_H */

@@ -41,8 +41,6 @@
 #include "engine_gpu.h"
 #include "settings.h"
 
-/* under gpusort.device = auto, smaller sorts stay on the CPU */
-#define GS_GPU_AUTO_MIN_ROWS	100000
 
 /* the CPU key buffer starts with room for this many pairs at least */
 #define GS_MIN_CAPACITY			1024

@@ -37,6 +37,9 @@
 
 #include "engine_stats.h"
 
+/* under gpusort.device = auto, smaller sorts stay on the CPU */
+#define GS_GPU_AUTO_MIN_ROWS	100000
+
 /* gs_sorter_begin flags */
 #define GS_SORTER_NEED_KEYS		0x01	/* caller reads sorted keys after the
 										 * sort (to find runs of equal keys) */

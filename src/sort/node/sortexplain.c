@@ -217,6 +217,33 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 	if (info->merge_passes > 0)
 		snprintf(passes, sizeof(passes), " (%d intermediate merge%s)",
 				 info->merge_passes, info->merge_passes > 1 ? "s" : "");
+	if (info->runs_shared)
+	{
+		/* a participant's GpuSort: its runs are merged above the Gather */
+		if (es->timing)
+			explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms to shared files",
+						 info->spill_runs, (info->spill_bytes + 1023) / 1024,
+						 info->ms_spill);
+		else
+			explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written to shared files",
+						 info->spill_runs, (info->spill_bytes + 1023) / 1024);
+		return;
+	}
+	if (info->shared_runs > 0)
+	{
+		/* the merger of the participants' runs (and of any of its own) */
+		if (es->timing)
+			explain_line(es, "Spill: %d runs of %d participants, " UINT64_FORMAT "kB (each sorted and written in %.3f ms at most), %d runs of its own, merged %d ways%s in %.3f ms%s",
+						 info->shared_runs, info->shared_parts,
+						 (info->shared_bytes + 1023) / 1024, info->ms_shared,
+						 info->spill_runs, info->merge_ways, passes,
+						 info->ms_merge, into);
+		else
+			explain_line(es, "Spill: %d runs of %d participants, %d runs of its own, merged %d ways%s%s",
+						 info->shared_runs, info->shared_parts, info->spill_runs,
+						 info->merge_ways, passes, into);
+		return;
+	}
 	if (es->timing)
 		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways%s in %.3f ms%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
@@ -276,7 +303,7 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 		explain_text_keys(info, es);
 		if (info->par_rows > 0)
 			explain_text_intake(info, es);
-		if (info->spill_runs > 0)
+		if (info->spill_runs > 0 || info->shared_runs > 0 || info->runs_shared)
 			explain_text_spill(info, es);
 	}
 	explain_text_times(info, es);
@@ -336,9 +363,13 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 			ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
 								 info->ms_absorb, 3, es);
 	}
-	if (info->spill_runs > 0)
+	if (info->spill_runs > 0 || info->shared_runs > 0 || info->runs_shared)
 	{
 		ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
+		ExplainPropertyBool("Runs To Shared Files", info->runs_shared, es);
+		ExplainPropertyInteger("Participants' Runs", NULL, info->shared_runs, es);
+		ExplainPropertyUInteger("Participants' Runs Size", "kB",
+								(info->shared_bytes + 1023) / 1024, es);
 		ExplainPropertyUInteger("Spill Written", "kB",
 								(info->spill_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
@@ -428,7 +459,9 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		gs_sort_stream_note(node);
 
 	engine = info->used_tuplesort ? "tuplesort" :
-		(info->have_engine && info->engine.engine) ? info->engine.engine : "?";
+		(info->have_engine && info->engine.engine) ? info->engine.engine :
+		info->shared_runs > 0 ? "merge of the participants' runs" :
+		info->rows_passed > 0 ? "none, the rows passed on unsorted to the GpuSort above" : "?";
 	if (!info->used_tuplesort && node->keys)
 		keydesc = describe_keys(node, ancestors, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)

@@ -63,6 +63,10 @@
  * merge of the runs, or from a tuplestore filled by it where backward
  * scans or marks are asked for.  Parallel participants' rows that cannot
  * stay in shared memory are copied in as if read here (absorb_shared).
+ * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
+ * every run, its last one too, to the query's shared files and returns no
+ * row, or passes a small share on unsorted (finish_shared_runs); the
+ * GpuSort above the Gather merges those runs with its own (sortshared.c).
  *
  * Fallback: a bounded sort that outgrows the memory, and a sort that finds
  * no room in the account for even GS_SPILL_MIN_ROWS rows, hand everything
@@ -179,6 +183,11 @@ static const CustomExecMethods gpusort_exec_methods = {
 	.ReScanCustomScan = gpusort_rescan,
 	.MarkPosCustomScan = gpusort_markpos,
 	.RestrPosCustomScan = gpusort_restrpos,
+	/* only for a participant's GpuSort, the one parallel aware (sortshared.c) */
+	.EstimateDSMCustomScan = gs_shared_estimate,
+	.InitializeDSMCustomScan = gs_shared_init_dsm,
+	.ReInitializeDSMCustomScan = gs_shared_reinit_dsm,
+	.InitializeWorkerCustomScan = gs_shared_init_worker,
 	.ExplainCustomScan = gs_sort_explain,
 };
 
@@ -193,6 +202,25 @@ gpusort_create_state(CustomScan *cscan)
 	node->css.flags = cscan->flags;
 	node->css.methods = &gpusort_exec_methods;
 	return (Node *) node;
+}
+
+/*
+ * The participants' GpuSort under the Gather outer, whose runs the GpuSort
+ * over outer merges (sortshared.c), or NULL
+ */
+static GpuSortState *
+shared_runs_below(PlanState *outer)
+{
+	PlanState  *below;
+
+	if (!IsA(outer, GatherState))
+		return NULL;
+	below = outerPlanState(outer);
+	if (below == NULL || !IsA(below, CustomScanState) ||
+		((CustomScanState *) below)->methods != &gpusort_exec_methods ||
+		((GpuSortState *) below)->mode != GS_SORT_SHARED_RUNS)
+		return NULL;
+	return (GpuSortState *) below;
 }
 
 static void
@@ -214,8 +242,10 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
 	indesc = ExecGetResultType(outerPlanState(node));
-	if (gs_plan_sort_parallel(cscan->custom_private))
+	node->mode = gs_plan_sort_mode(cscan->custom_private);
+	if (node->mode == GS_SORT_PARALLEL)
 		node->par = gs_par_input(outerPlanState(node));
+	node->below = shared_runs_below(outerPlanState(node));
 
 	/*
 	 * Return the stored rows themselves, in a MinimalTuple slot as a Sort
@@ -1009,8 +1039,8 @@ initial_capacity(GpuSortState *node)
 	double		rows = node->css.ss.ps.plan->plan_rows * GS_CAPACITY_SLACK;
 	uint64		capacity = GS_MIN_CAPACITY;
 
-	/* parallel participants store the rows; only a few arrive here */
-	if (node->par)
+	/* parallel participants store the rows, or write runs; few arrive here */
+	if (node->par || node->below)
 		return capacity;
 	if (rows > (double) GS_MIN_CAPACITY)
 		capacity = rows < (double) GS_MAX_INITIAL_CAPACITY ?
@@ -1410,6 +1440,52 @@ finish_runs(GpuSortState *node)
 }
 
 /*
+ * A participant's share is read (sortshared.c): the rows still stored
+ * become its last run, and its runs, all closed, are published for the
+ * GpuSort above the Gather; the node returns no row.  Rows that went to a
+ * tuplesort (the fallback) are returned as usual, to be sorted above.
+ */
+static void
+finish_shared_runs(GpuSortState *node, Size budget)
+{
+	int			nruns;
+
+	/*
+	 * A share that never outgrew its part of the budget (the participants'
+	 * together fit the merger's) goes through the Gather as it was read,
+	 * to be sorted above with the others: no file for a few rows
+	 */
+	if (!node->spilling && !node->tuplesort &&
+		stored_bytes(node) <= budget / gs_shared_participants(node))
+	{
+		gs_rows_finish(&node->rows);
+		gs_shared_publish(node, 0, 0);
+		node->nout = node->ntuples;
+		node->info.rows_passed = node->ntuples;
+		return;
+	}
+	if (node->ntuples > 0 && !node->tuplesort)
+		spill_stored(node);
+	nruns = node->nruns;
+	node->info.runs_shared = true;
+	/* the runs' buffers are written out as their files close */
+	gs_spill_close(node);
+	gs_shared_publish(node, nruns, node->info.rows_sorted);
+	node->spilling = false;
+	node->nout = 0;
+	if (node->tuples)
+		pfree(node->tuples);
+	node->tuples = NULL;
+	if (node->raw)
+		pfree(node->raw);
+	node->raw = NULL;
+	node->maxtuples = 0;
+	if (node->reservation)
+		gs_release_all(node->reservation);
+	node->reserved_to = 0;
+}
+
+/*
  * The input is read (since intake_start): sort what was stored, or let the
  * tuplesort sort
  */
@@ -1420,6 +1496,10 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 	if (node->par)
 		absorb_shared(node, budget);
 	node->info.ms_intake = gs_elapsed_ms(intake_start);
+	if (node->shared)
+		finish_shared_runs(node, budget);
+	else if (node->below)
+		(void) gs_shared_adopt(node);
 	if (node->tuplesort)
 	{
 		instr_time	start;
@@ -1431,7 +1511,7 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 	}
 	else if (node->spilling)
 		finish_runs(node);
-	else
+	else if (!node->shared)
 	{
 		gs_rows_finish(&node->rows);
 		node->info.rows_sorted = node->ntuples;
@@ -1632,7 +1712,15 @@ gpusort_rescan(CustomScanState *cnode)
 
 	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
 	bounded = gpusort_eval_bound(node, &bound);
-	if (outer->chgParam != NULL ||
+	/*
+	 * A participant's runs: the Gather's rescan deletes them, so sort
+	 * again; and the merger of participants' runs reads them again, which
+	 * may be gone once the Gather has shut down (a Limit shuts its input
+	 * down when done): it runs the Gather again
+	 */
+	if (node->mode == GS_SORT_SHARED_RUNS ||
+		(node->merge && node->info.shared_runs > 0) ||
+		outer->chgParam != NULL ||
 		bounded != node->bounded || (bounded && bound != node->bound) ||
 		(node->tuplesort && !node->random_access))
 	{

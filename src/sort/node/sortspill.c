@@ -49,7 +49,10 @@
  * order, and with it stability, holds.
  *
  * Temp files are the runs' BufFiles, closed by gs_spill_close, or by the
- * resource owner at the end of the transaction (ERROR, cancel).
+ * resource owner at the end of the transaction (ERROR, cancel).  Under a
+ * Gather, a participant's GpuSort writes every run, its last one too, to
+ * the query's shared files, and the GpuSort above merges them all with
+ * those of its own (sortshared.c): the same runs, the same merge.
  *
  *-------------------------------------------------------------------------
  */
@@ -73,6 +76,7 @@
 #define GS_SPILL_MAX_WAYS	32
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
+static GsMergeCmp merge_compare(GpuSortState *node);
 
 /*
  * Lays out the key of every run of this sort: statistics that cover any
@@ -125,9 +129,9 @@ row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
 	gs_keys_encode(node->keys, raw, row, key);
 }
 
-/* a new run in node->runs */
-static void
-add_run(GpuSortState *node, GsRun *run)
+/* a new run in node->runs, after those there */
+void
+gs_spill_add_run(GpuSortState *node, GsRun *run)
 {
 	if (node->nruns == node->maxruns)
 	{
@@ -148,9 +152,10 @@ merge_range(GpuSortState *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
-	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k, spill_compare,
-								   node);
-	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys));
+	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k,
+								   merge_compare(node), node);
+	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
+										NULL, NULL);
 	GsRun	   *run;
 	uint64		i = 0;
 	int			r;
@@ -210,8 +215,10 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	run = gs_run_create(node->runcxt, nwords);
-	add_run(node, run);
+	/* a participant's run goes to the shared files (sortshared.c) */
+	run = node->shared ? gs_shared_run_create(node) :
+		gs_run_create(node->runcxt, nwords, NULL, NULL);
+	gs_spill_add_run(node, run);
 
 	for (i = 0; i < n; i++)
 	{
@@ -282,7 +289,7 @@ gs_spill_run_keys(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 void
 gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
 {
-	add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
+	gs_spill_add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
 								   keys, node->tuples, node->ntuples));
 }
 
@@ -312,6 +319,19 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
 	return gs_sort_compare_slots(node, node->row_slot, node->cmp_slot, from);
 }
 
+/*
+ * spill_compare, or NULL where the keys decide every comparison (no libc
+ * prefix, every sort column exact in the key): the merge then compares the
+ * keys inline
+ */
+static GsMergeCmp
+merge_compare(GpuSortState *node)
+{
+	if (node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys)
+		return NULL;
+	return spill_compare;
+}
+
 /* all runs are written: the merge starts at their first rows */
 void
 gs_spill_start_merge(GpuSortState *node)
@@ -323,7 +343,7 @@ gs_spill_start_merge(GpuSortState *node)
 	reduce_runs(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
 	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
-								 spill_compare, node);
+								 merge_compare(node), node);
 	node->info.merge_ways = node->nruns;
 }
 

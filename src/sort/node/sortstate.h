@@ -20,6 +20,7 @@
 #ifndef GPUSORT_SORTSTATE_H
 #define GPUSORT_SORTSTATE_H
 
+#include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
@@ -34,6 +35,7 @@
 #include "rowstream.h"
 #include "sortkey.h"
 #include "sortpar.h"
+#include "sortplan.h"
 #include "spillmerge.h"
 #include "spillrun.h"
 #include "threads.h"
@@ -91,6 +93,12 @@ typedef struct GsRunInfo
 	double		ms_merge;		/* merging them, as rows are returned */
 	int			merge_passes;	/* runs merged into longer runs meanwhile */
 	bool		spill_stored;	/* merged into a tuplestore (random access) */
+	bool		runs_shared;	/* the runs went to the shared files */
+	uint64		rows_passed;	/* a participant's few rows, passed on */
+	int			shared_runs;	/* runs of participants merged here */
+	int			shared_parts;	/* participants that wrote them */
+	uint64		shared_bytes;	/* their bytes */
+	double		ms_shared;		/* the longest time one took to write its */
 } GsRunInfo;
 
 typedef struct GpuSortState
@@ -109,6 +117,13 @@ typedef struct GpuSortState
 	bool		forward_only;	/* no backward scan, no mark */
 	bool		as_array;		/* a GpuWindow reads the rows as an array */
 	GsParInput *par;			/* parallel intake below the Gather, or NULL */
+	GsSortMode	mode;			/* how it takes its input (sortplan.h) */
+	struct GsSharedRuns *shared;	/* GS_SORT_SHARED_RUNS under a Gather in
+									 * parallel mode: the runs' shared state
+									 * (DSM), or NULL */
+	struct GpuSortState *below; /* the participants' GpuSort under the
+								 * Gather below, whose runs this node merges,
+								 * or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
 	char	   *nokey_reason;
@@ -280,11 +295,35 @@ extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
 extern uint64 *gs_spill_run_keys(GpuSortState *node, GsSorter *sorter,
 								 const uint32 *order, bool keys_by_rank);
 extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
+extern void gs_spill_add_run(GpuSortState *node, GsRun *run);
 extern void gs_spill_start_merge(GpuSortState *node);
 extern void gs_spill_materialize(GpuSortState *node);
 extern MinimalTuple gs_spill_next(GpuSortState *node);
 extern void gs_spill_rewind(GpuSortState *node);
 extern void gs_spill_close(GpuSortState *node);
+
+/* ---- sortshared.c: the participants' runs in shared files ---------------------- */
+
+/* parallel executor callbacks of a GS_SORT_SHARED_RUNS GpuSort */
+extern Size gs_shared_estimate(CustomScanState *cnode, ParallelContext *pcxt);
+extern void gs_shared_init_dsm(CustomScanState *cnode, ParallelContext *pcxt,
+							   void *coordinate);
+extern void gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt,
+								 void *coordinate);
+extern void gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc,
+								  void *coordinate);
+
+/* the participants: the leader's slot and the planned workers' */
+extern int	gs_shared_participants(GpuSortState *node);
+
+/* a participant's next run, in the shared files */
+extern GsRun *gs_shared_run_create(GpuSortState *node);
+
+/* a participant's runs are all written and closed: the merger may read them */
+extern void gs_shared_publish(GpuSortState *node, int nruns, uint64 rows);
+
+/* the merger: adds the participants' runs to its own; false if none */
+extern bool gs_shared_adopt(GpuSortState *node);
 
 /* ---- sortstat.c: the gpusort_stat view's counts ------------------------------- */
 

@@ -51,10 +51,19 @@
  * replaced, and whose first sort column has an encoding (sortkey.c).  A
  * Sort estimated past gpusort.max_memory becomes a GpuSort that writes
  * sorted runs to temp files and merges them (sortspill.c) where it is
- * serial and unbounded, as the Sort itself is; a Gather Merge estimated
- * past it keeps its workers' Sorts, which one process writing runs cannot
- * beat, and a bounded one stays a top-N Sort.  gpusort.enabled = off leaves
- * plans alone.
+ * serial and unbounded, as the Sort itself is; a bounded one stays a top-N
+ * Sort.  A Gather Merge estimated past it keeps its workers, which one
+ * process writing runs cannot beat:
+ *
+ *		GpuSort -> Gather -> GpuSort (each participant) -> the workers' plan
+ *
+ * each participant's GpuSort writes its share as sorted runs to shared
+ * files, and the GpuSort above merges them all (sortshared.c).  Unless
+ * gpusort.parallel = on, a Gather Merge estimated too small for a GPU
+ * takes the same shape (the participants' scan is what stock's plan gains,
+ * and an estimate that small is the one a misestimate hides behind): a
+ * share within its part of the budget passes through the Gather to be
+ * sorted above.  gpusort.enabled = off leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -79,6 +88,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "engine.h"
 #include "planner.h"
 #include "settings.h"
 #include "sortkey.h"
@@ -127,10 +137,9 @@ static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
  * Is a sort (or Gather Merge) on these columns for GpuSort?  Not where the
  * node would only hand its rows to a tuplesort at run time: no encoding for
  * the first sort column.  A sort estimated past its memory budget is one
- * for runs in temp files (sortspill.c): GS_FITS_NOT, which only a serial,
- * unbounded Sort takes; elsewhere the stock plan stays as the planner made
- * it, parallel workers' Sorts and all (the node's runs are written by one
- * process where stock sorts in every worker).
+ * for runs in temp files (sortspill.c): GS_FITS_NOT, which a serial,
+ * unbounded Sort takes, and an unbounded Gather Merge as its participants'
+ * runs (sortshared.c); a bounded sort keeps the stock plan.
  */
 typedef enum GsEligible
 {
@@ -193,11 +202,11 @@ make_passthrough_scan(Plan *header, Plan *child, List *scan_tlist,
 static Plan *
 make_gpusort(Plan *header, Plan *child, List *scan_tlist, int numCols,
 			 AttrNumber *sortColIdx, Oid *sortOperators, Oid *collations,
-			 bool *nullsFirst, const GsLimit *limit, bool parallel)
+			 bool *nullsFirst, const GsLimit *limit, GsSortMode mode)
 {
 	GsSortColumns cols = {numCols, sortColIdx, sortOperators, collations,
 						  nullsFirst};
-	List	   *priv = gs_plan_sort_private(&cols, parallel);
+	List	   *priv = gs_plan_sort_private(&cols, mode);
 	CustomScan *cscan = make_passthrough_scan(header, child, scan_tlist,
 											  &gpusort_plan_methods, priv);
 
@@ -389,7 +398,8 @@ replace_sort(GsPlanWalk *w, Sort *sort, const GsLimit *limit)
 	/* a Sort's targetlist is already the pass-through of its input */
 	return make_gpusort(&sort->plan, child, sort->plan.targetlist,
 						sort->numCols, sort->sortColIdx, sort->sortOperators,
-						sort->collations, sort->nullsFirst, limit, parallel);
+						sort->collations, sort->nullsFirst, limit,
+						parallel ? GS_SORT_PARALLEL : GS_SORT_SERIAL);
 }
 
 /* does a Gather Merge's targetlist return its Sort's columns unchanged? */
@@ -454,6 +464,78 @@ make_projection(Plan *header, Plan *child)
 	return (Plan *) result;
 }
 
+/*
+ * A Gather in place of gm, over its Sort's input (walked), returning the
+ * Sort's columns: see replace_gather_merge
+ */
+static Gather *
+gather_for(GsPlanWalk *w, GatherMerge *gm, Sort *sort)
+{
+	Gather	   *gather = makeNode(Gather);
+
+	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
+	gather->plan.type = T_Gather;
+	gather->plan.targetlist = copyObject(sort->plan.targetlist);
+	gather->plan.lefttree = walk_plan(w, sort->plan.lefttree, NULL);
+	gather->num_workers = gm->num_workers;
+	gather->rescan_param = gm->rescan_param;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = gm->initParam;
+	return gather;
+}
+
+/*
+ * The GpuSort over gather that stands for gm, under a Result where gm's
+ * targetlist is not the Sort's columns
+ */
+static Plan *
+gpusort_over_gather(GatherMerge *gm, Sort *sort, Gather *gather, bool parallel)
+{
+	Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
+									   gs_plan_column_refs(gather->plan.targetlist,
+														   OUTER_VAR),
+									   gm->numCols, gm->sortColIdx,
+									   gm->sortOperators, gm->collations,
+									   gm->nullsFirst, NULL,
+									   parallel ? GS_SORT_PARALLEL : GS_SORT_SERIAL);
+
+	gpusort->initPlan = NIL;
+	gpusort->parallel_aware = false;
+	if (is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
+	{
+		set_result_labels(gpusort->targetlist, gm->plan.targetlist);
+		return gpusort;
+	}
+	return make_projection(&gm->plan, gpusort);
+}
+
+/*
+ * A Gather Merge past the budget: each participant's Sort becomes a GpuSort
+ * that writes its share as sorted runs to shared temp files and returns no
+ * row (GS_SORT_SHARED_RUNS, sortshared.c), and one GpuSort above the
+ * Gather merges every participant's runs.  So the participants scan, sort
+ * and write in parallel as stock's workers do, and no row moves through a
+ * tuple queue: the leader reads each row once, from the runs.
+ */
+static Plan *
+replace_spilling_gather_merge(GsPlanWalk *w, GatherMerge *gm, Sort *sort)
+{
+	Gather	   *gather = gather_for(w, gm, sort);
+	Plan	   *runs = make_gpusort(&sort->plan, gather->plan.lefttree,
+									sort->plan.targetlist, sort->numCols,
+									sort->sortColIdx, sort->sortOperators,
+									sort->collations, sort->nullsFirst, NULL,
+									GS_SORT_SHARED_RUNS);
+
+	/* the Sort's plan node id, unique in the plan, keys its shared state */
+	runs->parallel_aware = true;
+	runs->parallel_safe = true;
+	runs->initPlan = NIL;
+	gather->plan.lefttree = runs;
+	return gpusort_over_gather(gm, sort, gather, false);
+}
+
 /* Gather Merge over Sort -> GpuSort over Gather or Seq Scan (see above) */
 static Plan *
 replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
@@ -464,6 +546,20 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	bool		parallel;
 	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
 
+	/*
+	 * Past the budget; or a sort the estimate keeps on the CPU (too small
+	 * for a GPU, so one sort of all rows in the leader gains nothing),
+	 * unless gpusort.parallel = on asks for the parallel intake: the
+	 * participants' scan is what stock's parallel plan gains; a small share
+	 * comes through the Gather to be sorted above, a share that outgrows
+	 * its part of the budget (the estimate was wrong) is sorted in its
+	 * participant, not passed to the leader
+	 */
+	if ((e == GS_FITS_NOT ||
+		 (e == GS_FITS && gpusort_parallel != GS_PARALLEL_ON &&
+		  gm->plan.plan_rows < (double) GS_GPU_AUTO_MIN_ROWS)) &&
+		gm->num_workers > 0 && sort->plan.initPlan == NIL)
+		return replace_spilling_gather_merge(w, gm, sort);
 	if (e != GS_FITS)
 	{
 		/* past the budget: the workers keep sorting (their Sorts may write runs) */
@@ -481,7 +577,7 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 		scan->parallel_aware = false;
 		gpusort = make_gpusort(&gm->plan, scan, sort->plan.targetlist,
 							   gm->numCols, gm->sortColIdx, gm->sortOperators,
-							   gm->collations, gm->nullsFirst, NULL, false);
+							   gm->collations, gm->nullsFirst, NULL, GS_SORT_SERIAL);
 		gpusort->parallel_aware = false;
 
 		set_result_labels(gpusort->targetlist, gm->plan.targetlist);
@@ -499,16 +595,7 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	 * Merge's targetlist when that is not the same columns.  initPlans stay
 	 * at the Gather, whose initParam names those it passes to the workers.
 	 */
-	gather = makeNode(Gather);
-	memcpy(&gather->plan, &gm->plan, sizeof(Plan));
-	gather->plan.type = T_Gather;
-	gather->plan.targetlist = copyObject(sort->plan.targetlist);
-	gather->plan.lefttree = walk_plan(w, sort->plan.lefttree, NULL);
-	gather->num_workers = gm->num_workers;
-	gather->rescan_param = gm->rescan_param;
-	gather->single_copy = false;
-	gather->invisible = false;
-	gather->initParam = gm->initParam;
+	gather = gather_for(w, gm, sort);
 
 	/*
 	 * The participants store the rows: then the Gather returns what the
@@ -521,24 +608,7 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 										   gm->numCols, gm->sortColIdx,
 										   gm->sortOperators, gm->collations,
 										   gm->nullsFirst);
-
-	{
-		Plan	   *gpusort = make_gpusort(&gm->plan, (Plan *) gather,
-										   gs_plan_column_refs(gather->plan.targetlist,
-															   OUTER_VAR),
-										   gm->numCols, gm->sortColIdx,
-										   gm->sortOperators, gm->collations,
-										   gm->nullsFirst, NULL, parallel);
-
-		gpusort->initPlan = NIL;
-		gpusort->parallel_aware = false;
-		if (is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
-		{
-			set_result_labels(gpusort->targetlist, gm->plan.targetlist);
-			return gpusort;
-		}
-		return make_projection(&gm->plan, gpusort);
-	}
+	return gpusort_over_gather(gm, sort, gather, parallel);
 }
 
 static void

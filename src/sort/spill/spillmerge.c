@@ -45,8 +45,9 @@ struct GsMerge
 	int		   *tree;			/* [Max(nruns, 1)]: losers, tree[0] the winner */
 	bool	   *done;			/* [nruns]: the run is at its end */
 	bool		pending;		/* tree[0]'s row was returned */
-	GsMergeCmp	cmp;
+	GsMergeCmp	cmp;			/* or NULL: the keys decide */
 	void	   *arg;
+	int			nwords;
 	uint64		ncompares;
 };
 
@@ -61,7 +62,8 @@ beats(GsMerge *m, int a, int b)
 	if (m->done[b])
 		return true;
 	m->ncompares++;
-	c = m->cmp(m->arg, m->runs[a], m->runs[b]);
+	c = m->cmp ? m->cmp(m->arg, m->runs[a], m->runs[b]) :
+		gs_key_cmp(m->runs[a]->key, m->runs[b]->key, m->nwords);
 	return c < 0 || (c == 0 && a < b);
 }
 
@@ -109,6 +111,7 @@ gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns, GsMergeCmp cmp,
 	m->done = MemoryContextAllocZero(cxt, sizeof(bool) * Max(nruns, 1));
 	m->cmp = cmp;
 	m->arg = arg;
+	m->nwords = nruns > 0 ? runs[0]->nwords : 1;
 	if (nruns > 0)
 		load_heads(m);
 	return m;

@@ -10,9 +10,10 @@
  *	   gs_merge_rewind(m);		to start over (a rescan)
  *
  * cmp orders the current rows of two runs as the sort does (keys, then
- * PostgreSQL's comparators where the keys do not decide); rows it calls
- * equal come in run order, so the merge is stable over runs written in
- * input order.
+ * PostgreSQL's comparators where the keys do not decide), or is NULL where
+ * the keys alone decide (compared inline, gs_key_cmp); rows it calls equal
+ * come in run order, so the merge is stable over runs written in input
+ * order.
  *
  *-------------------------------------------------------------------------
  */

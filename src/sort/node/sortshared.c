@@ -1,0 +1,286 @@
+/*-------------------------------------------------------------------------
+ *
+ * sortshared.c
+ *	  A parallel GpuSort past its budget: each participant of a Gather
+ *	  writes its share as sorted runs to shared temp files, and the GpuSort
+ *	  above the Gather merges all of them.
+ *
+ * planner.c turns a Gather Merge over a Sort estimated past
+ * gpusort.max_memory into
+ *
+ *		GpuSort				the merger: merges every participant's runs
+ *		  -> Gather			launches the workers, runs a share itself
+ *			   -> GpuSort	GS_SORT_SHARED_RUNS, the writer, in each
+ *				   -> input	participant: sorts its share run by run as a
+ *							serial GpuSort does (sortnode.c, sortspill.c),
+ *							writes every run, its last one too, to the
+ *							shared files, and returns no row
+ *
+ * So the participants read, sort and write in parallel, as stock's workers
+ * sort, and no row moves through a tuple queue: the merger reads each row
+ * once, from its run, and returns it from the run's read buffer.
+ *
+ * The writer's shared state (GsSharedRuns, in the Gather's DSM segment
+ * under the writer's plan node id) holds a SharedFileSet and one slot per
+ * participant: the leader's is slot 0, worker i's slot i + 1.  Participant
+ * p names its run r "gs<plan node id>.<p>.<r>"; once all its runs are
+ * written and closed, it fills its slot, run count last, after a write
+ * barrier.  The merger reads the slots once the Gather has returned its
+ * last row, when every participant that started has finished (a worker's
+ * ERROR is raised in the leader by then), and merges the runs of slots 0,
+ * 1, ... in that order, after any runs of its own: equal rows come in run
+ * order, as in one sort's runs (stock's Gather Merge orders equal rows of
+ * different workers arbitrarily).
+ *
+ * Keys compare across participants as across one sort's runs: their layout
+ * comes from statistics that cover any row (gs_spill_fix_layout), so every
+ * participant and the merger lay them out alike; the merger checks the
+ * width each slot reports.
+ *
+ * Files: the set is deleted when the last backend detaches from the
+ * segment: when the query ends, or with the segment on ERROR or cancel; a
+ * rescan of the Gather deletes the last scan's files first.  temp_file_limit
+ * holds in each participant (fd.c raises stock's ERROR, which the leader
+ * rethrows).
+ *
+ * Without shared files -- the Gather runs in the leader alone, outside
+ * parallel mode, or parallel.c made no DSM segment -- the writer sorts and
+ * returns its rows as a serial GpuSort, and the merger sorts them as its
+ * input; the same holds for a participant whose GpuSort fell back to
+ * tuplesort (sortnode.c): its rows come through the Gather, the others'
+ * runs from the files.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/dsm.h"
+#include "storage/sharedfileset.h"
+#include "storage/shm_toc.h"
+#include "utils/tuplesort.h"
+
+#include "sortkey.h"
+#include "sortstate.h"
+#include "spillrun.h"
+
+/* one participant's runs, filled when they are all written */
+typedef struct GsSharedSlot
+{
+	int			nruns;			/* -1 until the participant is done */
+	int			nwords;			/* key words per row */
+	uint64		rows;
+	uint64		bytes;
+	double		ms_write;		/* sorting and writing its runs */
+} GsSharedSlot;
+
+typedef struct GsSharedRuns
+{
+	SharedFileSet fileset;
+	dsm_handle	handle;			/* the segment: workers attach the set to it */
+	int			nslots;			/* 0: no shared files (no segment) */
+	GsSharedSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} GsSharedRuns;
+
+/* participants are the leader and the workers parallel.c planned */
+Size
+gs_shared_estimate(CustomScanState *cnode, ParallelContext *pcxt)
+{
+	return add_size(offsetof(GsSharedRuns, slots),
+					mul_size(sizeof(GsSharedSlot), pcxt->nworkers + 1));
+}
+
+static void
+reset_slots(GsSharedRuns *sh)
+{
+	int			i;
+
+	for (i = 0; i < sh->nslots; i++)
+	{
+		memset(&sh->slots[i], 0, sizeof(GsSharedSlot));
+		sh->slots[i].nruns = -1;
+	}
+}
+
+/* the leader, setting up the Gather's segment */
+void
+gs_shared_init_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
+
+	node->shared = NULL;
+	sh->nslots = 0;
+	/* parallel.c fell back to private memory: no workers, no shared files */
+	if (pcxt->seg == NULL)
+		return;
+	PrepareTempTablespaces();
+	SharedFileSetInit(&sh->fileset, pcxt->seg);
+	sh->handle = dsm_segment_handle(pcxt->seg);
+	sh->nslots = pcxt->nworkers + 1;
+	reset_slots(sh);
+	node->shared = sh;
+}
+
+/* a rescan of the Gather: the last scan's runs go */
+void
+gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
+{
+	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
+
+	if (sh->nslots == 0)
+		return;
+	SharedFileSetDeleteAll(&sh->fileset);
+	reset_slots(sh);
+}
+
+void
+gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc, void *coordinate)
+{
+	GpuSortState *node = (GpuSortState *) cnode;
+	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
+	dsm_segment *seg;
+
+	node->shared = NULL;
+	if (sh->nslots == 0)
+		return;
+	/* the worker's mapping of the segment parallel.c attached it to */
+	seg = dsm_find_mapping(sh->handle);
+	if (seg == NULL)
+		elog(ERROR, "GpuSort worker found no mapping of its parallel segment");
+	SharedFileSetAttach(&sh->fileset, seg);
+	node->shared = sh;
+}
+
+/* the participants that may write runs: the leader and the planned workers */
+int
+gs_shared_participants(GpuSortState *node)
+{
+	return node->shared->nslots;
+}
+
+/* this participant's slot */
+static int
+my_slot(const GsSharedRuns *sh)
+{
+	int			slot = ParallelWorkerNumber + 1;
+
+	if (slot < 0 || slot >= sh->nslots)
+		elog(ERROR, "GpuSort participant %d has no slot among %d",
+			 ParallelWorkerNumber, sh->nslots);
+	return slot;
+}
+
+static void
+run_name(char *name, size_t len, int plan_node_id, int slot, int run)
+{
+	snprintf(name, len, "gs%d.%d.%d", plan_node_id, slot, run);
+}
+
+GsRun *
+gs_shared_run_create(GpuSortState *node)
+{
+	char		name[MAXPGPATH];
+
+	run_name(name, sizeof(name), node->css.ss.ps.plan->plan_node_id,
+			 my_slot(node->shared), node->nruns);
+	return gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
+						 &node->shared->fileset.fs, name);
+}
+
+void
+gs_shared_publish(GpuSortState *node, int nruns, uint64 rows)
+{
+	GsSharedSlot *slot = &node->shared->slots[my_slot(node->shared)];
+
+	slot->nwords = gs_keys_nwords(node->keys);
+	slot->rows = rows;
+	slot->bytes = node->info.spill_bytes;
+	slot->ms_write = node->info.ms_spill + node->info.ms_keys +
+		node->info.ms_sort + node->info.ms_ties;
+	pg_write_barrier();
+	slot->nruns = nruns;
+}
+
+/*
+ * The merger fell back to tuplesort (its own input outgrew what it could
+ * hold, sortnode.c): the participants' rows go there too, run by run.
+ */
+static void
+feed_tuplesort(GpuSortState *node)
+{
+	uint64		i = 0;
+	int			r;
+
+	for (r = 0; r < node->nruns; r++)
+	{
+		GsRun	   *run = node->runs[r];
+
+		if (!gs_run_rewind(run))
+			continue;
+		while (gs_run_next(run))
+		{
+			ExecStoreMinimalTuple(run->tup, node->row_slot, false);
+			tuplesort_puttupleslot(node->tuplesort, node->row_slot);
+			if (++i % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	ExecClearTuple(node->row_slot);
+	gs_spill_close(node);
+}
+
+/* opens slot p's runs as node's next ones */
+static void
+adopt_slot(GpuSortState *node, GsSharedRuns *sh, int p, int nwords)
+{
+	GsSharedSlot *slot = &sh->slots[p];
+	int			plan_node_id = node->below->css.ss.ps.plan->plan_node_id;
+	char		name[MAXPGPATH];
+	int			r;
+
+	if (slot->nwords != nwords)
+		elog(ERROR, "GpuSort participant %d wrote keys of %d words, not %d",
+			 p, slot->nwords, nwords);
+	for (r = 0; r < slot->nruns; r++)
+	{
+		run_name(name, sizeof(name), plan_node_id, p, r);
+		gs_spill_add_run(node, gs_run_open(node->runcxt, nwords,
+										   &sh->fileset.fs, name));
+	}
+	node->info.shared_runs += slot->nruns;
+	node->info.shared_parts++;
+	node->info.shared_bytes += slot->bytes;
+	node->info.ms_shared = Max(node->info.ms_shared, slot->ms_write);
+}
+
+bool
+gs_shared_adopt(GpuSortState *node)
+{
+	GsSharedRuns *sh = node->below ? node->below->shared : NULL;
+	int			total = 0;
+	int			p;
+
+	if (sh == NULL)
+		return false;
+	pg_read_barrier();
+	for (p = 0; p < sh->nslots; p++)
+		total += Max(sh->slots[p].nruns, 0);
+	if (total == 0)
+		return false;
+
+	/* the runs' layout; rows stored here are sorted into it too */
+	node->spilling = true;
+	gs_spill_fix_layout(node);
+	for (p = 0; p < sh->nslots; p++)
+	{
+		if (sh->slots[p].nruns > 0)
+			adopt_slot(node, sh, p, gs_keys_nwords(node->keys));
+	}
+	if (node->tuplesort)
+		feed_tuplesort(node);
+	return true;
+}
