@@ -132,6 +132,21 @@ SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" DESC NULLS LAST, a LIMI
 SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" NULLS FIRST, a DESC LIMIT 40');
 SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 100');
 SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 9000');
+-- a top-N over a collation's text (a transform per kept row) stays stock's
+-- heap when the input is under 100 times the bound; text under "C", a
+-- larger input or a bound unknown at plan time gets the GpuSort
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT 16 OFFSET 5;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "C" LIMIT 21;
+PREPARE topn(int8) AS SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE topn(21);
+RESET plan_cache_mode;
+DEALLOCATE topn;
+SELECT gs_check('SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20');
+RESET max_parallel_workers_per_gather;
 
 -- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,
 -- over a plain Seq Scan when the workers would only scan, else over a
