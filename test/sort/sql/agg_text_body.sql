@@ -33,4 +33,13 @@ CREATE COLLATION IF NOT EXISTS gs_ci (provider = icu, locale = 'und-u-ks-level2'
 CREATE TABLE txci AS SELECT i, g, t COLLATE gs_ci AS t FROM tx;
 ANALYZE txci;
 SELECT * FROM agg_check_eq('SELECT g, mode() WITHIN GROUP (ORDER BY t) FROM txci GROUP BY g ORDER BY g');
+-- count(DISTINCT t) alone sorts t in byte order (equal values are equal
+-- bytes under a deterministic collation); beside an aggregate that reads
+-- the order, or under a nondeterministic collation, in the collation's
+SELECT agg_explain_has('SELECT g, count(DISTINCT t) FROM tx GROUP BY g', 'COLLATE "C"');
+SELECT agg_explain_has('SELECT g, count(DISTINCT t), percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM tx GROUP BY g', 'COLLATE "C"');
+SELECT * FROM agg_check('SELECT g, count(DISTINCT t), percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM tx GROUP BY g ORDER BY g');
+SELECT agg_explain_has('SELECT g, count(DISTINCT t) FROM txci GROUP BY g', 'COLLATE "C"');
+SELECT * FROM agg_check('SELECT g, count(DISTINCT t), count(t) FROM txci GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT count(DISTINCT t) FROM txci');
 SELECT * FROM agg_check('SELECT g, string_agg(t, '', '' ORDER BY i), array_agg(t ORDER BY i) FROM tx GROUP BY g ORDER BY g');
