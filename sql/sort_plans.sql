@@ -134,8 +134,10 @@ SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 100');
 SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 9000');
 -- a top-N over a collation's text (a transform per kept row) stays stock's
 -- heap when the input is under 100 times the bound; text under "C", a
--- larger input or a bound unknown at plan time gets the GpuSort
+-- larger input or a bound unknown at plan time gets the GpuSort (and so
+-- does every sort under gpusort.min_rows = 0, as in the other tests)
 SET max_parallel_workers_per_gather = 0;
+SET gpusort.min_rows = 1000;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT 16 OFFSET 5;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20;
@@ -146,6 +148,8 @@ EXPLAIN (COSTS OFF) EXECUTE topn(21);
 RESET plan_cache_mode;
 DEALLOCATE topn;
 SELECT gs_check('SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20');
+SET gpusort.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
 RESET max_parallel_workers_per_gather;
 
 -- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,

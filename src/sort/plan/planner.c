@@ -55,9 +55,9 @@
  * past it keeps its workers' Sorts, which one process writing runs cannot
  * beat, and a bounded one stays a top-N Sort.  A top-N Sort on a
  * collation's text whose input is estimated at under GS_TOPN_HEAP_RATIO
- * times its constant bound stays too: there the heap is cheaper than
- * transforming the rows that get in.  gpusort.enabled = off leaves plans
- * alone.
+ * times its constant bound stays too (unless gpusort.min_rows is 0):
+ * there the heap is cheaper than transforming the rows that get in.
+ * gpusort.enabled = off leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -362,7 +362,8 @@ parallelize_scan(GsPlanWalk *w, Plan *scan, Sort *sort)
  * (10^5), 1.19 (10^6); 33 times 0.64-0.70 (10^4), 0.81-0.88 (10^5); 10
  * times 0.75-0.81 (10^5).  Keys without a transform (numbers, text under
  * "C", numeric) were faster in GpuSort in every case measured, down to
- * 10^4 rows and bound 1000.
+ * 10^4 rows and bound 1000.  A rule for sorts of too few rows, it goes
+ * with gpusort.min_rows: 0 replaces every Sort, this one included.
  */
 #define GS_TOPN_HEAP_RATIO	100
 
@@ -387,7 +388,7 @@ topn_heap_cheaper(Sort *sort, const GsLimit *limit)
 {
 	double		bound;
 
-	if (limit == NULL)
+	if (limit == NULL || gpusort_min_rows == 0)
 		return false;
 	bound = const_bound(limit);
 	return bound >= 0 &&
