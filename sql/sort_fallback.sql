@@ -52,9 +52,13 @@ SELECT gs_check('SELECT s FROM fb_rows() ORDER BY s COLLATE "C" LIMIT 10 OFFSET 
 -- the bounded fallback's tuplesort must be begun as one that may be bounded
 -- (TUPLESORT_ALLOWBOUNDED): PostgreSQL 17 keeps the rows of any other in a
 -- bump context, from which the bounded heap cannot free the rows it drops
--- ("GetMemoryChunkSpace called with invalid pointer")
-SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb_rows() ORDER BY k DESC, id LIMIT 3');
-SELECT gs_check('SELECT k, id FROM fb_rows() ORDER BY k DESC, id LIMIT 3');
+-- ("GetMemoryChunkSpace called with invalid pointer"); the bound is large
+-- enough that the rows held between two prunes outgrow gpusort.max_memory,
+-- and work_mem holds the heap
+SET work_mem = '4MB';
+SELECT * FROM explain_masked('EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM fb_rows() ORDER BY k DESC, id LIMIT 3 OFFSET 6000');
+SELECT gs_check('SELECT k, id FROM fb_rows() ORDER BY k DESC, id LIMIT 3 OFFSET 6000');
+SET work_mem = '64kB';
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 SELECT gs_check('SELECT a.k, a.id, b.id AS id2 FROM fb_rows() a JOIN fb b ON a.k = b.k AND a.id < 300 ORDER BY 1, 2, 3');

@@ -113,6 +113,44 @@ PREPARE lim(int, int) AS SELECT k, v FROM m1 ORDER BY v, k LIMIT $1 OFFSET $2;
 EXECUTE lim(3, 0);
 EXECUTE lim(2, 1000);
 DEALLOCATE lim;
+-- the cutoff test reads a scanned row's sort columns in place (heap_getattr):
+-- nulls and text before them, a dropped column, a column added with a
+-- default (absent from the older rows' tuples); and input in reverse order,
+-- where every row beats the cutoff, so the prunes come one after another
+CREATE TABLE hc (a int, t text, d int, v float8);
+INSERT INTO hc SELECT i, CASE WHEN i % 3 = 0 THEN NULL ELSE repeat('x', i % 50) END,
+	i, (hashint4(i) & 1023)::float8 FROM generate_series(1, 20000) i;
+ALTER TABLE hc DROP COLUMN d;
+ALTER TABLE hc ADD COLUMN m int DEFAULT 7;
+INSERT INTO hc SELECT i, NULL, (hashint4(i) & 1023)::float8, i % 9 FROM generate_series(20001, 25000) i;
+ANALYZE hc;
+EXPLAIN (COSTS OFF) SELECT * FROM hc ORDER BY v DESC, a LIMIT 25;
+SELECT gs_check('SELECT * FROM hc ORDER BY v DESC, a LIMIT 25');
+SELECT gs_check('SELECT * FROM hc ORDER BY m DESC, a LIMIT 25');
+SELECT gs_check('SELECT * FROM hc ORDER BY m, v, a DESC LIMIT 30 OFFSET 10');
+SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" DESC NULLS LAST, a LIMIT 40');
+SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" NULLS FIRST, a DESC LIMIT 40');
+SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 100');
+SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 9000');
+-- a top-N over a collation's text (a transform per kept row) stays stock's
+-- heap when the input is under 100 times the bound; text under "C", a
+-- larger input or a bound unknown at plan time gets the GpuSort (and so
+-- does every sort under gpusort.min_rows = 0, as in the other tests)
+SET max_parallel_workers_per_gather = 0;
+SET gpusort.min_rows = 1000;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT 16 OFFSET 5;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "C" LIMIT 21;
+PREPARE topn(int8) AS SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE topn(21);
+RESET plan_cache_mode;
+DEALLOCATE topn;
+SELECT gs_check('SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20');
+SET gpusort.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
+RESET max_parallel_workers_per_gather;
 
 -- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,
 -- over a plain Seq Scan when the workers would only scan, else over a

@@ -20,20 +20,25 @@
 # (test/lib.sh; GS_PRIVATE_PG as for the tests) and installs the build.
 #
 # Queries (the table: ev(day date, user_id int8, category int, amount
-# float8, account int, name text, ts timestamp); user_id has ROWS/16 values
-# up to 131072, as the issue's 10^7-row table):
+# float8, account int, name text, ts timestamp, city text); user_id has
+# ROWS/16 values up to 131072, as the issue's 10^7-row table; name is
+# unique, city has 256 values; text under the cluster's locale,
+# GS_CLUSTER_LOCALE, C.UTF-8 unless set):
 #   distinct_day   SELECT day, count(DISTINCT user_id) FROM ev GROUP BY day
 #   distinct_all   SELECT count(DISTINCT user_id) FROM ev
+#   distinct_2col  SELECT day, category, count(DISTINCT user_id) FROM ev GROUP BY day, category
+#   distinct_text  SELECT day, count(DISTINCT name) FROM ev GROUP BY day
 #   pct_cat        SELECT category, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) ... GROUP BY category
 #   pct_disc_cat   SELECT category, percentile_disc(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY amount) ...
 #   mode_cat       SELECT category, mode() WITHIN GROUP (ORDER BY user_id) ... GROUP BY category
+#   mode_text      SELECT category, mode() WITHIN GROUP (ORDER BY city) ... GROUP BY category
 #   string_agg     SELECT account, string_agg(name, ',' ORDER BY ts) FROM ev GROUP BY account
 #   topn_group     SELECT user_id, sum(amount) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10
 set -uo pipefail
 . "$(dirname "$0")/../../test/lib.sh"
 
 reps=3
-queries="distinct_day distinct_all pct_cat pct_disc_cat mode_cat string_agg topn_group"
+queries="distinct_day distinct_all distinct_2col distinct_text pct_cat pct_disc_cat mode_cat mode_text string_agg topn_group"
 out=""
 while [ $# -gt 1 ]; do
 	case "$1" in
@@ -43,7 +48,7 @@ while [ $# -gt 1 ]; do
 		*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ $# -eq 1 ] || { sed -n '2,31p' "$0"; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,37p' "$0"; exit 2; }
 rows=$1
 cores=$(nproc)
 workers=$((cores > 8 ? 8 : cores))
@@ -59,9 +64,12 @@ query_sql() {
 	case $1 in
 		distinct_day) echo "SELECT day, count(DISTINCT user_id) FROM ev GROUP BY day" ;;
 		distinct_all) echo "SELECT count(DISTINCT user_id) FROM ev" ;;
+		distinct_2col) echo "SELECT day, category, count(DISTINCT user_id) FROM ev GROUP BY day, category" ;;
+		distinct_text) echo "SELECT day, count(DISTINCT name) FROM ev GROUP BY day" ;;
 		pct_cat) echo "SELECT category, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) FROM ev GROUP BY category" ;;
 		pct_disc_cat) echo "SELECT category, percentile_disc(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY amount) FROM ev GROUP BY category" ;;
 		mode_cat) echo "SELECT category, mode() WITHIN GROUP (ORDER BY user_id) FROM ev GROUP BY category" ;;
+		mode_text) echo "SELECT category, mode() WITHIN GROUP (ORDER BY city) FROM ev GROUP BY category" ;;
 		string_agg) echo "SELECT account, string_agg(name, ',' ORDER BY ts) FROM ev GROUP BY account" ;;
 		topn_group) echo "SELECT user_id, sum(amount) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10" ;;
 		*) echo "unknown query $1" >&2; return 1 ;;
@@ -130,7 +138,8 @@ SELECT date '2024-01-01' + (hashint4(i) & 1023) % 365 AS day,
 	   ((hashint4(i + 3) & 1048575) / 100.0)::float8 AS amount,
 	   (hashint4(i + 4) & 2147483647) % greatest($rows / 20, 1) AS account,
 	   md5(i::text) AS name,
-	   timestamp '2024-01-01' + (hashint4(i + 5) & 2147483647) * interval '1 ms' AS ts
+	   timestamp '2024-01-01' + (hashint4(i + 5) & 2147483647) * interval '1 ms' AS ts,
+	   'city ' || (hashint4(i + 6) & 255) AS city
   FROM generate_series(1, $rows) i;
 ALTER TABLE ev SET (parallel_workers = $workers);
 VACUUM ANALYZE ev;
@@ -143,7 +152,8 @@ EOF
 		"$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)"
 	echo "PostgreSQL $(pg_config --version | awk '{print $2}'), commit $(git -C "$GS_ROOT" rev-parse --short HEAD)$(git -C "$GS_ROOT" status --porcelain --untracked-files=no | grep -q . && echo ' + local changes')," \
 		"best of $reps rounds (ms), the modes alternating; ratios: stock / gpusort"
-	echo "stock tuned: $workers workers, work_mem 1GB; stock 1 proc: no workers; gpusort: defaults, the tuned session settings"
+	echo "stock tuned: $workers workers, work_mem 1GB; stock 1 proc: no workers; gpusort: defaults, the tuned session settings;" \
+		"database locale ${GS_CLUSTER_LOCALE:-C.UTF-8}"
 	echo
 	echo "| query | stock tuned | stock 1 proc | gpusort | tuned / gpusort | 1 proc / gpusort | gpusort plan |"
 	echo "|---|---:|---:|---:|---:|---:|---|"

@@ -37,7 +37,8 @@
  *	   i8tod and ftod convert it;
  *	 - mode() is the first of the most frequent runs, mode_final's tie rule
  *	   (a later run replaces it only when strictly more frequent), and its
- *	   value is the run's first row's;
+ *	   value is the run's first row's (of a collatable type, only text under
+ *	   a deterministic collation: equal values are then equal bytes);
  *	 - sum(DISTINCT x) and avg(DISTINCT x) of integers add the distinct
  *	   values exactly (int128), as int2_sum/int4_sum (an int8 result) and
  *	   the numeric states of int8 and of avg do; avg is numeric_div of the
@@ -245,10 +246,20 @@ ordered_set_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 		*why = "a fraction that is not constant within the query";
 		return false;
 	}
-	/* mode_final compares without a collation: stock's, for such types */
-	if (f->fn == GSA_MODE && OidIsValid(sort->collation))
+	/*
+	 * mode() returns the first value of its run.  Values that mode_final's
+	 * equality (under the collation) finds equal but whose bytes differ,
+	 * under a nondeterministic collation or as char(n) with and without
+	 * trailing blanks, sort in no set order among themselves, so which one
+	 * comes first would be GpuSort's choice rather than the tuplesort's:
+	 * only text under a deterministic collation, whose equal values are the
+	 * same bytes, goes to GpuAgg.
+	 */
+	if (f->fn == GSA_MODE && OidIsValid(sort->collation) &&
+		!(get_opcode(sort->eqop) == F_TEXTEQ &&
+		  get_collation_isdeterministic(sort->collation)))
 	{
-		*why = "mode() of a collatable type";
+		*why = "mode() of a collatable type other than text under a deterministic collation";
 		return false;
 	}
 	f->w.arg = cont ? numeric_reader(f->argtype) : GSW_ARG_NULLS;

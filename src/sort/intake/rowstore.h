@@ -80,22 +80,8 @@ gs_rows_alloc(GsRowStore *rs, Size len)
 	return p;
 }
 
-/* Copies the slot's row into the store, as a MinimalTuple */
-static inline MinimalTuple
-gs_rows_store_slot(GsRowStore *rs, TupleTableSlot *slot)
-{
-	bool		should_free;
-	HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
-	uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
-	MinimalTuple mtup = (MinimalTuple) gs_rows_alloc(rs, len);
-
-	/* as minimal_tuple_from_heap_tuple does, without its palloc */
-	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-	mtup->t_len = len;
-	if (should_free)
-		heap_freetuple(htup);
-	return mtup;
-}
+/* gs_rows_store_slot's case of a virtual slot (rowstore.c) */
+extern MinimalTuple gs_rows_store_values(GsRowStore *rs, TupleTableSlot *slot);
 
 static inline MinimalTuple
 gs_rows_store_copy(GsRowStore *rs, MinimalTuple tup)
@@ -103,6 +89,42 @@ gs_rows_store_copy(GsRowStore *rs, MinimalTuple tup)
 	MinimalTuple mtup = (MinimalTuple) gs_rows_alloc(rs, tup->t_len);
 
 	memcpy(mtup, tup, tup->t_len);
+	return mtup;
+}
+
+/*
+ * Copies the slot's row into the store, as a MinimalTuple, writing it once:
+ * a virtual row (a projection's) is formed in the store, where fetching a
+ * tuple from the slot would form it in palloc'd memory to be copied and
+ * freed; a heap or minimal tuple is copied from where it lies.
+ */
+static inline MinimalTuple
+gs_rows_store_slot(GsRowStore *rs, TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	htup;
+	uint32		len;
+	MinimalTuple mtup;
+
+	if (TTS_IS_VIRTUAL(slot))
+		return gs_rows_store_values(rs, slot);
+	if (TTS_IS_MINIMALTUPLE(slot))
+	{
+		MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &should_free);
+
+		mtup = gs_rows_store_copy(rs, tup);
+		if (should_free)
+			pfree(tup);
+		return mtup;
+	}
+	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+	len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+	mtup = (MinimalTuple) gs_rows_alloc(rs, len);
+	/* as minimal_tuple_from_heap_tuple does, without its palloc */
+	memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+	mtup->t_len = len;
+	if (should_free)
+		heap_freetuple(htup);
 	return mtup;
 }
 

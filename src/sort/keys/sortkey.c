@@ -543,6 +543,17 @@ gs_keys_encodable(Oid sortop, Oid collation)
 	return keycol_init(&col, 1, sortop, collation, false, &reason);
 }
 
+bool
+gs_keys_transformed(Oid sortop, Oid collation)
+{
+	GsKeyCol	col;
+	char	   *reason = NULL;
+
+	return keycol_init(&col, 1, sortop, collation, false, &reason) &&
+		(col.kind == GSK_TEXT_ICU || col.kind == GSK_BPCHAR_ICU ||
+		 KIND_IS_LIBC(col.kind));
+}
+
 /*
  * Bytes of a column's raw key value: all that any layout can take of it.
  * Integers keep their whole value, since the bias (the minimum) is known

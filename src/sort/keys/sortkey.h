@@ -56,6 +56,12 @@ extern void gs_keys_reset(GsKeySpec *spec);
 extern bool gs_keys_encodable(Oid sortop, Oid collation);
 
 /*
+ * Is that encoding a collation's transform (strxfrm, an ICU sort key), far
+ * dearer per row than one comparison?
+ */
+extern bool gs_keys_transformed(Oid sortop, Oid collation);
+
+/*
  * What gs_keys_observe has seen, per column: a parallel sort's participants
  * each observe their own rows, and the leader merges their statistics into
  * its spec before gs_keys_layout, as if it had seen every row itself.
