@@ -29,7 +29,7 @@
  * on the row they read, when the row is returned (argument_at).
  *
  * numeric arguments are read as fixed point, an int128 and the value's
- * display scale (numeric_fixed, from the bytes, on threads; a toasted value
+ * display scale (gs_win_numeric_fixed, from the bytes, on threads; a toasted value
  * in the backend).  sum and avg add them exactly at the largest scale taken
  * so far, which is the display scale numeric.c's accumulator gives the
  * sum; NaN and the infinities are counted apart, as numeric.c counts them;
@@ -99,6 +99,7 @@
 #include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
+#include "winexpr.h"
 
 /* rows from which the passes run on threads */
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
@@ -895,8 +896,8 @@ pow10_128(int e)
  * decimal places past the scale are zeros; a value breaking that is left
  * GSW_NUM_WIDE, for WindowAgg.
  */
-static int16
-numeric_fixed(const struct varlena *num, int128 *out)
+int16
+gs_win_numeric_fixed(const struct varlena *num, int128 *out)
 {
 	const char *p;
 	Size		len;
@@ -1012,8 +1013,8 @@ gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
 			break;
 #ifdef HAVE_INT128
 		case GSW_ARG_NUMERIC:
-			f->argscale[i] = numeric_fixed((const struct varlena *) DatumGetPointer(d),
-										   &f->argw[i]);
+			f->argscale[i] = gs_win_numeric_fixed((const struct varlena *) DatumGetPointer(d),
+											  &f->argw[i]);
 			break;
 #endif
 		default:
@@ -1021,7 +1022,46 @@ gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
 	}
 }
 
-/* row i's arguments that are columns, on a thread */
+#ifdef HAVE_INT128
+/*
+ * Row i's argument by its program (winexpr.h), on a thread: a row a FILTER
+ * leaves out is not evaluated, as evaluate_arguments does not evaluate it;
+ * a row the program cannot give is left to the backend (argback)
+ */
+static inline void
+read_program(GsWinFunc *f, TupleTableSlot *slot, uint64 i)
+{
+	int128		v = 0;
+	int16		scale = 0;
+	GsWxResult	res;
+
+	f->argnull[i] = true;
+	if (f->skip && f->skip[i])
+		return;
+	res = gs_win_expr_eval(f->prog, slot->tts_values, slot->tts_isnull, &v, &scale);
+	/* a numeric past what the threads sum: the backend's, as if read there */
+	if (res == GSWX_VALUE && f->arg == GSW_ARG_NUMERIC &&
+		(v >= NUMV_MAX_SCALED || -v >= NUMV_MAX_SCALED))
+		res = GSWX_BACKEND;
+	if (res == GSWX_BACKEND)
+	{
+		f->argback[i] = true;
+		return;
+	}
+	if (res == GSWX_NULL)
+		return;
+	f->argnull[i] = false;
+	if (f->arg == GSW_ARG_NUMERIC)
+	{
+		f->argw[i] = v;
+		f->argscale[i] = scale;
+	}
+	else if (f->arg == GSW_ARG_INT)
+		f->argi[i] = (int64) v;
+}
+#endif
+
+/* row i's arguments that are columns or programs, on a thread */
 static inline void
 read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 {
@@ -1032,9 +1072,15 @@ read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 		GsWinFunc  *f = &a->funcs[k];
 		AttrNumber	att = f->argattno - 1;
 
-		if (f->argnull == NULL || f->argexpr != NULL)
+		if (f->argnull == NULL)
 			continue;
-		gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
+#ifdef HAVE_INT128
+		if (f->prog != NULL)
+			read_program(f, slot, i);
+		else
+#endif
+		if (f->argexpr == NULL)
+			gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
 	}
 }
 
@@ -1168,6 +1214,9 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		if (f->argexpr != NULL && f->arg_may_raise)
 			f->argerr = palloc_extended(sizeof(bool) * rows,
 										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		if (f->prog != NULL)
+			f->argback = palloc_extended(sizeof(bool) * rows,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
 	if (n == 0)
 		return;
@@ -1188,7 +1237,9 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	for (c = 0; c < a.ncols; c++)
 		a.maxatt = Max(a.maxatt, a.cols[c].attno);
 	for (k = 0; k < nfuncs; k++)
-		if (funcs[k].argnull && funcs[k].argexpr == NULL)
+		if (funcs[k].argnull && funcs[k].prog != NULL)
+			a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(funcs[k].prog));
+		else if (funcs[k].argnull && funcs[k].argexpr == NULL)
 			a.maxatt = Max(a.maxatt, funcs[k].argattno);
 
 	if (n < GSW_THREADED_MIN_ROWS)
@@ -2200,6 +2251,9 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 			pfree(f->argscale);
 		if (f->deque)
 			pfree(f->deque);
+		if (f->argback)
+			pfree(f->argback);
+		f->argback = NULL;
 		f->deque = NULL;
 		f->argscale = NULL;
 		f->argnull = NULL;

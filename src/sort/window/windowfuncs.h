@@ -138,6 +138,15 @@ typedef struct GsWinFunc
 	ExprContext *argcxt;
 
 	/*
+	 * the same expression as fixed-point arithmetic the threads evaluate
+	 * (winexpr.h), or NULL; set by the node.  argback[i]: row i's value is
+	 * left to the backend (GSWX_BACKEND)
+	 */
+	struct GsWinExpr *prog;
+	bool	   *argback;
+	uint64		nargback;		/* rows left to the backend, for EXPLAIN */
+
+	/*
 	 * numeric sum and avg: the last result made, kept in cachecxt (set by
 	 * the node) while the rows that follow have the same (rows of one
 	 * frame, peers, a whole partition); valid until the next row's, as
@@ -247,6 +256,14 @@ extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* The frame in words, for EXPLAIN (palloc'd) */
 extern char *gs_win_frame_describe(const GsWinFrame *frame);
+
+#ifdef HAVE_INT128
+/*
+ * A numeric's bytes as v / 10^scale: returns the display scale, or a
+ * GSW_NUM_* kind when it is not a finite value that fits (threads call it)
+ */
+extern int16 gs_win_numeric_fixed(const struct varlena *num, int128 *out);
+#endif
 
 /* Marks partitions and peers in flags[0 .. n) and reads the arguments */
 extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,

@@ -61,6 +61,7 @@
 #include "timing.h"
 #include "windowfuncs.h"
 #include "windownode.h"
+#include "winexpr.h"
 
 #define GSWP_FALLBACK	0
 #define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
@@ -306,6 +307,30 @@ window_columns(int n, AttrNumber *attnos, Oid *eqops, Oid *collations)
 	return cols;
 }
 
+/*
+ * An aggregate's argument expression as a program the threads run
+ * (winexpr.h), when its value is one the aggregate reads as an integer or
+ * a numeric (or only as NULL or not, count's), and the program's type is
+ * the argument's; else NULL, and the backend evaluates it
+ */
+static struct GsWinExpr *
+argument_program(GsWinFunc *f)
+{
+	GsWinExpr  *x;
+
+	if (f->arg == GSW_ARG_INT)
+	{
+		if (f->argtype != INT2OID && f->argtype != INT4OID && f->argtype != INT8OID)
+			return NULL;
+	}
+	else if (f->arg != GSW_ARG_NUMERIC && f->arg != GSW_ARG_NULLS)
+		return NULL;
+	x = gs_win_expr_compile(f->argexpr);
+	if (x != NULL && f->arg == GSW_ARG_NUMERIC && !gs_win_expr_is_numeric(x))
+		return NULL;
+	return x;
+}
+
 static void
 window_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
@@ -356,6 +381,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 			node->funcs[k].argstate = ExecInitExpr(node->funcs[k].argexpr,
 												   &cnode->ss.ps);
 			node->funcs[k].argcxt = cnode->ss.ps.ps_ExprContext;
+			node->funcs[k].prog = argument_program(&node->funcs[k]);
 		}
 		k++;
 	}
@@ -378,14 +404,14 @@ start_fallback(GpuWindowState *node, const char *why)
  * Bytes of the arrays for n rows, at most: the flags, and per function a
  * result of up to 16 bytes, avg's divisor, a numeric result's scale, its
  * NULL and FILTER flags, the row its computation failed at, an argument of
- * up to 16 bytes with a numeric's scale, its NULL flag and its error flag,
- * and a sliding min's or max's queue
+ * up to 16 bytes with a numeric's scale, its NULL flag, its error flag and
+ * whether the backend evaluates it, and a sliding min's or max's queue
  */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
 	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
-		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool) + sizeof(uint32);
+		sizeof(uint32) + 16 + sizeof(int16) + 3 * sizeof(bool) + sizeof(uint32);
 
 	/* the flags, and a RANGE frame's bounds */
 	return (Size) n * (1 + 2 * sizeof(uint32) + per_func * node->nfuncs);
@@ -508,6 +534,7 @@ evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 
 		if (f->argstate == NULL || f->argnull == NULL)
 			continue;
+		f->nargback = 0;
 
 		/*
 		 * The initplans whose values the expression reads run now, where an
@@ -529,11 +556,15 @@ evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
+			/* the threads' program gave the row's value (winexpr.h) */
+			if (f->argback != NULL && !f->argback[i])
+				continue;
 			if (f->skip && f->skip[i])
 			{
 				f->argnull[i] = true;
 				continue;
 			}
+			f->nargback++;
 			ResetExprContext(econtext);
 			ExecStoreMinimalTuple(rows[i], node->row_slot, false);
 			econtext->ecxt_outertuple = node->row_slot;
@@ -809,6 +840,7 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].errrow = NULL;
 		node->funcs[k].skip = NULL;
 		node->funcs[k].argerr = NULL;
+		node->funcs[k].argback = NULL;
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
 		node->funcs[k].has_cached = false;
@@ -886,6 +918,31 @@ function_names(CustomScan *cscan)
 	return names;
 }
 
+/*
+ * How many rows of the aggregates' argument expressions the backend
+ * evaluated: all of them, unless the threads ran the expression's program
+ * (winexpr.h), which leaves only the rows it cannot give
+ */
+static void
+explain_arguments(GpuWindowState *node, ExplainState *es)
+{
+	uint64		rows = 0;
+	bool		any = false;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		GsWinFunc  *f = &node->funcs[k];
+
+		if (f->argexpr == NULL || f->arg == GSW_ARG_NONE)
+			continue;
+		any = true;
+		rows += f->nargback;
+	}
+	if (any)
+		ExplainPropertyUInteger("Arguments Evaluated in Backend", "rows", rows, es);
+}
+
 static void
 window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
@@ -915,6 +972,7 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Window Partitions", NULL, node->nparts, es);
 	ExplainPropertyInteger("Window Threads", NULL, node->nthreads, es);
 	ExplainPropertyInteger("Window Memory", "kB", (node->reserved + 1023) / 1024, es);
+	explain_arguments(node, es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Time Finding Partitions", "ms", node->ms_bounds, 3, es);

@@ -1,0 +1,125 @@
+-- GpuWindow's arithmetic on threads (issue 27), against stock, whole
+-- results in order (win_check) and errors by SQLSTATE and message
+-- (win_error):
+--
+-- 1. aggregate arguments that are +, -, * and unary minus of integer and
+--    numeric columns and constants, with the casts between them, computed
+--    by the threads as fixed point (winexpr.c); the rows the threads cannot
+--    give (NaN, infinities, values past 128 bits or scale 38, and every
+--    value PostgreSQL raises an error about) evaluated by PostgreSQL,
+--    whose error comes at the row stock raises it at.  win_args also says
+--    how many argument rows the backend evaluated (EXPLAIN ANALYZE).
+-- 2. RANGE frames with offsets over integer, date and timestamp keys,
+--    whose bounds the threads find by arithmetic on the keys (winrange.c);
+--    keys at the edges of their types (infinities, the ends of timestamp's
+--    range) send the window back to the in_range functions.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+RESET client_min_messages;
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set gs_check_sql :abs_srcdir '/test/sort/sql/gs_check.sql'
+\set win_check_sql :abs_srcdir '/test/sort/sql/window_check.sql'
+\set ECHO none
+\i :gs_check_sql
+\i :win_check_sql
+\set ECHO all
+-- win_args(q): win_check's result, where the window ran (f: WindowAgg,
+-- fallback: GpuWindow handed it to WindowAgg at run time, t: GpuWindow) and
+-- the argument rows the backend evaluated (NULL: no expression argument)
+CREATE FUNCTION win_args(q text, OUT result text, OUT gpuwindow text, OUT backend_rows bigint)
+LANGUAGE plpgsql AS $f$
+DECLARE
+	line text;
+	fallback boolean := false;
+BEGIN
+	result := (win_check(q)).result;
+	IF NOT gs_plan_has(q, 'GpuWindow') THEN
+		gpuwindow := 'f';
+		RETURN;
+	END IF;
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		fallback := fallback OR line LIKE '%GpuWindow Fallback%';
+		IF line LIKE '%Arguments Evaluated in Backend:%' THEN
+			backend_rows := coalesce(backend_rows, 0) +
+				substring(line from 'Backend: ([0-9]+)')::bigint;
+		END IF;
+	END LOOP;
+	gpuwindow := CASE WHEN fallback THEN 'fallback' ELSE 't' END;
+END
+$f$;
+
+-- money: numeric(12,2) prices, int4 quantities, numeric(6,3) fees, m of
+-- scales 0 to 4, int2 and int8; NULLs
+CREATE TABLE aw (
+	id int, acct int, cat int, day date, ts timestamp, tz timestamptz,
+	price numeric(12,2), qty int, fee numeric(6,3), m numeric, s int2, k8 int8);
+INSERT INTO aw
+SELECT i, i % 17, i % 5, date '2024-01-01' + i % 40,
+	   timestamp '2024-01-01' + (hashint4(i) % 5000000) * interval '1 second',
+	   timestamptz '2024-03-20 00:00+00' + (abs(hashint4(i + 9)) % 2000000) * interval '1 second',
+	   CASE WHEN i % 43 = 0 THEN NULL ELSE (hashint4(i) % 100000) / 100.0 END,
+	   CASE WHEN i % 47 = 0 THEN NULL ELSE abs(hashint4(i + 1) % 20) END,
+	   CASE WHEN i % 53 = 0 THEN NULL ELSE abs(hashint4(i + 2) % 5000) / 1000.0 END,
+	   CASE WHEN i % 59 = 0 THEN NULL ELSE round((hashint4(i + 3) % 1000000) / 1000.0, i % 5) END,
+	   CASE WHEN i % 37 = 0 THEN NULL ELSE hashint4(i + 4) % 10000 END,
+	   hashint8(i) % 1000000000000
+  FROM generate_series(1, 3000) i;
+ANALYZE aw;
+-- values the threads leave to PostgreSQL: NaN, infinities, past 128 bits,
+-- scales past 38 (acct 100 to 103), and ones whose arithmetic overflows
+CREATE TABLE ax (id int, g int, m numeric, a int, b int8, s int2);
+INSERT INTO ax VALUES
+	(1, 0, 1.5, 1, 1, 1), (2, 0, 'NaN', 2, 2, 2), (3, 0, 2.25, 3, 3, 3),
+	(4, 0, 'Infinity', 4, 4, 4), (5, 0, '-Infinity', 5, 5, 5), (6, 0, -0.000, 6, 6, 6),
+	(7, 0, 99999999999999999999.99, 7, 7, 7), (8, 0, 1e-20, 8, 8, 8), (9, 0, 3, 9, 9, 9),
+	(11, 1, 1, 2147483647, 4611686018427387904, 32767), (12, 1, 2, -2147483648, -9223372036854775808, -32768),
+	(13, 1, 3, 100, 100, 100), (14, 1, NULL, NULL, NULL, NULL), (15, 1, 4.5, 5, 5, 5),
+	(21, 2, 1, 1, 1, 1), (22, 2, NULL, NULL, 4611686018427387904, NULL), (23, 2, 2, 2, 2, 2);
+ANALYZE ax;
+
+-- 1. expressions on threads: every row given by the threads
+SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER (PARTITION BY cat ORDER BY day, id) FROM aw$$);
+SELECT * FROM win_args($$SELECT cat, day, sum(price * qty) OVER (PARTITION BY cat ORDER BY day) FROM aw ORDER BY 1, 2, 3$$);
+SELECT * FROM win_args($$SELECT id, avg(price - fee) OVER w, sum(fee + m) OVER w, sum(-price) OVER w, min(price * 1.5) OVER w, max(m * m) OVER w, count(price * qty) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(qty * 3) OVER w, sum(k8 * qty) OVER w, avg(s + qty) OVER w, sum(s * 3) OVER w, min(qty - s) OVER w, max(-k8) OVER w, sum((qty * 2)::int8 * 3) OVER w FROM aw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+-- casts: integers to numeric, numeric to integers (rounded half away from
+-- zero), numeric(p, s) (rounded, then the precision checked)
+SELECT * FROM win_args($$SELECT id, sum(qty::numeric * 1.25) OVER w, sum((price * 0.37)::int) OVER w, sum((m * 10)::int8) OVER w, sum((price * 0.333)::numeric(12,2)) OVER w, avg(m::numeric(10,1)) OVER w, sum(s::int8 * k8) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(v::int) OVER w, sum(v::numeric(4,1)) OVER w, sum(v::int2) OVER w FROM (VALUES (1, 2.5), (2, -2.5), (3, 0.49), (4, -0.5), (5, 1.05), (6, -1.05), (7, 1.25), (8, 999.94)) x(id, v) WINDOW w AS (ORDER BY id)$$);
+-- frames that slide, whole partitions, RANGE offsets; FILTER
+SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER w, avg(m * 3) OVER w, min(fee - m) OVER w, max(qty * 7) OVER w FROM aw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_args($$SELECT id, price * qty / sum(price * qty) OVER (PARTITION BY acct) FROM aw ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, avg(price * qty) OVER (PARTITION BY acct ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) FROM aw ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, sum(price * qty) FILTER (WHERE s > 0) OVER w, count(m - 1) FILTER (WHERE qty < 5) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+-- rows left to PostgreSQL: NaN and the infinities (the value's kind), a
+-- NULL, a product past 2^95 or of scale past 38 (the window goes to
+-- WindowAgg, as a column of such values does)
+SELECT * FROM win_args($$SELECT id, sum(m * 2) OVER w, avg(m + 1) OVER w, min(-m) OVER w, max(m * a) OVER w FROM ax WHERE g = 0 AND id < 7 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM ax WHERE g = 0 AND id <> 8 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM ax WHERE g = 0 AND id <> 7 AND id > 5 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * 1e-19) OVER w FROM ax WHERE g = 0 AND id > 5 WINDOW w AS (ORDER BY id)$$);
+-- mixed scales: the sum's scale is the largest, a product's the sum of
+-- its factors', a zero keeps its scale
+SELECT * FROM win_args($$SELECT id, sum(v * w) OVER o, sum(v + w) OVER o, sum(v - w) OVER o FROM (VALUES (1, 1.5, 2), (2, 0.125, 0.10), (3, 0, 1.000), (4, -7, 0.0001), (5, 3.00, -3)) x(id, v, w) WINDOW o AS (ORDER BY id)$$);
+-- errors at the row stock raises them at: int4, int8 and int2 overflows,
+-- a numeric field overflow, a numeric too large for int4
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(b * 2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(-b) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(s + s) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(-a) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(a::int2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum((m * 1000)::numeric(4,1)) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum((m * 1e12)::int) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(m::int) OVER (ORDER BY id) FROM ax WHERE g = 0$$);
+-- the rows before the failing one come back, as many as stock returns
+SELECT * FROM win_args($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM ax WHERE g = 1 ORDER BY id DESC LIMIT 3$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM ax WHERE g = 1 ORDER BY id DESC LIMIT 4$$);
+-- a NULL operand: the other one is still evaluated (and may fail)
+SELECT * FROM win_error($$SELECT id, sum(b * 2 + a) OVER (ORDER BY id) FROM ax WHERE g = 2$$);
+SELECT * FROM win_args($$SELECT id, sum(b + a) OVER (ORDER BY id), sum(m * a) OVER (ORDER BY id) FROM ax WHERE g = 2$$);
+-- what the threads do not compute: division, floats, functions; the
+-- backend evaluates every row, as before
+SELECT * FROM win_args($$SELECT id, sum(price / 3) OVER w, sum(qty % 7) OVER w, sum(abs(qty - 10)) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);

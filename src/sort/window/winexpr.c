@@ -1,0 +1,569 @@
+/*-------------------------------------------------------------------------
+ *
+ * winexpr.c
+ *	  An aggregate's argument expression as exact fixed-point arithmetic,
+ *	  evaluated on GpuWindow's threads.
+ *
+ * GpuWindow evaluates an aggregate's argument that is an expression, such
+ * as sum(price * qty), over every row before computing the window
+ * (windownode.c's evaluate_arguments): in the backend, a call of
+ * PostgreSQL's functions per row.  For the expressions money is computed
+ * with, that call is not needed: +, -, * and unary minus of integers and
+ * numerics, the casts between them, columns and constants, give values that
+ * fixed-point arithmetic on 128-bit integers gives exactly.  Such an
+ * expression is compiled here once (gs_win_expr_compile) into a program
+ * run on a stack, in the order PostgreSQL evaluates the expression
+ * (arguments before their function), and the threads that read the rows'
+ * columns run it on each row (gs_win_expr_eval).
+ *
+ * The values are PostgreSQL's because every step is the function's
+ * definition, not an approximation:
+ *	 - integers (int2, int4, int8) are computed in 128 bits, exactly, and
+ *	   must land in their result type's range, as int4pl, int48mul and the
+ *	   others check;
+ *	 - a numeric is v / 10^s, an int128 and its display scale s (read from
+ *	   the value's bytes by gs_win_numeric_fixed); numeric_add and
+ *	   numeric_sub give the exact sum at the larger display scale,
+ *	   numeric_mul the exact product at the sum of the scales (mul_var's
+ *	   rscale, which loses no digit), numeric_uminus the negation at the
+ *	   same scale, int4_numeric and the others scale 0; numeric_int4 and
+ *	   numeric_int8 round half away from zero (round_var) and check the
+ *	   range; numeric(x, typmod) rounds to the typmod's scale the same way
+ *	   and then checks the precision, as apply_typmod does;
+ *	 - the functions are strict: a NULL argument makes the result NULL
+ *	   (its other argument having been evaluated, as PostgreSQL evaluates
+ *	   every argument before it calls the function).
+ *
+ * Whatever the program cannot give exactly it does not try to: a NaN or
+ * an infinity, a toasted or a malformed numeric, a scale past 38, an
+ * intermediate value past 128 bits, and every value PostgreSQL would raise
+ * an error about (an integer overflow, a numeric field overflow) make the
+ * row GSWX_BACKEND: the backend evaluates that row's expression with
+ * PostgreSQL's own functions, as for any expression, so the row's value,
+ * or the error it raises at the row WindowAgg raises it at, is
+ * PostgreSQL's.  (Evaluating a row twice is harmless: compiled expressions
+ * are built-in, immutable functions of the row.)
+ *
+ * Nothing here calls PostgreSQL once compiled: gs_win_expr_eval reads
+ * Datums and bytes, allocates nothing and raises nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+
+#include "windowfuncs.h"
+#include "winexpr.h"
+
+/* steps of a program, and the depth of its stack */
+#define GSWX_MAX_STEPS		32
+
+typedef enum GsWxOp
+{
+	GSWX_COLUMN,				/* push a column */
+	GSWX_CONST,					/* push a constant */
+	GSWX_ADD,					/* pop b, a; push a + b */
+	GSWX_SUB,
+	GSWX_MUL,
+	GSWX_NEG,					/* pop a; push -a */
+	GSWX_TO_NUMERIC,			/* an integer as numeric, scale 0 */
+	GSWX_TO_INT,				/* a numeric rounded to an integer */
+	GSWX_INT_CAST,				/* an integer in another integer type */
+	GSWX_TYPMOD					/* numeric(x, precision, scale) */
+} GsWxOp;
+
+typedef struct GsWxStep
+{
+	GsWxOp		op;
+	bool		numeric;		/* the step's value is numeric */
+	AttrNumber	attno;			/* GSWX_COLUMN */
+	Oid			type;			/* GSWX_COLUMN: the column's type */
+	bool		cnull;			/* GSWX_CONST */
+#ifdef HAVE_INT128
+	int128		cval;			/* GSWX_CONST, at cscale */
+#endif
+	int16		cscale;			/* GSWX_CONST; GSWX_TYPMOD: the scale */
+	int16		precision;		/* GSWX_TYPMOD */
+	int64		lo,				/* an integer value's type's range */
+				hi;
+} GsWxStep;
+
+struct GsWinExpr
+{
+	int			nsteps;
+	bool		numeric;
+	AttrNumber	maxatt;
+	GsWxStep	steps[GSWX_MAX_STEPS];
+};
+
+AttrNumber
+gs_win_expr_maxatt(const GsWinExpr *x)
+{
+	return x->maxatt;
+}
+
+bool
+gs_win_expr_is_numeric(const GsWinExpr *x)
+{
+	return x->numeric;
+}
+
+#ifdef HAVE_INT128
+
+/*
+ * 10^e, 0 <= e <= 38: made by gs_win_expr_compile in the backend, before
+ * any thread reads it
+ */
+static int128 pow10s[GSW_NUM_MAX_SCALE + 1];
+
+static void
+make_pow10s(void)
+{
+	int			e;
+
+	pow10s[0] = 1;
+	for (e = 1; e <= GSW_NUM_MAX_SCALE; e++)
+		pow10s[e] = pow10s[e - 1] * 10;
+}
+
+/* ---- compiling -------------------------------------------------------------- */
+
+/* the range of an integer type, false for any other type */
+static bool
+int_range(Oid type, int64 *lo, int64 *hi)
+{
+	switch (type)
+	{
+		case INT2OID:
+			*lo = PG_INT16_MIN;
+			*hi = PG_INT16_MAX;
+			return true;
+		case INT4OID:
+			*lo = PG_INT32_MIN;
+			*hi = PG_INT32_MAX;
+			return true;
+		case INT8OID:
+			*lo = PG_INT64_MIN;
+			*hi = PG_INT64_MAX;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* the step of a built-in function of integers or numerics, by its OID */
+static bool
+function_op(Oid fnoid, GsWxOp *op)
+{
+	switch (fnoid)
+	{
+		case F_INT2PL: case F_INT4PL: case F_INT8PL: case F_INT24PL:
+		case F_INT42PL: case F_INT28PL: case F_INT82PL: case F_INT48PL:
+		case F_INT84PL: case F_NUMERIC_ADD:
+			*op = GSWX_ADD;
+			return true;
+		case F_INT2MI: case F_INT4MI: case F_INT8MI: case F_INT24MI:
+		case F_INT42MI: case F_INT28MI: case F_INT82MI: case F_INT48MI:
+		case F_INT84MI: case F_NUMERIC_SUB:
+			*op = GSWX_SUB;
+			return true;
+		case F_INT2MUL: case F_INT4MUL: case F_INT8MUL: case F_INT24MUL:
+		case F_INT42MUL: case F_INT28MUL: case F_INT82MUL: case F_INT48MUL:
+		case F_INT84MUL: case F_NUMERIC_MUL:
+			*op = GSWX_MUL;
+			return true;
+		case F_INT2UM: case F_INT4UM: case F_INT8UM: case F_NUMERIC_UMINUS:
+			*op = GSWX_NEG;
+			return true;
+		case F_NUMERIC_INT2: case F_NUMERIC_INT4: case F_NUMERIC_INT8:
+			*op = GSWX_TO_NUMERIC;
+			return true;
+		case F_INT2_NUMERIC: case F_INT4_NUMERIC: case F_INT8_NUMERIC:
+			*op = GSWX_TO_INT;
+			return true;
+		case F_INT4_INT2: case F_INT8_INT2: case F_INT8_INT4:
+		case F_INT2_INT4: case F_INT2_INT8: case F_INT4_INT8:
+			*op = GSWX_INT_CAST;
+			return true;
+		case F_NUMERIC_NUMERIC_INT4:
+			*op = GSWX_TYPMOD;
+			return true;
+		default:
+			return false;
+	}
+}
+
+typedef struct WxCompile
+{
+	GsWinExpr  *x;
+	bool		ok;
+} WxCompile;
+
+static GsWxStep *
+new_step(WxCompile *c, GsWxOp op, Oid type)
+{
+	GsWxStep   *s;
+
+	if (c->x->nsteps >= GSWX_MAX_STEPS)
+	{
+		c->ok = false;
+		return NULL;
+	}
+	s = &c->x->steps[c->x->nsteps++];
+	memset(s, 0, sizeof(GsWxStep));
+	s->op = op;
+	s->numeric = type == NUMERICOID;
+	if (!s->numeric && !int_range(type, &s->lo, &s->hi))
+		c->ok = false;
+	return s;
+}
+
+/* a numeric Const: finite values that fit only */
+static void
+compile_const(WxCompile *c, Const *k)
+{
+	GsWxStep   *s = new_step(c, GSWX_CONST, k->consttype);
+
+	if (s == NULL || !c->ok)
+		return;
+	s->cnull = k->constisnull;
+	if (k->constisnull)
+		return;
+	if (s->numeric)
+	{
+		s->cscale = gs_win_numeric_fixed((const struct varlena *)
+										 DatumGetPointer(k->constvalue), &s->cval);
+		c->ok = s->cscale >= 0;
+	}
+	else
+		s->cval = k->consttype == INT2OID ? DatumGetInt16(k->constvalue) :
+			k->consttype == INT4OID ? DatumGetInt32(k->constvalue) :
+			DatumGetInt64(k->constvalue);
+}
+
+/* numeric(x, typmod): a constant typmod of 0 <= scale <= precision <= 38 */
+static void
+compile_typmod(WxCompile *c, GsWxStep *s, Node *arg)
+{
+	Const	   *k = (Const *) arg;
+	int32		typmod;
+
+	if (!IsA(k, Const) || k->consttype != INT4OID || k->constisnull)
+	{
+		c->ok = false;
+		return;
+	}
+	typmod = DatumGetInt32(k->constvalue);
+	if (typmod < (int32) VARHDRSZ)
+	{
+		c->ok = false;			/* no typmod: numeric() copies; rare */
+		return;
+	}
+	s->precision = (int16) (((typmod - VARHDRSZ) >> 16) & 0xffff);
+	s->cscale = (int16) ((typmod - VARHDRSZ) & 0xffff);
+	if (s->precision < 1 || s->precision > GSW_NUM_MAX_SCALE ||
+		s->cscale < 0 || s->cscale > s->precision)
+		c->ok = false;
+}
+
+static void compile_node(WxCompile *c, Node *node);
+
+/* a function or operator: its arguments' steps, then its own */
+static void
+compile_call(WxCompile *c, Oid fnoid, List *args, Oid restype)
+{
+	GsWxOp		op;
+	GsWxStep   *s;
+	int			nargs = list_length(args);
+
+	if (!function_op(fnoid, &op))
+	{
+		c->ok = false;
+		return;
+	}
+	if ((op == GSWX_TYPMOD ? 2 : (op == GSWX_ADD || op == GSWX_SUB ||
+								   op == GSWX_MUL) ? 2 : 1) != nargs)
+	{
+		c->ok = false;
+		return;
+	}
+	compile_node(c, linitial(args));
+	if (nargs == 2 && op != GSWX_TYPMOD)
+		compile_node(c, lsecond(args));
+	if (!c->ok)
+		return;
+	s = new_step(c, op, restype);
+	if (s != NULL && op == GSWX_TYPMOD)
+		compile_typmod(c, s, lsecond(args));
+}
+
+static void
+compile_node(WxCompile *c, Node *node)
+{
+	if (!c->ok)
+		return;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				Var		   *var = (Var *) node;
+				GsWxStep   *s = new_step(c, GSWX_COLUMN, var->vartype);
+
+				if (s == NULL || var->varno != OUTER_VAR || var->varattno <= 0 ||
+					var->varlevelsup != 0)
+				{
+					c->ok = false;
+					return;
+				}
+				s->attno = var->varattno;
+				s->type = var->vartype;
+				c->x->maxatt = Max(c->x->maxatt, var->varattno);
+				break;
+			}
+		case T_Const:
+			compile_const(c, (Const *) node);
+			break;
+		case T_RelabelType:
+			if (exprType(node) != exprType((Node *) ((RelabelType *) node)->arg))
+				c->ok = false;
+			else
+				compile_node(c, (Node *) ((RelabelType *) node)->arg);
+			break;
+		case T_OpExpr:
+			set_opfuncid((OpExpr *) node);
+			compile_call(c, ((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,
+						 exprType(node));
+			break;
+		case T_FuncExpr:
+			if (((FuncExpr *) node)->funcretset)
+				c->ok = false;
+			else
+				compile_call(c, ((FuncExpr *) node)->funcid,
+							 ((FuncExpr *) node)->args, exprType(node));
+			break;
+		default:
+			c->ok = false;
+			break;
+	}
+}
+
+GsWinExpr *
+gs_win_expr_compile(Expr *expr)
+{
+	WxCompile	c;
+	Oid			type = exprType((Node *) expr);
+	int64		lo,
+				hi;
+
+	if (expr == NULL || (type != NUMERICOID && !int_range(type, &lo, &hi)) ||
+		IsA(expr, Var))
+		return NULL;
+	if (pow10s[0] == 0)
+		make_pow10s();
+	c.x = palloc0(sizeof(GsWinExpr));
+	c.ok = true;
+	compile_node(&c, (Node *) expr);
+	if (!c.ok)
+	{
+		pfree(c.x);
+		return NULL;
+	}
+	c.x->numeric = type == NUMERICOID;
+	return c.x;
+}
+
+/* ---- evaluating ---------------------------------------------------------------- */
+
+/* a value on the stack: v / 10^scale (integers: scale 0) */
+typedef struct WxValue
+{
+	int128		v;
+	int16		scale;
+	bool		isnull;
+} WxValue;
+
+
+/* v at a larger scale (by e places); false past 128 bits */
+static inline bool
+rescale(int128 *v, int e, const int128 *p10)
+{
+	return e == 0 || !__builtin_mul_overflow(*v, p10[e], v);
+}
+
+/*
+ * v / 10^e rounded half away from zero (round_var), 0 < e <= 38
+ */
+static inline int128
+round_places(int128 v, int e, const int128 *p10)
+{
+	int128		q = v / p10[e];
+	int128		r = v % p10[e];
+
+	if (r < 0)
+		r = -r;
+	if (r >= p10[e] - r)
+		q += v < 0 ? -1 : 1;
+	return q;
+}
+
+/* a column's value; false when the backend must read it */
+static inline bool
+column_value(const GsWxStep *s, const Datum *values, const bool *isnull,
+			 WxValue *out)
+{
+	Datum		d = values[s->attno - 1];
+
+	out->isnull = isnull[s->attno - 1];
+	out->v = 0;
+	out->scale = 0;
+	if (out->isnull)
+		return true;
+	switch (s->type)
+	{
+		case INT2OID:
+			out->v = DatumGetInt16(d);
+			return true;
+		case INT4OID:
+			out->v = DatumGetInt32(d);
+			return true;
+		case INT8OID:
+			out->v = DatumGetInt64(d);
+			return true;
+		default:
+			out->scale = gs_win_numeric_fixed((const struct varlena *)
+											  DatumGetPointer(d), &out->v);
+			return out->scale >= 0;
+	}
+}
+
+/* a + b, a - b or a * b of two values of the step's type */
+static inline bool
+binary_step(const GsWxStep *s, WxValue *a, const WxValue *b, const int128 *p10)
+{
+	int128		bv = b->v;
+
+	if (s->op == GSWX_MUL)
+	{
+		if (__builtin_mul_overflow(a->v, bv, &a->v))
+			return false;
+		a->scale += b->scale;
+		return a->scale <= GSW_NUM_MAX_SCALE;
+	}
+	/* add and subtract at the larger scale */
+	if (a->scale < b->scale)
+	{
+		if (!rescale(&a->v, b->scale - a->scale, p10))
+			return false;
+		a->scale = b->scale;
+	}
+	else if (!rescale(&bv, a->scale - b->scale, p10))
+		return false;
+	return s->op == GSWX_ADD ? !__builtin_add_overflow(a->v, bv, &a->v) :
+		!__builtin_sub_overflow(a->v, bv, &a->v);
+}
+
+/* the unary steps */
+static inline bool
+unary_step(const GsWxStep *s, WxValue *a, const int128 *p10)
+{
+	switch (s->op)
+	{
+		case GSWX_NEG:
+			a->v = -a->v;		/* |v| < 2^127 always: see run_step */
+			return true;
+		case GSWX_TO_NUMERIC:
+		case GSWX_INT_CAST:
+			return true;		/* the range is checked after the step */
+		case GSWX_TO_INT:
+			if (a->scale > 0)
+				a->v = round_places(a->v, a->scale, p10);
+			a->scale = 0;
+			return true;
+		case GSWX_TYPMOD:
+			if (a->scale > s->cscale)
+				a->v = round_places(a->v, a->scale - s->cscale, p10);
+			else if (!rescale(&a->v, s->cscale - a->scale, p10))
+				return false;
+			a->scale = s->cscale;
+			/* apply_typmod's "numeric field overflow" */
+			return a->v < p10[s->precision] && -a->v < p10[s->precision];
+		default:
+			return false;
+	}
+}
+
+/* one step on the stack; false when the backend must evaluate the row */
+static inline bool
+run_step(const GsWxStep *s, WxValue *stack, int *sp, const Datum *values,
+		 const bool *isnull, const int128 *p10)
+{
+	WxValue    *top;
+
+	if (s->op == GSWX_COLUMN || s->op == GSWX_CONST)
+	{
+		top = &stack[(*sp)++];
+		if (s->op == GSWX_COLUMN)
+			return column_value(s, values, isnull, top);
+		top->isnull = s->cnull;
+		top->v = s->cval;
+		top->scale = s->cscale;
+		return true;
+	}
+	if (s->op == GSWX_ADD || s->op == GSWX_SUB || s->op == GSWX_MUL)
+	{
+		WxValue    *b = &stack[--(*sp)];
+
+		top = &stack[*sp - 1];
+		if (top->isnull || b->isnull)
+			top->isnull = true;
+		else if (!binary_step(s, top, b, p10))
+			return false;
+	}
+	else
+	{
+		top = &stack[*sp - 1];
+		if (!top->isnull && !unary_step(s, top, p10))
+			return false;
+	}
+	if (top->isnull)
+	{
+		top->v = 0;
+		return true;
+	}
+	/* an integer result in its type's range; any value within 2^126 */
+	if (!s->numeric)
+		return top->v >= s->lo && top->v <= s->hi;
+	return top->v < ((int128) 1 << 126) && top->v > -((int128) 1 << 126);
+}
+
+GsWxResult
+gs_win_expr_eval(const GsWinExpr *x, const Datum *values, const bool *isnull,
+				 int128 *v, int16 *scale)
+{
+	WxValue		stack[GSWX_MAX_STEPS];
+	const int128 *p10 = pow10s;
+	int			sp = 0;
+	int			i;
+
+	for (i = 0; i < x->nsteps; i++)
+		if (!run_step(&x->steps[i], stack, &sp, values, isnull, p10))
+			return GSWX_BACKEND;
+	if (stack[0].isnull)
+		return GSWX_NULL;
+	*v = stack[0].v;
+	*scale = stack[0].scale;
+	return GSWX_VALUE;
+}
+
+#else							/* !HAVE_INT128 */
+
+GsWinExpr *
+gs_win_expr_compile(Expr *expr)
+{
+	return NULL;
+}
+
+#endif							/* HAVE_INT128 */

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * winexpr.h
+ *	  An aggregate's argument expression as exact fixed-point arithmetic that
+ *	  GpuWindow's threads evaluate (src/sort/window/winexpr.c).
+ *
+ * gs_win_expr_compile turns an expression of +, -, * and unary minus over
+ * integer and numeric columns and constants, with the casts between them,
+ * into a program; gs_win_expr_eval runs it on one row's deformed columns,
+ * and gives the value PostgreSQL's functions give, or says that the row
+ * must be evaluated by PostgreSQL itself (a value that would raise an
+ * error there, a NaN or an infinity, a value past 128 bits).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSORT_WINEXPR_H
+#define GPUSORT_WINEXPR_H
+
+#include "nodes/primnodes.h"
+
+typedef struct GsWinExpr GsWinExpr;
+
+/* what gs_win_expr_eval found */
+typedef enum GsWxResult
+{
+	GSWX_VALUE,					/* *v, at *scale (integers: scale 0) */
+	GSWX_NULL,
+	GSWX_BACKEND				/* PostgreSQL must evaluate the row */
+} GsWxResult;
+
+/*
+ * The program of expr, whose value must be of type restype (int2, int4,
+ * int8 or numeric), or NULL when expr is not one (in the backend, at the
+ * node's start: it reads the constants)
+ */
+extern GsWinExpr *gs_win_expr_compile(Expr *expr);
+
+/* the highest input column the program reads */
+extern AttrNumber gs_win_expr_maxatt(const GsWinExpr *x);
+
+/* whether the program's value is numeric (else an integer) */
+extern bool gs_win_expr_is_numeric(const GsWinExpr *x);
+
+#ifdef HAVE_INT128
+/*
+ * Evaluates x over a row's deformed columns (values and isnull, indexed by
+ * attno - 1).  Reads bytes only, allocates nothing and raises nothing:
+ * threads call it.
+ */
+extern GsWxResult gs_win_expr_eval(const GsWinExpr *x, const Datum *values,
+								   const bool *isnull, int128 *v, int16 *scale);
+#endif
+
+#endif							/* GPUSORT_WINEXPR_H */
