@@ -27,8 +27,10 @@ SET gpusort.min_rows = 0;
 \set ECHO all
 -- win_args(q): win_check's result, where the window ran (f: WindowAgg,
 -- fallback: GpuWindow handed it to WindowAgg at run time, t: GpuWindow) and
--- the argument rows the backend evaluated (NULL: no expression argument)
-CREATE FUNCTION win_args(q text, OUT result text, OUT gpuwindow text, OUT backend_rows bigint)
+-- the argument rows the backend evaluated (NULL: no expression argument),
+-- and how a RANGE offset frame's bounds were found
+CREATE FUNCTION win_args(q text, OUT result text, OUT gpuwindow text, OUT backend_rows bigint,
+						 OUT range_bounds text)
 LANGUAGE plpgsql AS $f$
 DECLARE
 	line text;
@@ -41,6 +43,9 @@ BEGIN
 	END IF;
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		fallback := fallback OR line LIKE '%GpuWindow Fallback%';
+		IF line LIKE '%Range Bounds:%' THEN
+			range_bounds := substring(line from 'Range Bounds: (.*)$');
+		END IF;
 		IF line LIKE '%Arguments Evaluated in Backend:%' THEN
 			backend_rows := coalesce(backend_rows, 0) +
 				substring(line from 'Backend: ([0-9]+)')::bigint;
@@ -123,3 +128,50 @@ SELECT * FROM win_args($$SELECT id, sum(b + a) OVER (ORDER BY id), sum(m * a) OV
 -- what the threads do not compute: division, floats, functions; the
 -- backend evaluates every row, as before
 SELECT * FROM win_args($$SELECT id, sum(price / 3) OVER w, sum(qty % 7) OVER w, sum(abs(qty - 10)) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+
+-- 2. RANGE offsets by arithmetic on the keys: dates and intervals of days
+-- (the 7-day moving average), timestamps, timestamptz with intervals of
+-- time, integers of each width; DESC, NULLS FIRST and LAST, NULL keys
+CREATE TABLE rw (id int, g int, d date, ts timestamp, tz timestamptz, i2 int2, i4 int, i8 int8, v numeric(10,2));
+INSERT INTO rw
+SELECT i, i % 7,
+	   CASE WHEN i % 41 = 0 THEN NULL ELSE date '2024-01-01' + abs(hashint4(i)) % 90 END,
+	   CASE WHEN i % 43 = 0 THEN NULL ELSE timestamp '2024-01-01' + (abs(hashint4(i + 1)) % 8000000) * interval '1 second' END,
+	   CASE WHEN i % 47 = 0 THEN NULL ELSE timestamptz '2024-03-25 00:00+00' + (abs(hashint4(i + 2)) % 900000) * interval '1 second' END,
+	   CASE WHEN i % 53 = 0 THEN NULL ELSE hashint4(i + 3) % 1000 END,
+	   CASE WHEN i % 59 = 0 THEN NULL ELSE hashint4(i + 4) % 100000 END,
+	   CASE WHEN i % 61 = 0 THEN NULL ELSE hashint8(i + 5) % 10000000000 END,
+	   (hashint4(i + 6) % 100000) / 100.0
+  FROM generate_series(1, 2000) i;
+ANALYZE rw;
+SELECT * FROM win_args($$SELECT id, avg(v) OVER w, count(*) OVER w, sum(v) OVER w, min(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d DESC NULLS LAST RANGE BETWEEN '3 days' PRECEDING AND '2 days' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, max(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d NULLS FIRST RANGE BETWEEN '1 day' FOLLOWING AND '10 days 12:00' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY ts RANGE BETWEEN '36 hours' PRECEDING AND '1 day 02:00' FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (ORDER BY ts DESC NULLS FIRST RANGE BETWEEN '2 days' PRECEDING AND '00:30' PRECEDING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, avg(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '5 hours' PRECEDING AND '00:00:01' FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(i4) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i2 NULLS FIRST RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i4 DESC RANGE BETWEEN 500 PRECEDING AND 200 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (ORDER BY i8 RANGE BETWEEN 100000000::int8 PRECEDING AND 5000000000 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i4 RANGE BETWEEN UNBOUNDED PRECEDING AND 10::int2 PRECEDING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i2 RANGE BETWEEN 3::int8 FOLLOWING AND UNBOUNDED FOLLOWING) ORDER BY id$$);
+-- sums past the integer types' ends: in_range's overflow rule, which the
+-- exact sum gives
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(b) OVER w FROM ax WINDOW w AS (ORDER BY a RANGE BETWEEN 10 PRECEDING AND 2147483647 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM ax WINDOW w AS (ORDER BY b DESC RANGE BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM ax WINDOW w AS (ORDER BY s RANGE BETWEEN 32767::int2 PRECEDING AND 1 FOLLOWING) ORDER BY id$$);
+-- left to the in_range functions: timestamptz with days (the time zone's
+-- days), months, infinite keys, keys and bounds at the ends of timestamp's
+-- range (the bound raises there: the window goes to WindowAgg, which
+-- raises it), a negative offset
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '1 month' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+CREATE TABLE rx (id int, d date, ts timestamp);
+INSERT INTO rx VALUES (1, '-infinity', '-infinity'), (2, '2024-01-01', '2024-01-01'), (3, '2024-01-03', '2024-01-02 12:00'),
+	(4, 'infinity', 'infinity'), (5, NULL, NULL), (6, '2024-01-02', '2024-01-02');
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rx WINDOW w AS (ORDER BY d RANGE BETWEEN '1 day' PRECEDING AND '1 day' FOLLOWING)$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rx WINDOW w AS (ORDER BY ts DESC RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '294276-12-31 20:00'), (2, '294276-12-31 23:00')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN CURRENT ROW AND '00:30' FOLLOWING)$$);
+SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '294276-12-31 20:00'), (2, '294276-12-31 23:00')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN CURRENT ROW AND '2 hours' FOLLOWING)$$);
+SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, date '4714-11-24 BC'), (2, '4714-11-25 BC')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT ROW)$$);

@@ -100,6 +100,7 @@
 #include "threads_backend.h"
 #include "windowfuncs.h"
 #include "winexpr.h"
+#include "winrange.h"
 
 /* rows from which the passes run on threads */
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
@@ -822,6 +823,7 @@ typedef struct BoundArg
 	int			ncols;
 	GsWinFunc  *funcs;
 	int			nfuncs;
+	GsWinRangeKeys *rk;			/* RANGE keys to read, or NULL */
 	AttrNumber	maxatt;
 	uint8	   *flags;
 } BoundArg;
@@ -1144,6 +1146,9 @@ bound_tasks(void *p, uint64 tlo, uint64 thi)
 			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
 				row_flags(a, prev, cur);
 			read_arguments(a, cur, i);
+			if (a->rk)
+				gs_win_range_key_read(a->rk, i, cur->tts_values[a->rk->keyatt - 1],
+									  cur->tts_isnull[a->rk->keyatt - 1]);
 			tmp = prev;
 			prev = cur;
 			cur = tmp;
@@ -1182,6 +1187,16 @@ void
 gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 				  GsWinCol *part, int npart, GsWinCol *ord, int nord,
 				  GsWinFunc *funcs, int nfuncs, uint8 *flags, int nthreads)
+{
+	gs_win_boundaries_keys(rows, n, desc, part, npart, ord, nord, funcs, nfuncs,
+						   NULL, flags, nthreads);
+}
+
+void
+gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
+					   GsWinCol *part, int npart, GsWinCol *ord, int nord,
+					   GsWinFunc *funcs, int nfuncs, GsWinRangeKeys *rk,
+					   uint8 *flags, int nthreads)
 {
 	BoundArg	a;
 	GsThreadSlots *slots;
@@ -1232,8 +1247,9 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	memcpy(a.cols + npart, ord, sizeof(GsWinCol) * nord);
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
+	a.rk = rk;
 	a.flags = flags;
-	a.maxatt = 0;
+	a.maxatt = rk ? rk->keyatt : 0;
 	for (c = 0; c < a.ncols; c++)
 		a.maxatt = Max(a.maxatt, a.cols[c].attno);
 	for (k = 0; k < nfuncs; k++)

@@ -24,6 +24,8 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
+struct GsWinRangeKeys;
+
 /* what a function computes */
 typedef enum GsWinFn
 {
@@ -270,6 +272,13 @@ extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 							  GsWinCol *part, int npart, GsWinCol *ord,
 							  int nord, GsWinFunc *funcs, int nfuncs,
 							  uint8 *flags, int nthreads);
+
+/* The same, and the RANGE keys into rk (winrange.h) */
+extern void gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
+								   GsWinCol *part, int npart, GsWinCol *ord,
+								   int nord, GsWinFunc *funcs, int nfuncs,
+								   struct GsWinRangeKeys *rk,
+								   uint8 *flags, int nthreads);
 
 /*
  * Fills every function's result arrays (allocated here, in the current

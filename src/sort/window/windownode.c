@@ -62,6 +62,7 @@
 #include "windowfuncs.h"
 #include "windownode.h"
 #include "winexpr.h"
+#include "winrange.h"
 
 #define GSWP_FALLBACK	0
 #define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
@@ -74,6 +75,7 @@ typedef struct GpuWindowState
 	/* from the plan */
 	WindowAgg  *wa;				/* the fallback, over a GpuSortFeed */
 	GsWinFrame	frame;
+	GsWinRangeKeys *rangekeys;	/* RANGE bounds by arithmetic, or NULL */
 	GsWinCol   *part;
 	int			npart;
 	GsWinCol   *ord;
@@ -104,6 +106,7 @@ typedef struct GpuWindowState
 	Size		reserved;
 	double		ms_bounds;
 	double		ms_funcs;
+	const char *range_how;		/* how RANGE offsets' bounds were found */
 } GpuWindowState;
 
 static Node *window_create_state(CustomScan *cscan);
@@ -358,6 +361,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->ord = window_columns(wa->ordNumCols, wa->ordColIdx,
 							   wa->ordOperators, wa->ordCollations);
 	node->nord = wa->ordNumCols;
+	node->rangekeys = gs_win_range_keys_init(wa, indesc, &node->frame);
 
 	node->runcond = ExecInitQual(cscan->custom_exprs, &cnode->ss.ps);
 	wfuncs = list_nth(cscan->custom_private, GSWP_WFUNCS);
@@ -413,8 +417,9 @@ window_bytes(GpuWindowState *node, uint64 n)
 	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
 		sizeof(uint32) + 16 + sizeof(int16) + 3 * sizeof(bool) + sizeof(uint32);
 
-	/* the flags, and a RANGE frame's bounds */
-	return (Size) n * (1 + 2 * sizeof(uint32) + per_func * node->nfuncs);
+	/* the flags, and a RANGE frame's bounds and keys */
+	return (Size) n * (1 + 2 * sizeof(uint32) + sizeof(int64) + sizeof(bool) +
+					   per_func * node->nfuncs);
 }
 
 /*
@@ -631,6 +636,11 @@ range_bounds(GpuWindowState *node, MinimalTuple *rows, uint64 n,
 		gs_win_group_bounds(frame, n, flags);
 	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
 		return true;
+	node->range_how = "key arithmetic on threads";
+	if (node->rangekeys &&
+		gs_win_range_keys_bounds(frame, node->rangekeys, n, flags, node->nthreads))
+		return true;
+	node->range_how = "in_range functions";
 	return gs_win_range_bounds(frame, node->wa, rows, n, flags, node->row_slot);
 }
 
@@ -698,11 +708,19 @@ window_run(GpuWindowState *node)
 			node->funcs[k].cachecxt = AllocSetContextCreate(node->runcxt,
 															"GpuWindow numeric result",
 															ALLOCSET_SMALL_SIZES);
+	if (node->rangekeys)
+	{
+		node->rangekeys->keys = palloc_extended(sizeof(int64) * Max(n, 1),
+												MCXT_ALLOC_HUGE);
+		node->rangekeys->keynull = palloc_extended(sizeof(bool) * Max(n, 1),
+												   MCXT_ALLOC_HUGE);
+		node->rangekeys->bad = false;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	evaluate_filters(node, rows, n);
-	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
-					  node->ord, node->nord, node->funcs, node->nfuncs,
-					  flags, node->nthreads);
+	gs_win_boundaries_keys(rows, n, indesc, node->part, node->npart,
+						   node->ord, node->nord, node->funcs, node->nfuncs,
+						   node->rangekeys, flags, node->nthreads);
 	evaluate_arguments(node, rows, n);
 	if (!range_bounds(node, rows, n, flags))
 	{
@@ -853,6 +871,11 @@ window_reset(GpuWindowState *node)
 	node->flags = NULL;
 	node->frame.range_start = NULL;	/* in runcxt */
 	node->frame.range_end = NULL;
+	if (node->rangekeys)
+	{
+		node->rangekeys->keys = NULL;	/* in runcxt */
+		node->rangekeys->keynull = NULL;
+	}
 	node->nrows = 0;
 	node->current = 0;
 	node->computed = false;
@@ -973,6 +996,8 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Window Threads", NULL, node->nthreads, es);
 	ExplainPropertyInteger("Window Memory", "kB", (node->reserved + 1023) / 1024, es);
 	explain_arguments(node, es);
+	if (node->range_how)
+		ExplainPropertyText("Range Bounds", node->range_how, es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Time Finding Partitions", "ms", node->ms_bounds, 3, es);
