@@ -57,10 +57,10 @@ $f$;
 
 -- money: numeric(12,2) prices, int4 quantities, numeric(6,3) fees, m of
 -- scales 0 to 4, int2 and int8; NULLs
-CREATE TABLE aw (
+CREATE TABLE wa_money (
 	id int, acct int, cat int, day date, ts timestamp, tz timestamptz,
 	price numeric(12,2), qty int, fee numeric(6,3), m numeric, s int2, k8 int8);
-INSERT INTO aw
+INSERT INTO wa_money
 SELECT i, i % 17, i % 5, date '2024-01-01' + i % 40,
 	   timestamp '2024-01-01' + (hashint4(i) % 5000000) * interval '1 second',
 	   timestamptz '2024-03-20 00:00+00' + (abs(hashint4(i + 9)) % 2000000) * interval '1 second',
@@ -71,69 +71,69 @@ SELECT i, i % 17, i % 5, date '2024-01-01' + i % 40,
 	   CASE WHEN i % 37 = 0 THEN NULL ELSE hashint4(i + 4) % 10000 END,
 	   hashint8(i) % 1000000000000
   FROM generate_series(1, 3000) i;
-ANALYZE aw;
+ANALYZE wa_money;
 -- values the threads leave to PostgreSQL: NaN, infinities, past 128 bits,
 -- scales past 38 (acct 100 to 103), and ones whose arithmetic overflows
-CREATE TABLE ax (id int, g int, m numeric, a int, b int8, s int2);
-INSERT INTO ax VALUES
+CREATE TABLE wa_edge (id int, g int, m numeric, a int, b int8, s int2);
+INSERT INTO wa_edge VALUES
 	(1, 0, 1.5, 1, 1, 1), (2, 0, 'NaN', 2, 2, 2), (3, 0, 2.25, 3, 3, 3),
 	(4, 0, 'Infinity', 4, 4, 4), (5, 0, '-Infinity', 5, 5, 5), (6, 0, -0.000, 6, 6, 6),
 	(7, 0, 99999999999999999999.99, 7, 7, 7), (8, 0, 1e-20, 8, 8, 8), (9, 0, 3, 9, 9, 9),
 	(11, 1, 1, 2147483647, 4611686018427387904, 32767), (12, 1, 2, -2147483648, -9223372036854775808, -32768),
 	(13, 1, 3, 100, 100, 100), (14, 1, NULL, NULL, NULL, NULL), (15, 1, 4.5, 5, 5, 5),
 	(21, 2, 1, 1, 1, 1), (22, 2, NULL, NULL, 4611686018427387904, NULL), (23, 2, 2, 2, 2, 2);
-ANALYZE ax;
+ANALYZE wa_edge;
 
 -- 1. expressions on threads: every row given by the threads
-SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER (PARTITION BY cat ORDER BY day, id) FROM aw$$);
-SELECT * FROM win_args($$SELECT cat, day, sum(price * qty) OVER (PARTITION BY cat ORDER BY day) FROM aw ORDER BY 1, 2, 3$$);
-SELECT * FROM win_args($$SELECT id, avg(price - fee) OVER w, sum(fee + m) OVER w, sum(-price) OVER w, min(price * 1.5) OVER w, max(m * m) OVER w, count(price * qty) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
-SELECT * FROM win_args($$SELECT id, sum(qty * 3) OVER w, sum(k8 * qty) OVER w, avg(s + qty) OVER w, sum(s * 3) OVER w, min(qty - s) OVER w, max(-k8) OVER w, sum((qty * 2)::int8 * 3) OVER w FROM aw WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER (PARTITION BY cat ORDER BY day, id) FROM wa_money$$);
+SELECT * FROM win_args($$SELECT cat, day, sum(price * qty) OVER (PARTITION BY cat ORDER BY day) FROM wa_money ORDER BY 1, 2, 3$$);
+SELECT * FROM win_args($$SELECT id, avg(price - fee) OVER w, sum(fee + m) OVER w, sum(-price) OVER w, min(price * 1.5) OVER w, max(m * m) OVER w, count(price * qty) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(qty * 3) OVER w, sum(k8 * qty) OVER w, avg(s + qty) OVER w, sum(s * 3) OVER w, min(qty - s) OVER w, max(-k8) OVER w, sum((qty * 2)::int8 * 3) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY id)$$);
 -- casts: integers to numeric, numeric to integers (rounded half away from
 -- zero), numeric(p, s) (rounded, then the precision checked)
-SELECT * FROM win_args($$SELECT id, sum(qty::numeric * 1.25) OVER w, sum((price * 0.37)::int) OVER w, sum((m * 10)::int8) OVER w, sum((price * 0.333)::numeric(12,2)) OVER w, avg(m::numeric(10,1)) OVER w, sum(s::int8 * k8) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(qty::numeric * 1.25) OVER w, sum((price * 0.37)::int) OVER w, sum((m * 10)::int8) OVER w, sum((price * 0.333)::numeric(12,2)) OVER w, avg(m::numeric(10,1)) OVER w, sum(s::int8 * k8) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
 SELECT * FROM win_args($$SELECT id, sum(v::int) OVER w, sum(v::numeric(4,1)) OVER w, sum(v::int2) OVER w FROM (VALUES (1, 2.5), (2, -2.5), (3, 0.49), (4, -0.5), (5, 1.05), (6, -1.05), (7, 1.25), (8, 999.94)) x(id, v) WINDOW w AS (ORDER BY id)$$);
 -- frames that slide, whole partitions, RANGE offsets; FILTER
-SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER w, avg(m * 3) OVER w, min(fee - m) OVER w, max(qty * 7) OVER w FROM aw WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)$$);
-SELECT * FROM win_args($$SELECT id, price * qty / sum(price * qty) OVER (PARTITION BY acct) FROM aw ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, avg(price * qty) OVER (PARTITION BY acct ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) FROM aw ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, sum(price * qty) FILTER (WHERE s > 0) OVER w, count(m - 1) FILTER (WHERE qty < 5) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(price * qty) OVER w, avg(m * 3) OVER w, min(fee - m) OVER w, max(qty * 7) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING)$$);
+SELECT * FROM win_args($$SELECT id, price * qty / sum(price * qty) OVER (PARTITION BY acct) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, avg(price * qty) OVER (PARTITION BY acct ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, sum(price * qty) FILTER (WHERE s > 0) OVER w, count(m - 1) FILTER (WHERE qty < 5) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
 -- rows left to PostgreSQL: NaN and the infinities (the value's kind), a
 -- NULL, a product past 2^95 or of scale past 38 (the window goes to
 -- WindowAgg, as a column of such values does)
-SELECT * FROM win_args($$SELECT id, sum(m * 2) OVER w, avg(m + 1) OVER w, min(-m) OVER w, max(m * a) OVER w FROM ax WHERE g = 0 AND id < 7 WINDOW w AS (ORDER BY id)$$);
-SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM ax WHERE g = 0 AND id <> 8 WINDOW w AS (ORDER BY id)$$);
-SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM ax WHERE g = 0 AND id <> 7 AND id > 5 WINDOW w AS (ORDER BY id)$$);
-SELECT * FROM win_args($$SELECT id, sum(m * 1e-19) OVER w FROM ax WHERE g = 0 AND id > 5 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * 2) OVER w, avg(m + 1) OVER w, min(-m) OVER w, max(m * a) OVER w FROM wa_edge WHERE g = 0 AND id < 7 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM wa_edge WHERE g = 0 AND id <> 8 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * m) OVER w FROM wa_edge WHERE g = 0 AND id <> 7 AND id > 5 WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(m * 1e-19) OVER w FROM wa_edge WHERE g = 0 AND id > 5 WINDOW w AS (ORDER BY id)$$);
 -- mixed scales: the sum's scale is the largest, a product's the sum of
 -- its factors', a zero keeps its scale
 SELECT * FROM win_args($$SELECT id, sum(v * w) OVER o, sum(v + w) OVER o, sum(v - w) OVER o FROM (VALUES (1, 1.5, 2), (2, 0.125, 0.10), (3, 0, 1.000), (4, -7, 0.0001), (5, 3.00, -3)) x(id, v, w) WINDOW o AS (ORDER BY id)$$);
 -- errors at the row stock raises them at: int4, int8 and int2 overflows,
 -- a numeric field overflow, a numeric too large for int4
-SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(b * 2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(-b) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(s + s) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(-a) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(a::int2) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum((m * 1000)::numeric(4,1)) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum((m * 1e12)::int) OVER (ORDER BY id) FROM ax WHERE g = 1$$);
-SELECT * FROM win_error($$SELECT id, sum(m::int) OVER (ORDER BY id) FROM ax WHERE g = 0$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(b * 2) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(-b) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(s + s) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(-a) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(a::int2) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum((m * 1000)::numeric(4,1)) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum((m * 1e12)::int) OVER (ORDER BY id) FROM wa_edge WHERE g = 1$$);
+SELECT * FROM win_error($$SELECT id, sum(m::int) OVER (ORDER BY id) FROM wa_edge WHERE g = 0$$);
 -- the rows before the failing one come back, as many as stock returns
-SELECT * FROM win_args($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM ax WHERE g = 1 ORDER BY id DESC LIMIT 3$$);
-SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM ax WHERE g = 1 ORDER BY id DESC LIMIT 4$$);
+SELECT * FROM win_args($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM wa_edge WHERE g = 1 ORDER BY id DESC LIMIT 3$$);
+SELECT * FROM win_error($$SELECT id, sum(a * 2) OVER (ORDER BY id DESC) FROM wa_edge WHERE g = 1 ORDER BY id DESC LIMIT 4$$);
 -- a NULL operand: the other one is still evaluated (and may fail)
-SELECT * FROM win_error($$SELECT id, sum(b * 2 + a) OVER (ORDER BY id) FROM ax WHERE g = 2$$);
-SELECT * FROM win_args($$SELECT id, sum(b + a) OVER (ORDER BY id), sum(m * a) OVER (ORDER BY id) FROM ax WHERE g = 2$$);
+SELECT * FROM win_error($$SELECT id, sum(b * 2 + a) OVER (ORDER BY id) FROM wa_edge WHERE g = 2$$);
+SELECT * FROM win_args($$SELECT id, sum(b + a) OVER (ORDER BY id), sum(m * a) OVER (ORDER BY id) FROM wa_edge WHERE g = 2$$);
 -- what the threads do not compute: division, floats, functions; the
 -- backend evaluates every row, as before
-SELECT * FROM win_args($$SELECT id, sum(price / 3) OVER w, sum(qty % 7) OVER w, sum(abs(qty - 10)) OVER w FROM aw WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, sum(price / 3) OVER w, sum(qty % 7) OVER w, sum(abs(qty - 10)) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
 
 -- 2. RANGE offsets by arithmetic on the keys: dates and intervals of days
 -- (the 7-day moving average), timestamps, timestamptz with intervals of
 -- time, integers of each width; DESC, NULLS FIRST and LAST, NULL keys
-CREATE TABLE rw (id int, g int, d date, ts timestamp, tz timestamptz, i2 int2, i4 int, i8 int8, v numeric(10,2));
-INSERT INTO rw
+CREATE TABLE wa_keys (id int, g int, d date, ts timestamp, tz timestamptz, i2 int2, i4 int, i8 int8, v numeric(10,2));
+INSERT INTO wa_keys
 SELECT i, i % 7,
 	   CASE WHEN i % 41 = 0 THEN NULL ELSE date '2024-01-01' + abs(hashint4(i)) % 90 END,
 	   CASE WHEN i % 43 = 0 THEN NULL ELSE timestamp '2024-01-01' + (abs(hashint4(i + 1)) % 8000000) * interval '1 second' END,
@@ -143,35 +143,35 @@ SELECT i, i % 7,
 	   CASE WHEN i % 61 = 0 THEN NULL ELSE hashint8(i + 5) % 10000000000 END,
 	   (hashint4(i + 6) % 100000) / 100.0
   FROM generate_series(1, 2000) i;
-ANALYZE rw;
-SELECT * FROM win_args($$SELECT id, avg(v) OVER w, count(*) OVER w, sum(v) OVER w, min(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d DESC NULLS LAST RANGE BETWEEN '3 days' PRECEDING AND '2 days' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
-SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, max(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d NULLS FIRST RANGE BETWEEN '1 day' FOLLOWING AND '10 days 12:00' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY ts RANGE BETWEEN '36 hours' PRECEDING AND '1 day 02:00' FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (ORDER BY ts DESC NULLS FIRST RANGE BETWEEN '2 days' PRECEDING AND '00:30' PRECEDING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, avg(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '5 hours' PRECEDING AND '00:00:01' FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(i4) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i2 NULLS FIRST RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i4 DESC RANGE BETWEEN 500 PRECEDING AND 200 FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM rw WINDOW w AS (ORDER BY i8 RANGE BETWEEN 100000000::int8 PRECEDING AND 5000000000 FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i4 RANGE BETWEEN UNBOUNDED PRECEDING AND 10::int2 PRECEDING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY i2 RANGE BETWEEN 3::int8 FOLLOWING AND UNBOUNDED FOLLOWING) ORDER BY id$$);
+ANALYZE wa_keys;
+SELECT * FROM win_args($$SELECT id, avg(v) OVER w, count(*) OVER w, sum(v) OVER w, min(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, sum(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY d DESC NULLS LAST RANGE BETWEEN '3 days' PRECEDING AND '2 days' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT g, d, count(*) OVER w, max(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY d NULLS FIRST RANGE BETWEEN '1 day' FOLLOWING AND '10 days 12:00' FOLLOWING) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY ts RANGE BETWEEN '36 hours' PRECEDING AND '1 day 02:00' FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM wa_keys WINDOW w AS (ORDER BY ts DESC NULLS FIRST RANGE BETWEEN '2 days' PRECEDING AND '00:30' PRECEDING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, avg(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '5 hours' PRECEDING AND '00:00:01' FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(i4) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY i2 NULLS FIRST RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY i4 DESC RANGE BETWEEN 500 PRECEDING AND 200 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w FROM wa_keys WINDOW w AS (ORDER BY i8 RANGE BETWEEN 100000000::int8 PRECEDING AND 5000000000 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY i4 RANGE BETWEEN UNBOUNDED PRECEDING AND 10::int2 PRECEDING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY i2 RANGE BETWEEN 3::int8 FOLLOWING AND UNBOUNDED FOLLOWING) ORDER BY id$$);
 -- sums past the integer types' ends: in_range's overflow rule, which the
 -- exact sum gives
-SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(b) OVER w FROM ax WINDOW w AS (ORDER BY a RANGE BETWEEN 10 PRECEDING AND 2147483647 FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM ax WINDOW w AS (ORDER BY b DESC RANGE BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM ax WINDOW w AS (ORDER BY s RANGE BETWEEN 32767::int2 PRECEDING AND 1 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(b) OVER w FROM wa_edge WINDOW w AS (ORDER BY a RANGE BETWEEN 10 PRECEDING AND 2147483647 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_edge WINDOW w AS (ORDER BY b DESC RANGE BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_edge WINDOW w AS (ORDER BY s RANGE BETWEEN 32767::int2 PRECEDING AND 1 FOLLOWING) ORDER BY id$$);
 -- left to the in_range functions: timestamptz with days (the time zone's
 -- days), months, infinite keys, keys and bounds at the ends of timestamp's
 -- range (the bound raises there: the window goes to WindowAgg, which
 -- raises it), a negative offset
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW) ORDER BY id$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '1 month' PRECEDING AND CURRENT ROW) ORDER BY id$$);
-CREATE TABLE rx (id int, d date, ts timestamp);
-INSERT INTO rx VALUES (1, '-infinity', '-infinity'), (2, '2024-01-01', '2024-01-01'), (3, '2024-01-03', '2024-01-02 12:00'),
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY tz RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (PARTITION BY g ORDER BY d RANGE BETWEEN '1 month' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+CREATE TABLE wa_inf (id int, d date, ts timestamp);
+INSERT INTO wa_inf VALUES (1, '-infinity', '-infinity'), (2, '2024-01-01', '2024-01-01'), (3, '2024-01-03', '2024-01-02 12:00'),
 	(4, 'infinity', 'infinity'), (5, NULL, NULL), (6, '2024-01-02', '2024-01-02');
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rx WINDOW w AS (ORDER BY d RANGE BETWEEN '1 day' PRECEDING AND '1 day' FOLLOWING)$$);
-SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM rx WINDOW w AS (ORDER BY ts DESC RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_inf WINDOW w AS (ORDER BY d RANGE BETWEEN '1 day' PRECEDING AND '1 day' FOLLOWING)$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM wa_inf WINDOW w AS (ORDER BY ts DESC RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '294276-12-31 20:00'), (2, '294276-12-31 23:00')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN CURRENT ROW AND '00:30' FOLLOWING)$$);
 SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '294276-12-31 20:00'), (2, '294276-12-31 23:00')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN CURRENT ROW AND '2 hours' FOLLOWING)$$);
 SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, date '4714-11-24 BC'), (2, '4714-11-25 BC')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
-SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM rw WINDOW w AS (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT ROW)$$);
