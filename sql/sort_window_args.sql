@@ -175,3 +175,13 @@ SELECT * FROM win_args($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '
 SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, timestamp '294276-12-31 20:00'), (2, '294276-12-31 23:00')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN CURRENT ROW AND '2 hours' FOLLOWING)$$);
 SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM (VALUES (1, date '4714-11-24 BC'), (2, '4714-11-25 BC')) x(id, t) WINDOW w AS (ORDER BY t RANGE BETWEEN '1 day' PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_error($$SELECT id, count(*) OVER w FROM wa_keys WINDOW w AS (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT ROW)$$);
+
+-- 3. numeric sums and averages made as bytes on threads: the same bytes
+-- as numeric.c's (numeric_send shows the digits and the weight, a short
+-- header is 2 bytes shorter than a long one), zero, negative values,
+-- large weights and scales, and what the backend still makes (NaN,
+-- the infinities, averages past scale 32)
+SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(sum(v) OVER w), numeric_send(avg(v) OVER w), pg_column_size(avg(v) OVER w) FROM (VALUES (1, 0.00), (2, -0.50), (3, 0.5), (4, 1234567890123456789.5), (5, -1234567890123456789.5), (6, 1e-12), (7, 0.000001), (8, 10000), (9, 99999999.9999), (10, -3)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(sum(v) OVER w), numeric_send(avg(v) OVER w) FROM (VALUES (1, 1e12), (2, 1e-12), (3, 'NaN'), (4, 7), (5, 'Infinity'), (6, 2.5)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(sum(v) OVER w), numeric_send(avg(v) OVER w), pg_column_size(avg(v) OVER w) FROM (SELECT i AS id, (hashint4(i) % 100000000) / 10.0 ^ (i % 9) AS v FROM generate_series(1, 500) i) x WINDOW w AS (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(avg(price) OVER w), numeric_send(sum(price * qty) OVER w), numeric_send(avg(m) OVER w) FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) ORDER BY id$$);

@@ -2507,6 +2507,86 @@ gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 
 /* ---- 3. results -------------------------------------------------------------------- */
 
+typedef struct EncodeArg
+{
+	GsWinFunc  *funcs;
+	int			nfuncs;
+} EncodeArg;
+
+#ifdef HAVE_INT128
+/*
+ * Row i's numeric sum or avg as bytes (numeric_sum's make_result, or
+ * numeric_avg's numeric_div of the sum by the count), or length 0 for the
+ * backend: NULL, NaN and the infinities, a quotient the threads cannot
+ * give.  A row with the row before's sum, scale and count (peers, a whole
+ * partition) copies its bytes.
+ */
+static inline void
+encode_row(GsWinFunc *f, uint64 i, bool first)
+{
+	char	   *out = f->resbytes + i * GSW_NUM_ENCODED_MAX;
+	int16		sc = f->rscale[i];
+	int128		q;
+	int16		qscale;
+
+	SET_VARSIZE(out, 0);
+	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
+		return;
+	if (!first && f->rscale[i - 1] == sc && f->wide[i - 1] == f->wide[i] &&
+		!f->isnull[i - 1] && (f->fn == GSW_SUM || f->cnt[i - 1] == f->cnt[i]))
+	{
+		memcpy(out, out - GSW_NUM_ENCODED_MAX, GSW_NUM_ENCODED_MAX);
+		return;
+	}
+	if (f->fn == GSW_SUM)
+		(void) gs_win_numeric_encode(f->wide[i], sc, out);
+	else if (gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, &q, &qscale))
+		(void) gs_win_numeric_encode(q, qscale, out);
+}
+#endif
+
+static void
+encode_slice(void *p, uint64 lo, uint64 hi)
+{
+#ifdef HAVE_INT128
+	EncodeArg  *a = (EncodeArg *) p;
+	uint64		i;
+	int			k;
+
+	for (k = 0; k < a->nfuncs; k++)
+	{
+		GsWinFunc  *f = &a->funcs[k];
+
+		if (f->resbytes == NULL)
+			continue;
+		for (i = lo; i < hi; i++)
+		{
+			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+				gs_slice_stopped())
+				return;
+			encode_row(f, i, i == lo);
+		}
+	}
+#endif
+}
+
+void
+gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n, int nthreads)
+{
+	EncodeArg	a;
+	int			k;
+
+	gs_win_expr_prepare();
+	for (k = 0; k < nfuncs; k++)
+		if (GSW_ENCODES_RESULTS(&funcs[k]))
+			funcs[k].resbytes = palloc_extended((Size) GSW_NUM_ENCODED_MAX * Max(n, 1),
+												MCXT_ALLOC_HUGE);
+	a.funcs = funcs;
+	a.nfuncs = nfuncs;
+	if (n > 0)
+		gs_cpu_for_slices(n, nthreads, encode_slice, &a);
+}
+
 #ifdef HAVE_INT128
 /* an int128 as numeric, as numeric.c's int128_to_numericvar makes it */
 static Datum
@@ -2630,6 +2710,9 @@ aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 	Datum		sum;
 
 #ifdef HAVE_INT128
+	if (f->resbytes != NULL &&
+		VARSIZE(f->resbytes + i * GSW_NUM_ENCODED_MAX) != 0)
+		return PointerGetDatum(f->resbytes + i * GSW_NUM_ENCODED_MAX);
 	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
 		return numeric_aggregate_datum(f, i);
 	if (f->arg == GSW_ARG_NUMERIC)

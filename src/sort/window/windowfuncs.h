@@ -159,6 +159,13 @@ typedef struct GsWinFunc
 	uint64		cached_row;
 	Datum		cached;
 
+	/*
+	 * numeric sum and avg: each row's result as the numeric's bytes, made on
+	 * threads (gs_win_encode_results), GSW_NUM_ENCODED_MAX bytes a row; a
+	 * row whose length is 0 is made in the backend.  Or NULL.
+	 */
+	char	   *resbytes;
+
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
 	double	   *f8;				/* fractions, float aggregates */
@@ -297,6 +304,22 @@ extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
  */
 extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 						  TupleTableSlot *nav_slot, bool *isnull);
+
+/*
+ * Whether f's results are numerics gs_win_encode_results makes (numeric
+ * sum and avg)
+ */
+#define GSW_ENCODES_RESULTS(f) \
+	((f)->arg == GSW_ARG_NUMERIC && ((f)->fn == GSW_SUM || (f)->fn == GSW_AVG))
+
+/*
+ * Makes the results of the functions GSW_ENCODES_RESULTS says, for rows
+ * [0, n), on threads, into arrays of GSW_NUM_ENCODED_MAX bytes a row
+ * allocated here: what gs_win_datum then returns without a call of
+ * numeric.c a row
+ */
+extern void gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n,
+								  int nthreads);
 
 /* the ereport of a float overflow, as float.c raises it */
 extern void gs_win_overflow_error(void);

@@ -656,6 +656,31 @@ any_too_wide(GpuWindowState *node)
 	return false;
 }
 
+/*
+ * The numeric sums' and averages' results as bytes, made on threads
+ * (gs_win_encode_results), when the memory they take is to be had: else
+ * gs_win_datum makes them in the backend, row by row
+ */
+static void
+encode_results(GpuWindowState *node, uint64 n)
+{
+	Size		bytes = 0;
+	MemoryContext oldcxt;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (GSW_ENCODES_RESULTS(&node->funcs[k]))
+			bytes += (Size) GSW_NUM_ENCODED_MAX * n;
+	if (bytes == 0 || node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return;
+	node->reserved += bytes;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	gs_win_encode_results(node->funcs, node->nfuncs, n, node->nthreads);
+	MemoryContextSwitchTo(oldcxt);
+}
+
 /* Sorts (the GpuSort below) and computes every row's window values */
 static void
 window_run(GpuWindowState *node)
@@ -734,7 +759,6 @@ window_run(GpuWindowState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
-	node->ms_funcs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 
 	/* numerics past 128 bits: PostgreSQL's own arithmetic, in WindowAgg */
@@ -745,6 +769,8 @@ window_run(GpuWindowState *node)
 		start_fallback(node, "numeric values past 128 bits");
 		return;
 	}
+	encode_results(node, n);
+	node->ms_funcs = gs_elapsed_ms(start);
 
 	node->flags = flags;
 	node->current = 0;
@@ -861,6 +887,7 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].argback = NULL;
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
+		node->funcs[k].resbytes = NULL;
 		node->funcs[k].has_cached = false;
 	}
 	if (node->runcxt)

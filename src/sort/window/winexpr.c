@@ -54,6 +54,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
+#include "utils/numeric.h"
 
 #include "windowfuncs.h"
 #include "winexpr.h"
@@ -361,8 +362,7 @@ gs_win_expr_compile(Expr *expr)
 	if (expr == NULL || (type != NUMERICOID && !int_range(type, &lo, &hi)) ||
 		IsA(expr, Var))
 		return NULL;
-	if (pow10s[0] == 0)
-		make_pow10s();
+	gs_win_expr_prepare();
 	c.x = palloc0(sizeof(GsWinExpr));
 	c.ok = true;
 	compile_node(&c, (Node *) expr);
@@ -558,7 +558,189 @@ gs_win_expr_eval(const GsWinExpr *x, const Datum *values, const bool *isnull,
 	return GSWX_VALUE;
 }
 
+/* ---- numeric results: division and bytes ----------------------------------------- */
+
+/*
+ * The weight and first digit of |v| / 10^scale in base 10000, as numeric.c
+ * stores it (no leading zero digit): select_div_scale's weightN and
+ * firstdigitN; 0 and 0 for zero
+ */
+static void
+base10000_lead(int128 v, int scale, int *weight, int *first)
+{
+	int128		u = v < 0 ? -v : v;
+	int			digits = 0,
+				e,
+				w;
+
+	*weight = 0;
+	*first = 0;
+	if (u == 0)
+		return;
+	while (digits <= GSW_NUM_MAX_SCALE && u >= pow10s[digits])
+		digits++;
+	/* the leading decimal digit weighs 10^e; its base-10000 digit 10000^w */
+	e = digits - 1 - scale;
+	w = e >= 0 ? e / 4 : -((-e + 3) / 4);
+	*weight = w;
+	/* floor(u / 10^(scale + 4w)), scale + 4w > digits - 5 */
+	if (scale + 4 * w >= 0)
+		*first = (int) (u / pow10s[scale + 4 * w]);
+	else
+		*first = (int) (u * pow10s[-(scale + 4 * w)]);
+}
+
+bool
+gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
+				   int16 *scale)
+{
+	int			w1,
+				f1,
+				w2,
+				f2,
+				qweight,
+				rscale;
+	int128		n,
+				r,
+				absr,
+				absb;
+
+	if (b == 0)
+		return false;
+	/* select_div_scale */
+	base10000_lead(a, ascale, &w1, &f1);
+	base10000_lead(b, bscale, &w2, &f2);
+	qweight = w1 - w2;
+	if (f1 <= f2)
+		qweight--;
+	rscale = NUMERIC_MIN_SIG_DIGITS - qweight * 4;
+	rscale = Max(rscale, ascale);
+	rscale = Max(rscale, bscale);
+	rscale = Max(rscale, NUMERIC_MIN_DISPLAY_SCALE);
+	if (rscale > GSW_NUM_ENCODED_SCALE)
+		return false;
+	/* a * 10^(rscale - ascale + bscale) / b, rounded half away from zero */
+	if (rscale - ascale + bscale > GSW_NUM_MAX_SCALE ||
+		__builtin_mul_overflow(a, pow10s[rscale - ascale + bscale], &n))
+		return false;
+	*q = n / b;
+	r = n % b;
+	absr = r < 0 ? -r : r;
+	absb = b < 0 ? -b : b;
+	if (absr >= absb - absr)
+		*q += ((n < 0) != (b < 0)) ? -1 : 1;
+	*scale = (int16) rscale;
+	return true;
+}
+
+/* numeric.c's layout (see windowfuncs.c's gs_win_numeric_fixed) */
+#define NUME_SHORT			0x8000
+#define NUME_NEG			0x4000
+#define NUME_SHORT_SIGN		0x2000
+#define NUME_SHORT_DSCALE_SHIFT	7
+#define NUME_SHORT_WEIGHT_SIGN	0x0040
+#define NUME_SHORT_WEIGHT_MASK	0x003F
+#define NUME_DSCALE_MASK	0x3FFF
+#define NUME_NBASE			10000
+
+/*
+ * The base-10000 digits of u / 10^scale, most significant first, into d
+ * (room for 12); returns how many, *weight the first one's
+ */
+static int
+base10000_digits(int128 u, int scale, int16 *d, int *weight)
+{
+	int			pad = (4 - scale % 4) % 4;
+	int			nfrac = (scale + pad) / 4;
+	int128		ip = u / pow10s[scale];
+	int128		fp = (u % pow10s[scale]) * pow10s[pad];
+	int16		intd[12];
+	int			nint = 0,
+				n = 0,
+				k;
+
+	while (ip > 0)
+	{
+		intd[nint++] = (int16) (ip % NUME_NBASE);
+		ip /= NUME_NBASE;
+	}
+	for (k = nint - 1; k >= 0; k--)
+		d[n++] = intd[k];
+	for (k = nfrac - 1; k >= 0; k--)
+	{
+		d[n + k] = (int16) (fp % NUME_NBASE);
+		fp /= NUME_NBASE;
+	}
+	*weight = nint - 1;
+	return n + nfrac;
+}
+
+Size
+gs_win_numeric_encode(int128 v, int scale, char *out)
+{
+	int16		digits[24];
+	int16	   *d = digits;
+	bool		neg = v < 0;
+	int			weight,
+				n;
+	Size		len;
+	uint16		header;
+
+	if (scale < 0 || scale > GSW_NUM_ENCODED_SCALE)
+		return 0;
+	n = base10000_digits(neg ? -v : v, scale, digits, &weight);
+	/* make_result: no leading or trailing zero digit; zero is positive */
+	while (n > 0 && *d == 0)
+	{
+		d++;
+		weight--;
+		n--;
+	}
+	while (n > 0 && d[n - 1] == 0)
+		n--;
+	if (n == 0)
+	{
+		weight = 0;
+		neg = false;
+	}
+	if (scale <= 63 && weight <= 63 && weight >= -64)
+	{
+		len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
+		header = (neg ? (NUME_SHORT | NUME_SHORT_SIGN) : NUME_SHORT) |
+			(scale << NUME_SHORT_DSCALE_SHIFT) |
+			(weight < 0 ? NUME_SHORT_WEIGHT_SIGN : 0) |
+			(weight & NUME_SHORT_WEIGHT_MASK);
+		memcpy(out + VARHDRSZ, &header, sizeof(uint16));
+		memcpy(out + VARHDRSZ + sizeof(uint16), d, n * sizeof(int16));
+	}
+	else
+	{
+		int16		w = (int16) weight;
+
+		len = VARHDRSZ + 2 * sizeof(uint16) + n * sizeof(int16);
+		header = (neg ? NUME_NEG : 0) | (scale & NUME_DSCALE_MASK);
+		memcpy(out + VARHDRSZ, &header, sizeof(uint16));
+		memcpy(out + VARHDRSZ + sizeof(uint16), &w, sizeof(int16));
+		memcpy(out + VARHDRSZ + 2 * sizeof(uint16), d, n * sizeof(int16));
+	}
+	SET_VARSIZE(out, len);
+	return len;
+}
+
+void
+gs_win_expr_prepare(void)
+{
+	if (pow10s[0] == 0)
+		make_pow10s();
+}
+
 #else							/* !HAVE_INT128 */
+
+void
+gs_win_expr_prepare(void)
+{
+}
+
 
 GsWinExpr *
 gs_win_expr_compile(Expr *expr)

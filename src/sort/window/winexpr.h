@@ -49,6 +49,28 @@ extern bool gs_win_expr_is_numeric(const GsWinExpr *x);
  */
 extern GsWxResult gs_win_expr_eval(const GsWinExpr *x, const Datum *values,
 								   const bool *isnull, int128 *v, int16 *scale);
+
+/*
+ * The bytes of the numeric v / 10^scale as numeric.c's make_result lays
+ * them out (a 4-byte varlena header), into out, which has room for
+ * GSW_NUM_ENCODED_MAX; returns their length, or 0 when scale is past
+ * GSW_NUM_ENCODED_SCALE.  Threads call it.
+ */
+#define GSW_NUM_ENCODED_MAX		40
+#define GSW_NUM_ENCODED_SCALE	32
+extern Size gs_win_numeric_encode(int128 v, int scale, char *out);
+
+/*
+ * numeric_div of a / 10^ascale by b / 10^bscale: the quotient rounded half
+ * away from zero at select_div_scale's scale (*scale), as div_var gives it;
+ * false when b is 0 (numeric_div raises) or the quotient does not fit
+ * (scale past GSW_NUM_ENCODED_SCALE, past 128 bits).  Threads call it.
+ */
+extern bool gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale,
+							   int128 *q, int16 *scale);
 #endif
+
+/* makes the tables the functions above read (in the backend, first) */
+extern void gs_win_expr_prepare(void);
 
 #endif							/* GPUSORT_WINEXPR_H */
