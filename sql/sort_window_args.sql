@@ -28,9 +28,10 @@ SET gpusort.min_rows = 0;
 -- win_args(q): win_check's result, where the window ran (f: WindowAgg,
 -- fallback: GpuWindow handed it to WindowAgg at run time, t: GpuWindow) and
 -- the argument rows the backend evaluated (NULL: no expression argument),
--- and how a RANGE offset frame's bounds were found
+-- how a RANGE offset frame's bounds were found, and the rows of output
+-- expressions the backend evaluated (NULL: none computed on threads)
 CREATE FUNCTION win_args(q text, OUT result text, OUT gpuwindow text, OUT backend_rows bigint,
-						 OUT range_bounds text)
+						 OUT range_bounds text, OUT output_backend bigint)
 LANGUAGE plpgsql AS $f$
 DECLARE
 	line text;
@@ -43,6 +44,9 @@ BEGIN
 	END IF;
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		fallback := fallback OR line LIKE '%GpuWindow Fallback%';
+		IF line LIKE '%Output Expressions Evaluated in Backend:%' THEN
+			output_backend := substring(line from 'Backend: ([0-9]+)')::bigint;
+		END IF;
 		IF line LIKE '%Range Bounds:%' THEN
 			range_bounds := substring(line from 'Range Bounds: (.*)$');
 		END IF;
@@ -185,3 +189,20 @@ SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(
 SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(sum(v) OVER w), numeric_send(avg(v) OVER w) FROM (VALUES (1, 1e12), (2, 1e-12), (3, 'NaN'), (4, 7), (5, 'Infinity'), (6, 2.5)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, numeric_send(sum(v) OVER w), pg_column_size(sum(v) OVER w), numeric_send(avg(v) OVER w), pg_column_size(avg(v) OVER w) FROM (SELECT i AS id, (hashint4(i) % 100000000) / 10.0 ^ (i % 9) AS v FROM generate_series(1, 500) i) x WINDOW w AS (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, numeric_send(avg(price) OVER w), numeric_send(sum(price * qty) OVER w), numeric_send(avg(m) OVER w) FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) ORDER BY id$$);
+
+-- 4. output expressions of a numeric sum or avg and the row, computed on
+-- threads: a share of the whole, deviations, products; NULLs, a division
+-- by zero and NaN evaluated by PostgreSQL at the row stock raises at;
+-- expressions whose place among the row's other expressions matters stay
+-- with the projection
+SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, price * qty / sum(price * qty) OVER (PARTITION BY acct), m - avg(m) OVER (PARTITION BY acct), avg(m) OVER (PARTITION BY acct) + fee, 2.5 * sum(fee) OVER (PARTITION BY acct) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, sum(price) OVER w / price, price - sum(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(s), pg_column_size(s), numeric_send(a), pg_column_size(a) FROM (SELECT id, price / sum(price) OVER w AS s, m / avg(m) OVER w AS a FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)) x ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), sum(m) OVER (ORDER BY id) / m FROM wa_edge WHERE g = 0 AND id < 7$$);
+SELECT * FROM win_error($$SELECT id, m / sum(m) OVER (PARTITION BY g) FROM (VALUES (1, 1, 1.5), (2, 1, -1.5), (3, 2, 2.0)) x(id, g, m)$$);
+SELECT * FROM win_error($$SELECT id, 1 / (sum(m) OVER (ORDER BY id) - m) FROM (VALUES (1, 0.0), (2, 2.0), (3, 1.0)) x(id, m)$$);
+SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), m * sum(m) OVER (ORDER BY id) FROM (VALUES (1, 3.0), (2, 1e-30), (3, 7), (4, NULL), (5, -1e-31)) x(id, m)$$);
+SELECT * FROM win_error($$SELECT id, 1 / (qty - 5), price / sum(price) OVER (PARTITION BY acct) FROM wa_money$$);
+SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct), qty / (qty - 5) FROM wa_money WHERE qty <> 5 ORDER BY id$$);
+SELECT * FROM win_args($$SELECT * FROM (SELECT id, price / sum(price) OVER (PARTITION BY acct) AS s FROM wa_money) x WHERE s > 0.01 ORDER BY id$$);

@@ -63,10 +63,13 @@
 #include "windownode.h"
 #include "winexpr.h"
 #include "winrange.h"
+#include "winproject.h"
 
 #define GSWP_FALLBACK	0
 #define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
 #define GSWP_WFUNCS		2		/* the WindowFuncs, in scan tuple order */
+#define GSWP_DERIVED	3		/* output expressions the threads compute
+								 * (winproject.c), in scan tuple order */
 
 typedef struct GpuWindowState
 {
@@ -86,6 +89,9 @@ typedef struct GpuWindowState
 	TupleTableSlot *row_slot;	/* deforms the input rows */
 	TupleTableSlot **nav_slots; /* [nfuncs] */
 	ExprState **filters;		/* [nfuncs]: an aggregate's FILTER, or NULL */
+	GsWinDerived *derived;		/* [nderived], winproject.h */
+	int			nderived;
+	uint64		derived_backend;	/* rows of them the backend evaluated */
 
 	/* the current run */
 	bool		computed;
@@ -227,6 +233,8 @@ gs_window_plan(WindowAgg *wa)
 	GsWinFrame	frame;
 	const char *why;
 	List	   *scan_tlist;
+	List	   *derived;
+	List	   *tlist;
 	ListCell   *lc;
 	int			resno;
 
@@ -270,16 +278,25 @@ gs_window_plan(WindowAgg *wa)
 		scan_tlist = lappend(scan_tlist,
 							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
 											 ++resno, NULL, false));
+	/* output expressions the threads compute: columns after the functions' */
+	derived = gs_win_derived_find(wa, collect.wfuncs);
+	tlist = (List *) gs_win_derived_retarget((Node *) wa->plan.targetlist,
+											 derived, resno + 1);
+	foreach(lc, derived)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
+											 ++resno, NULL, false));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->scan.plan.targetlist = (List *)
-		gs_plan_retarget((Node *) wa->plan.targetlist, collect.wfuncs,
+		gs_plan_retarget((Node *) tlist, collect.wfuncs,
 						 list_length(input->targetlist));
 	cscan->scan.plan.qual = (List *)
 		gs_plan_retarget((Node *) wa->plan.qual, collect.wfuncs,
 						 list_length(input->targetlist));
-	cscan->custom_private = list_make3(fallback,
+	cscan->custom_private = list_make4(fallback,
 									   display_wfuncs((Node *) wa->runConditionOrig, NULL),
-									   copyObject(collect.wfuncs));
+									   copyObject(collect.wfuncs),
+									   copyObject(derived));
 	/* its Vars are already the targetlist's columns, as the scan tuple */
 	cscan->custom_exprs = copyObject(wa->runCondition);
 	cscan->methods = &window_plan_methods;
@@ -332,6 +349,26 @@ argument_program(GsWinFunc *f)
 	if (x != NULL && f->arg == GSW_ARG_NUMERIC && !gs_win_expr_is_numeric(x))
 		return NULL;
 	return x;
+}
+
+/* the output expressions the threads compute (winproject.h) */
+static void
+derived_begin(GpuWindowState *node, CustomScan *cscan, List *wfuncs)
+{
+	List	   *derived = list_nth(cscan->custom_private, GSWP_DERIVED);
+	ListCell   *lc;
+	int			k = 0;
+
+	node->nderived = list_length(derived);
+	node->derived = palloc0(sizeof(GsWinDerived) * Max(node->nderived, 1));
+	foreach(lc, derived)
+	{
+		Expr	   *scan_expr = (Expr *) gs_plan_retarget(copyObject(lfirst(lc)),
+														  wfuncs, node->ninput);
+
+		gs_win_derived_init(&node->derived[k++], lfirst(lc), scan_expr, wfuncs,
+							&node->css.ss.ps);
+	}
 }
 
 static void
@@ -389,6 +426,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 		}
 		k++;
 	}
+	derived_begin(node, cscan, wfuncs);
 }
 
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
@@ -681,6 +719,28 @@ encode_results(GpuWindowState *node, uint64 n)
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/*
+ * The output expressions the threads compute (winproject.h), when their
+ * memory is to be had: else fill_scan_tuple evaluates them in the backend
+ */
+static void
+derived_compute(GpuWindowState *node, TupleDesc indesc)
+{
+	Size		bytes = (Size) GSW_DERIVED_ROW_BYTES * node->nrows * node->nderived;
+	MemoryContext oldcxt;
+
+	node->derived_backend = 0;
+	if (node->nderived == 0 || node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return;
+	node->reserved += bytes;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	gs_win_derived_compute(node->derived, node->nderived, node->funcs,
+						   node->rows, node->nrows, indesc, node->nthreads);
+	MemoryContextSwitchTo(oldcxt);
+}
+
 /* Sorts (the GpuSort below) and computes every row's window values */
 static void
 window_run(GpuWindowState *node)
@@ -770,11 +830,42 @@ window_run(GpuWindowState *node)
 		return;
 	}
 	encode_results(node, n);
+	derived_compute(node, indesc);
 	node->ms_funcs = gs_elapsed_ms(start);
 
 	node->flags = flags;
 	node->current = 0;
 	node->computed = true;
+}
+
+/*
+ * Row i's output expressions that the threads computed, or, for the rows
+ * they left, PostgreSQL's evaluation of the expression over the scan tuple
+ * (its columns and window values, already there)
+ */
+static void
+fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			col = node->ninput + node->nfuncs;
+	int			k;
+
+	for (k = 0; k < node->nderived; k++, col++)
+	{
+		GsWinDerived *d = &node->derived[k];
+		uint8		state = d->state ? d->state[i] : GSW_DERIVED_BACKEND;
+
+		scan->tts_isnull[col] = state == GSW_DERIVED_NULL;
+		if (state == GSW_DERIVED_BYTES)
+			scan->tts_values[col] = PointerGetDatum(d->bytes + i * GSW_NUM_ENCODED_MAX);
+		else if (state == GSW_DERIVED_BACKEND)
+		{
+			econtext->ecxt_scantuple = scan;
+			scan->tts_values[col] = ExecEvalExprSwitchContext(d->backend, econtext,
+															  &scan->tts_isnull[col]);
+			node->derived_backend++;
+		}
+	}
 }
 
 /* the scan tuple of row i: its columns, then its window values */
@@ -799,6 +890,7 @@ fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 						 &scan->tts_isnull[node->ninput + k]);
 	MemoryContextSwitchTo(oldcxt);
 	ExecStoreVirtualTuple(scan);
+	fill_derived(node, i, scan);
 }
 
 static TupleTableSlot *
@@ -889,6 +981,11 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
 		node->funcs[k].resbytes = NULL;
 		node->funcs[k].has_cached = false;
+	}
+	for (k = 0; k < node->nderived; k++)
+	{
+		node->derived[k].state = NULL;	/* in runcxt */
+		node->derived[k].bytes = NULL;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
@@ -1023,6 +1120,9 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Window Threads", NULL, node->nthreads, es);
 	ExplainPropertyInteger("Window Memory", "kB", (node->reserved + 1023) / 1024, es);
 	explain_arguments(node, es);
+	if (node->nderived > 0)
+		ExplainPropertyUInteger("Output Expressions Evaluated in Backend", "rows",
+								node->derived_backend, es);
 	if (node->range_how)
 		ExplainPropertyText("Range Bounds", node->range_how, es);
 	if (es->timing)

@@ -359,8 +359,7 @@ gs_win_expr_compile(Expr *expr)
 	int64		lo,
 				hi;
 
-	if (expr == NULL || (type != NUMERICOID && !int_range(type, &lo, &hi)) ||
-		IsA(expr, Var))
+	if (expr == NULL || (type != NUMERICOID && !int_range(type, &lo, &hi)))
 		return NULL;
 	gs_win_expr_prepare();
 	c.x = palloc0(sizeof(GsWinExpr));
@@ -631,6 +630,19 @@ gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
 		*q += ((n < 0) != (b < 0)) ? -1 : 1;
 	*scale = (int16) rscale;
 	return true;
+}
+
+bool
+gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale, bool sub,
+					  int128 *r, int16 *scale)
+{
+	int			s = Max(ascale, bscale);
+
+	if (s > GSW_NUM_ENCODED_SCALE ||
+		!rescale(&a, s - ascale, pow10s) || !rescale(&b, s - bscale, pow10s))
+		return false;
+	*scale = (int16) s;
+	return sub ? !__builtin_sub_overflow(a, b, r) : !__builtin_add_overflow(a, b, r);
 }
 
 /* numeric.c's layout (see windowfuncs.c's gs_win_numeric_fixed) */

@@ -20,6 +20,10 @@
 
 typedef struct GsWinExpr GsWinExpr;
 
+/* a numeric's bytes as gs_win_numeric_encode makes them: room, and scales */
+#define GSW_NUM_ENCODED_MAX		40
+#define GSW_NUM_ENCODED_SCALE	32
+
 /* what gs_win_expr_eval found */
 typedef enum GsWxResult
 {
@@ -56,8 +60,6 @@ extern GsWxResult gs_win_expr_eval(const GsWinExpr *x, const Datum *values,
  * GSW_NUM_ENCODED_MAX; returns their length, or 0 when scale is past
  * GSW_NUM_ENCODED_SCALE.  Threads call it.
  */
-#define GSW_NUM_ENCODED_MAX		40
-#define GSW_NUM_ENCODED_SCALE	32
 extern Size gs_win_numeric_encode(int128 v, int scale, char *out);
 
 /*
@@ -68,6 +70,13 @@ extern Size gs_win_numeric_encode(int128 v, int scale, char *out);
  */
 extern bool gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale,
 							   int128 *q, int16 *scale);
+
+/*
+ * numeric_add (numeric_sub when sub) of a / 10^ascale and b / 10^bscale:
+ * exact, at the larger scale; false past 128 bits or GSW_NUM_ENCODED_SCALE
+ */
+extern bool gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale,
+								  bool sub, int128 *r, int16 *scale);
 #endif
 
 /* makes the tables the functions above read (in the backend, first) */
