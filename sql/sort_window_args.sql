@@ -206,3 +206,15 @@ SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), m * sum(m) OV
 SELECT * FROM win_error($$SELECT id, 1 / (qty - 5), price / sum(price) OVER (PARTITION BY acct) FROM wa_money$$);
 SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct), qty / (qty - 5) FROM wa_money WHERE qty <> 5 ORDER BY id$$);
 SELECT * FROM win_args($$SELECT * FROM (SELECT id, price / sum(price) OVER (PARTITION BY acct) AS s FROM wa_money) x WHERE s > 0.01 ORDER BY id$$);
+
+-- 5. variance and stddev of integers: numeric results, numeric.c's digits
+-- and scales (N * sumX2 - sumX^2 exactly, divided at select_div_scale's
+-- scale, the square root of that rounded); frames that grow and slide;
+-- one row, equal rows (zero), NULLs; int8 squares past 128 bits
+-- (WindowAgg)
+SELECT * FROM win_args($$SELECT id, var_pop(qty) OVER w, var_samp(s) OVER w, variance(k8) OVER w, stddev_pop(qty) OVER w, stddev_samp(s) OVER w, stddev(k8) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(var_pop(qty) OVER w), numeric_send(stddev_samp(s) OVER w), pg_column_size(stddev(k8) OVER w) FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING)$$);
+SELECT * FROM win_args($$SELECT cat, day, stddev_samp(qty) OVER w, var_samp(qty * 3) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day RANGE BETWEEN '3 days' PRECEDING AND CURRENT ROW) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT id, var_samp(v) OVER w, stddev_pop(v) OVER w, stddev_samp(v) OVER w FROM (VALUES (1, 5), (2, 5), (3, NULL), (4, 5), (5, -7), (6, 2147483647), (7, -2147483648), (8, 0)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, stddev(v) OVER w, var_pop(v) OVER w FROM (VALUES (1, 1::int8), (2, 3037000499), (3, 2), (4, -5)) x(id, v) WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, stddev(v) OVER w FROM (VALUES (1, 9223372036854775807), (2, -9223372036854775807), (3, 4)) x(id, v) WINDOW w AS (ORDER BY id)$$);

@@ -220,6 +220,46 @@ float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 	return true;
 }
 
+#ifdef HAVE_INT128
+/* variance and standard deviation of int2, int4 and int8 */
+static bool
+int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	switch (fnoid)
+	{
+		case F_VAR_POP_INT2:
+		case F_VAR_POP_INT4:
+		case F_VAR_POP_INT8:
+			*fn = GSW_VAR_POP;
+			break;
+		case F_VAR_SAMP_INT2:
+		case F_VAR_SAMP_INT4:
+		case F_VAR_SAMP_INT8:
+		case F_VARIANCE_INT2:
+		case F_VARIANCE_INT4:
+		case F_VARIANCE_INT8:
+			*fn = GSW_VAR_SAMP;
+			break;
+		case F_STDDEV_POP_INT2:
+		case F_STDDEV_POP_INT4:
+		case F_STDDEV_POP_INT8:
+			*fn = GSW_STDDEV_POP;
+			break;
+		default:
+			*fn = GSW_STDDEV_SAMP;
+			break;
+	}
+	*arg = GSW_ARG_INT;
+	return true;
+}
+#else
+static bool
+int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	return false;
+}
+#endif
+
 /* the aggregate's function and argument, from its pg_proc OID */
 static bool
 aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
@@ -299,6 +339,25 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 		case F_STDDEV_FLOAT4:
 		case F_STDDEV_FLOAT8:
 			return float_statistic(fnoid, fn, arg);
+		case F_VAR_POP_INT2:
+		case F_VAR_POP_INT4:
+		case F_VAR_POP_INT8:
+		case F_VAR_SAMP_INT2:
+		case F_VAR_SAMP_INT4:
+		case F_VAR_SAMP_INT8:
+		case F_VARIANCE_INT2:
+		case F_VARIANCE_INT4:
+		case F_VARIANCE_INT8:
+		case F_STDDEV_POP_INT2:
+		case F_STDDEV_POP_INT4:
+		case F_STDDEV_POP_INT8:
+		case F_STDDEV_SAMP_INT2:
+		case F_STDDEV_SAMP_INT4:
+		case F_STDDEV_SAMP_INT8:
+		case F_STDDEV_INT2:
+		case F_STDDEV_INT4:
+		case F_STDDEV_INT8:
+			return int_statistic(fnoid, fn, arg);
 		case F_MIN_FLOAT4:
 		case F_MIN_FLOAT8:
 		case F_MAX_FLOAT4:
@@ -708,7 +767,7 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
 		case GSW_STDDEV_SAMP:
-			return true;
+			return f->arg != GSW_ARG_INT;	/* integers' sums slide exactly */
 		default:
 			return false;
 	}
@@ -1313,6 +1372,7 @@ typedef struct WinAggState
 	int64		isum;
 #ifdef HAVE_INT128
 	int128		wide;			/* int8 sums; numeric sums at nscale */
+	int128		wide2;			/* integer statistics: the sum of squares */
 #endif
 	double		fval;			/* float sum (Sx), min or max */
 	double		sxx;			/* float8_accum's Sxx */
@@ -1510,6 +1570,15 @@ agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 				else if (f->fn == GSW_MAX)
 					s->ival = (s->count == 0 || v > s->ival) ? v : s->ival;
 #ifdef HAVE_INT128
+				else if (GSW_INT_STATISTIC(f))
+				{
+					/* int8's squares reach 2^126: their sum may not fit */
+					s->wide_fail = true;
+					if (__builtin_add_overflow(s->wide2, (int128) v * v, &s->wide2))
+						return false;
+					s->wide_fail = false;
+					s->wide += v;
+				}
 				else if (f->argtype == INT8OID)
 					s->wide += v;
 #endif
@@ -1561,6 +1630,52 @@ agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 	return true;
 }
 
+#ifdef HAVE_INT128
+/*
+ * numeric_stddev_internal over an integer state (numeric_poly_var_pop and
+ * the others): N * sumX2 - sumX * sumX exactly (0, scale 0, if not
+ * positive), divided by N * N or N * (N - 1) at select_div_scale's scale
+ * (gs_win_numeric_div); stddev is its square root, rounded at that scale
+ * (sqrt_var, of the rounded variance).  A value past 128 bits sends the
+ * window to WindowAgg (too_wide).
+ */
+static inline void
+int_statistic_put(GsWinFunc *f, const WinAggState *s, uint64 r)
+{
+	bool		samp = f->fn == GSW_VAR_SAMP || f->fn == GSW_STDDEV_SAMP;
+	int128		n = s->count,
+				num,
+				sq,
+				v;
+	int16		scale;
+
+	f->isnull[r] = samp ? n <= 1 : n == 0;
+	if (f->isnull[r])
+		return;
+	if (__builtin_mul_overflow(n, s->wide2, &num) ||
+		__builtin_mul_overflow(s->wide, s->wide, &sq) ||
+		__builtin_sub_overflow(num, sq, &num))
+		goto too_wide;
+	if (num <= 0)
+	{
+		f->wide[r] = 0;
+		f->rscale[r] = 0;
+		return;
+	}
+	if (!gs_win_numeric_div(num, 0, n * (samp ? n - 1 : n), 0, &v, &scale))
+		goto too_wide;
+	if ((f->fn == GSW_STDDEV_POP || f->fn == GSW_STDDEV_SAMP) &&
+		!gs_win_numeric_sqrt(v, scale, &v))
+		goto too_wide;
+	f->wide[r] = v;
+	f->rscale[r] = scale;
+	return;
+too_wide:
+	__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+	f->isnull[r] = true;
+}
+#endif
+
 static inline void
 agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 {
@@ -1581,6 +1696,13 @@ agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 		float_statistic_put(f, s, r);
 		return;
 	}
+#ifdef HAVE_INT128
+	if (GSW_INT_STATISTIC(f))
+	{
+		int_statistic_put(f, s, r);
+		return;
+	}
+#endif
 	f->isnull[r] = s->count == 0;
 #ifdef HAVE_INT128
 	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_MIN || f->fn == GSW_MAX))
@@ -1709,6 +1831,11 @@ agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 	{
 		if (!numeric_drop(f, s, r))
 			return false;
+	}
+	else if (GSW_INT_STATISTIC(f))
+	{
+		s->wide -= f->argi[r];
+		s->wide2 -= (int128) f->argi[r] * f->argi[r];
 	}
 	else if (f->argtype == INT8OID && f->fn != GSW_COUNT)
 		s->wide -= f->argi[r];
@@ -2158,7 +2285,7 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_STDDEV_SAMP:
 			alloc_errrow(f, rows);
 #ifdef HAVE_INT128
-			if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			if (GSW_ENCODES_RESULTS(f))
 			{
 				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
 				f->rscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
@@ -2191,6 +2318,7 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 				t;
 	int			k;
 
+	gs_win_expr_prepare();		/* the numeric arithmetic's tables */
 	for (k = 0; k < nfuncs; k++)
 	{
 		GsWinFunc  *f = &funcs[k];
@@ -2533,12 +2661,12 @@ encode_row(GsWinFunc *f, uint64 i, bool first)
 	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
 		return;
 	if (!first && f->rscale[i - 1] == sc && f->wide[i - 1] == f->wide[i] &&
-		!f->isnull[i - 1] && (f->fn == GSW_SUM || f->cnt[i - 1] == f->cnt[i]))
+		!f->isnull[i - 1] && (f->fn != GSW_AVG || f->cnt[i - 1] == f->cnt[i]))
 	{
 		memcpy(out, out - GSW_NUM_ENCODED_MAX, GSW_NUM_ENCODED_MAX);
 		return;
 	}
-	if (f->fn == GSW_SUM)
+	if (f->fn != GSW_AVG)
 		(void) gs_win_numeric_encode(f->wide[i], sc, out);
 	else if (gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, &q, &qscale))
 		(void) gs_win_numeric_encode(q, qscale, out);
@@ -2658,8 +2786,8 @@ numeric_result(GsWinFunc *f, uint64 i)
 	if (f->rscale[i] < 0)
 		return numeric_special(f->rscale[i]);
 	sum = fixed_numeric(f->wide[i], f->rscale[i]);
-	if (f->fn == GSW_SUM)
-		return sum;
+	if (f->fn != GSW_AVG)
+		return sum;				/* a sum, a variance or a stddev */
 	return DirectFunctionCall2(numeric_div, sum,
 							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
 }
@@ -2679,7 +2807,7 @@ numeric_aggregate_datum(GsWinFunc *f, uint64 i)
 		return numeric_result(f, i);
 	if (f->has_cached && f->wide[c] == f->wide[i] &&
 		f->rscale[c] == f->rscale[i] &&
-		(f->fn == GSW_SUM || f->cnt[c] == f->cnt[i]))
+		(f->fn != GSW_AVG || f->cnt[c] == f->cnt[i]))
 		return f->cached;
 	MemoryContextReset(f->cachecxt);
 	oldcxt = MemoryContextSwitchTo(f->cachecxt);
@@ -2713,7 +2841,7 @@ aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 	if (f->resbytes != NULL &&
 		VARSIZE(f->resbytes + i * GSW_NUM_ENCODED_MAX) != 0)
 		return PointerGetDatum(f->resbytes + i * GSW_NUM_ENCODED_MAX);
-	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+	if (GSW_ENCODES_RESULTS(f))
 		return numeric_aggregate_datum(f, i);
 	if (f->arg == GSW_ARG_NUMERIC)
 	{

@@ -46,7 +46,7 @@ typedef enum GsWinFn
 	GSW_AVG,
 	GSW_MIN,
 	GSW_MAX,
-	GSW_VAR_POP,				/* of float4 and float8 only */
+	GSW_VAR_POP,				/* of floats (float8), of integers (numeric) */
 	GSW_VAR_SAMP,
 	GSW_STDDEV_POP,
 	GSW_STDDEV_SAMP
@@ -306,11 +306,15 @@ extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 						  TupleTableSlot *nav_slot, bool *isnull);
 
 /*
- * Whether f's results are numerics gs_win_encode_results makes (numeric
- * sum and avg)
+ * Whether f's results are numerics of wide and rscale, which
+ * gs_win_encode_results makes: numeric sum and avg, variance and stddev of
+ * integers
  */
+#define GSW_INT_STATISTIC(f) \
+	((f)->arg == GSW_ARG_INT && (f)->fn >= GSW_VAR_POP)
 #define GSW_ENCODES_RESULTS(f) \
-	((f)->arg == GSW_ARG_NUMERIC && ((f)->fn == GSW_SUM || (f)->fn == GSW_AVG))
+	(((f)->arg == GSW_ARG_NUMERIC && ((f)->fn == GSW_SUM || (f)->fn == GSW_AVG)) || \
+	 GSW_INT_STATISTIC(f))
 
 /*
  * Makes the results of the functions GSW_ENCODES_RESULTS says, for rows

@@ -788,8 +788,7 @@ window_run(GpuWindowState *node)
 	node->nrows = n;
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
 	for (k = 0; k < node->nfuncs; k++)
-		if (node->funcs[k].arg == GSW_ARG_NUMERIC &&
-			(node->funcs[k].fn == GSW_SUM || node->funcs[k].fn == GSW_AVG))
+		if (GSW_ENCODES_RESULTS(&node->funcs[k]))
 			node->funcs[k].cachecxt = AllocSetContextCreate(node->runcxt,
 															"GpuWindow numeric result",
 															ALLOCSET_SMALL_SIZES);

@@ -51,6 +51,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
@@ -643,6 +645,77 @@ gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale, bool sub,
 		return false;
 	*scale = (int16) s;
 	return sub ? !__builtin_sub_overflow(a, b, r) : !__builtin_add_overflow(a, b, r);
+}
+
+/* an unsigned 256-bit integer, for the square root's comparisons */
+typedef struct U256
+{
+	unsigned __int128 hi;
+	unsigned __int128 lo;
+} U256;
+
+/* a * b, both below 2^128 */
+static U256
+mul_u256(unsigned __int128 a, unsigned __int128 b)
+{
+	const unsigned __int128 mask = (unsigned __int128) UINT64_MAX;
+	unsigned __int128 a0 = a & mask,
+				a1 = a >> 64,
+				b0 = b & mask,
+				b1 = b >> 64;
+	unsigned __int128 p00 = a0 * b0,
+				p01 = a0 * b1,
+				p10 = a1 * b0,
+				p11 = a1 * b1;
+	unsigned __int128 mid = (p00 >> 64) + (p01 & mask) + (p10 & mask);
+	U256		r;
+
+	r.lo = (p00 & mask) | (mid << 64);
+	r.hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+	return r;
+}
+
+/* a + b (no carry out of 256 bits here) */
+static U256
+add_u256(U256 a, unsigned __int128 b)
+{
+	a.lo += b;
+	if (a.lo < b)
+		a.hi++;
+	return a;
+}
+
+static inline bool
+le_u256(U256 a, U256 b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
+}
+
+bool
+gs_win_numeric_sqrt(int128 v, int scale, int128 *root)
+{
+	U256		m;
+	long double est;
+	unsigned __int128 x;
+
+	if (v < 0 || scale > GSW_NUM_MAX_SCALE)
+		return false;
+	/* sqrt(v / 10^s) * 10^s = sqrt(m), m = v * 10^s (up to 2^254) */
+	m = mul_u256((unsigned __int128) v, (unsigned __int128) pow10s[scale]);
+	est = sqrtl((long double) v) * sqrtl(powl(10.0L, scale));
+	if (!(est < 1.0e37L))
+		return false;
+	x = (unsigned __int128) est;
+	/* floor(sqrt(m)): the estimate, made exact */
+	while (x > 0 && !le_u256(mul_u256(x, x), m))
+		x--;
+	while (le_u256(mul_u256(x + 1, x + 1), m))
+		x++;
+	/* round half up: m >= (x + 1/2)^2, that is m >= x^2 + x + 1 */
+	if (le_u256(add_u256(mul_u256(x, x), x + 1), m))
+		x++;
+	*root = (int128) x;
+	return true;
 }
 
 /* numeric.c's layout (see windowfuncs.c's gs_win_numeric_fixed) */

@@ -75,6 +75,12 @@ extern bool gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale,
  * numeric_add (numeric_sub when sub) of a / 10^ascale and b / 10^bscale:
  * exact, at the larger scale; false past 128 bits or GSW_NUM_ENCODED_SCALE
  */
+/*
+ * sqrt_var of v / 10^scale (v >= 0) at the same scale, rounded half up:
+ * *root / 10^scale; false past 128 bits.  Threads call it.
+ */
+extern bool gs_win_numeric_sqrt(int128 v, int scale, int128 *root);
+
 extern bool gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale,
 								  bool sub, int128 *r, int16 *scale);
 #endif
