@@ -218,3 +218,21 @@ SELECT * FROM win_args($$SELECT cat, day, stddev_samp(qty) OVER w, var_samp(qty 
 SELECT * FROM win_args($$SELECT id, var_samp(v) OVER w, stddev_pop(v) OVER w, stddev_samp(v) OVER w FROM (VALUES (1, 5), (2, 5), (3, NULL), (4, 5), (5, -7), (6, 2147483647), (7, -2147483648), (8, 0)) x(id, v) WINDOW w AS (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, stddev(v) OVER w, var_pop(v) OVER w FROM (VALUES (1, 1::int8), (2, 3037000499), (3, 2), (4, -5)) x(id, v) WINDOW w AS (ORDER BY id)$$);
 SELECT * FROM win_args($$SELECT id, stddev(v) OVER w FROM (VALUES (1, 9223372036854775807), (2, -9223372036854775807), (3, 4)) x(id, v) WINDOW w AS (ORDER BY id)$$);
+
+-- 6. EXCLUDE CURRENT ROW, GROUP and TIES: counts, sums, averages and
+-- integer statistics over frames that grow, slide, span the partition,
+-- RANGE and GROUPS offsets; peers of many rows; FILTER.  Functions whose
+-- state cannot take rows out (min, max, float sums), the value functions
+-- and arguments that may raise keep WindowAgg.
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, count(price) OVER w, sum(price) OVER w, avg(m) OVER w, sum(qty) OVER w, avg(k8) OVER w, var_samp(qty) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT cat, day, count(*) OVER w, sum(price) OVER w, avg(m) OVER w, stddev_pop(s) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP) ORDER BY 1, 2, 3, 4, 5, 6$$);
+SELECT * FROM win_args($$SELECT cat, day, count(*) OVER w, sum(m) OVER w, avg(qty) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW EXCLUDE TIES) ORDER BY 1, 2, 3, 4, 5$$);
+SELECT * FROM win_args($$SELECT acct, day, count(*) OVER w, sum(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(m) OVER w, avg(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT cat, count(*) OVER w, sum(m) OVER w, avg(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES) ORDER BY 1, 2, 3, 4$$);
+SELECT * FROM win_args($$SELECT id, count(*) OVER w, sum(v) OVER w, avg(v) OVER w FROM (VALUES (1, 1, 1.5), (2, 1, 2.25), (3, 1, NULL), (4, 2, 'NaN'), (5, 2, 1.125), (6, 3, 7)) x(id, g, v) WINDOW w AS (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, sum(price) FILTER (WHERE qty > 5) OVER w, count(*) FILTER (WHERE qty > 3) OVER w, avg(qty) FILTER (WHERE s > 0) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, min(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, first_value(id) OVER w, row_number() OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, sum(qty * 2) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, rank() OVER w, sum(price) OVER w, dense_rank() OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day, id % 2 RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES) ORDER BY id$$);

@@ -689,11 +689,9 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	memset(frame, 0, sizeof(GsWinFrame));
 	*why = "a frame GpuWindow does not compute";
-	if (o & FRAMEOPTION_EXCLUSION)
-	{
-		*why = "a frame with EXCLUDE";
-		return false;
-	}
+	frame->exclude = (o & FRAMEOPTION_EXCLUDE_CURRENT_ROW) ? GSW_EXCLUDE_CURRENT_ROW :
+		(o & FRAMEOPTION_EXCLUDE_GROUP) ? GSW_EXCLUDE_GROUP :
+		(o & FRAMEOPTION_EXCLUDE_TIES) ? GSW_EXCLUDE_TIES : GSW_EXCLUDE_NONE;
 
 	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
 		frame->start = GSW_BOUND_PARTITION;
@@ -745,6 +743,39 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 		return false;
 	/* a RANGE end whose start does not move: the frame only grows */
 	return true;
+}
+
+bool
+gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame)
+{
+	if (frame->exclude == GSW_EXCLUDE_NONE)
+		return true;
+	switch (f->fn)
+	{
+		case GSW_FIRST_VALUE:
+		case GSW_LAST_VALUE:
+		case GSW_NTH_VALUE:
+		case GSW_MIN:
+		case GSW_MAX:
+			return false;
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
+			{
+				/* a state that slides, as if restarted (see gs_win_restarts) */
+				GsWinFrame	moving = *frame;
+
+				moving.start = GSW_BOUND_ROW;
+				return !gs_win_restarts(f, &moving) && !f->arg_may_raise;
+			}
+		default:
+			return true;		/* ranks, lag and lead read no frame */
+	}
 }
 
 bool
@@ -810,6 +841,11 @@ gs_win_frame_describe(const GsWinFrame *frame)
 	describe_bound(&buf, frame->start, frame->start_offset, true);
 	appendStringInfoString(&buf, " to ");
 	describe_bound(&buf, frame->end, frame->end_offset, false);
+	if (frame->exclude != GSW_EXCLUDE_NONE)
+		appendStringInfoString(&buf,
+							   frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? ", without the current row" :
+							   frame->exclude == GSW_EXCLUDE_GROUP ? ", without the current row and its peers" :
+							   ", without the current row's peers");
 	return buf.data;
 }
 
@@ -1848,6 +1884,59 @@ agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 }
 
 /*
+ * Row r's value over its frame [fs, fe), whose rows the state holds, less
+ * the rows the EXCLUDE clause leaves out (of r's peers [gs, ge)): they are
+ * taken out of the state, the value put, and they are taken back.
+ * WindowAgg computes an excluding frame's aggregate afresh for every row;
+ * the states allowed here (gs_win_excludes) give the same value taken out
+ * as computed without them, and their arguments raise no error, so that no
+ * row is evaluated where WindowAgg would not evaluate it.  False when a
+ * numeric no longer fits (too_wide).
+ */
+static bool
+put_excluding(GsWinFunc *f, WinAggState *s, GsWinExclude exclude, uint64 r,
+			  uint64 gs, uint64 ge, uint64 fs, uint64 fe)
+{
+	uint64		from[2],
+				to[2],
+				x;
+	int			n = 0,
+				k;
+
+	if (exclude == GSW_EXCLUDE_CURRENT_ROW)
+	{
+		from[n] = r;
+		to[n++] = r + 1;
+	}
+	else if (exclude == GSW_EXCLUDE_GROUP)
+	{
+		from[n] = gs;
+		to[n++] = ge;
+	}
+	else
+	{
+		from[n] = gs;
+		to[n++] = r;
+		from[n] = r + 1;
+		to[n++] = ge;
+	}
+	for (k = 0; k < n; k++)
+	{
+		from[k] = Max(from[k], fs);
+		to[k] = Min(to[k], fe);
+		for (x = from[k]; x < to[k]; x++)
+			if (!agg_drop(f, s, x))
+				return false;
+	}
+	agg_put(f, s, r);
+	for (k = 0; k < n; k++)
+		for (x = from[k]; x < to[k]; x++)
+			if (!agg_take(f, s, x))
+				return false;
+	return true;
+}
+
+/*
  * An aggregate over one partition, each row's value being the state over
  * its frame.  Frames that start at the partition's first row only grow: one
  * running state takes rows as the frames' ends pass them.  Frames that
@@ -1870,12 +1959,14 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	bool		restart = gs_win_restarts(f, frame);
 	uint64		lo = ps,
 				hi = ps;
-	uint64		ge = ps;
+	uint64		gs = ps,
+				ge = ps;
 	uint64		r;
 	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
 	memset(&s, 0, sizeof(s));
-	if (f->arg == GSW_ARG_NUMERIC && frame->start != GSW_BOUND_PARTITION)
+	if (f->arg == GSW_ARG_NUMERIC &&
+		(frame->start != GSW_BOUND_PARTITION || frame->exclude != GSW_EXCLUDE_NONE))
 	{
 		/* a numeric sum that slides: the frame's scales, see numeric_drop */
 		memset(nscales, 0, sizeof(nscales));
@@ -1890,7 +1981,10 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			gs_slice_stopped())
 			return PG_UINT64_MAX;
 		if (r == ge)
+		{
+			gs = r;
 			ge = peers_end(flags, r, pe);
+		}
 		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
 		if (restart && fs != lo)
 		{
@@ -1922,7 +2016,13 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			f->errrow[r] = (uint32) (hi + 1);
 			return r;
 		}
-		agg_put(f, &s, r);
+		if (frame->exclude == GSW_EXCLUDE_NONE)
+			agg_put(f, &s, r);
+		else if (!put_excluding(f, &s, frame->exclude, r, gs, ge, lo, hi))
+		{
+			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+			return PG_UINT64_MAX;
+		}
 	}
 	return PG_UINT64_MAX;
 }

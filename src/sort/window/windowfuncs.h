@@ -63,10 +63,20 @@ typedef enum GsWinBound
 								 * the current row's: range_start, range_end */
 } GsWinBound;
 
+/* the rows an EXCLUDE clause leaves out of the current row's frame */
+typedef enum GsWinExclude
+{
+	GSW_EXCLUDE_NONE,
+	GSW_EXCLUDE_CURRENT_ROW,
+	GSW_EXCLUDE_GROUP,			/* the current row and its peers */
+	GSW_EXCLUDE_TIES			/* its peers, not itself */
+} GsWinExclude;
+
 typedef struct GsWinFrame
 {
 	GsWinBound	start;			/* GSW_BOUND_PARTITION, _ROW or _RANGE */
 	GsWinBound	end;
+	GsWinExclude exclude;
 	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row, */
 	int64		end_offset;		/* GSW_BOUND_GROUPS: peer groups (negative:
 								 * before it) */
@@ -259,6 +269,14 @@ extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 
 /* whether frame's bounds are arrays the node fills (RANGE, GROUPS) */
 #define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
+
+/*
+ * Whether f is computed over frame's EXCLUDE (or there is none): the
+ * aggregates whose state takes rows out exactly and whose argument cannot
+ * raise an error (see aggregate_partition), and the functions that read
+ * no frame
+ */
+extern bool gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* Whether f over frame recomputes every row's frame (see above) */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);

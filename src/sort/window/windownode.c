@@ -168,7 +168,8 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 		const char *why;
 
 		if (wfunc->winref != cxt->winref ||
-			!gs_win_func_from_plan(wfunc, &f, &why))
+			!gs_win_func_from_plan(wfunc, &f, &why) ||
+			!gs_win_excludes(&f, cxt->frame))
 			cxt->ok = false;
 		else if (!list_member(cxt->wfuncs, wfunc))
 		{
