@@ -562,6 +562,23 @@ gs_win_expr_eval(const GsWinExpr *x, const Datum *values, const bool *isnull,
 /* ---- numeric results: division and bytes ----------------------------------------- */
 
 /*
+ * The number of decimal digits of u > 0: from its bit length (log10(2) is
+ * about 1233 / 4096, which never overestimates here), then one comparison
+ */
+static inline int
+decimal_digits(int128 u)
+{
+	uint64		hi = (uint64) (u >> 64);
+	int			bits = hi != 0 ? 128 - __builtin_clzll(hi) :
+		64 - __builtin_clzll((uint64) u);
+	int			d = (bits * 1233) >> 12;	/* digits - 1 or digits */
+
+	if (d <= GSW_NUM_MAX_SCALE && u >= pow10s[d])
+		d++;
+	return d;
+}
+
+/*
  * The weight and first digit of |v| / 10^scale in base 10000, as numeric.c
  * stores it (no leading zero digit): select_div_scale's weightN and
  * firstdigitN; 0 and 0 for zero
@@ -578,8 +595,7 @@ base10000_lead(int128 v, int scale, int *weight, int *first)
 	*first = 0;
 	if (u == 0)
 		return;
-	while (digits <= GSW_NUM_MAX_SCALE && u >= pow10s[digits])
-		digits++;
+	digits = decimal_digits(u);
 	/* the leading decimal digit weighs 10^e; its base-10000 digit 10000^w */
 	e = digits - 1 - scale;
 	w = e >= 0 ? e / 4 : -((-e + 3) / 4);
@@ -625,7 +641,7 @@ gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
 		__builtin_mul_overflow(a, pow10s[rscale - ascale + bscale], &n))
 		return false;
 	*q = n / b;
-	r = n % b;
+	r = n - *q * b;
 	absr = r < 0 ? -r : r;
 	absb = b < 0 ? -b : b;
 	if (absr >= absb - absr)
