@@ -20,12 +20,17 @@
  *		boundaries, lag/lead and the value functions as row numbers,
  *		aggregates as running states over the frame;
  *	 3. results (the backend, row by row as the node returns them): row i's
- *		value as the Datum WindowAgg returns, numeric results made then.
+ *		value as the Datum WindowAgg returns.  numeric results (sums,
+ *		averages, integer statistics) are made as numeric bytes on threads
+ *		first (gs_win_encode_results, winexpr.c's gs_win_numeric_encode),
+ *		so that returning one is a pointer.
  *
- * An argument that is an expression rather than a column is evaluated in
- * the backend: an aggregate's over every row between passes 1 and 2
+ * An argument that is an expression rather than a column: an aggregate's
+ * is computed on the threads of pass 1 when it is fixed-point arithmetic
+ * (winexpr.c), and otherwise, or for the rows that program leaves, it is
+ * evaluated in the backend over every row between passes 1 and 2
  * (windownode.c's evaluate_arguments, which records an error instead of
- * raising it, see arg_expr_walker), lag's, lead's and the value functions'
+ * raising it, see arg_expr_walker); lag's, lead's and the value functions'
  * on the row they read, when the row is returned (argument_at).
  *
  * numeric arguments are read as fixed point, an int128 and the value's
@@ -39,9 +44,11 @@
  * window to WindowAgg.
  *
  * Frames: ROWS offsets, the partition's ends, the current row's peers,
- * and RANGE offsets, whose bounds the backend finds first with the window's
- * in_range functions, as WindowAgg's update_frameheadpos and
- * update_frametailpos do (gs_win_range_bounds).  Frames whose start moves
+ * and RANGE offsets, whose bounds are found first: by arithmetic on the
+ * keys on threads for integer, date and timestamp keys (winrange.c), else
+ * in the backend with the window's in_range functions, as WindowAgg's
+ * update_frameheadpos and update_frametailpos do (gs_win_range_bounds);
+ * EXCLUDE takes the excluded rows out of exact states (put_excluding).  Frames whose start moves
  * slide: counts, integer and numeric sums in and out exactly, min and max
  * through a monotone queue (minmax_sliding); float sums and statistics
  * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.

@@ -10,7 +10,13 @@
  * (gs_sort_sorted_rows), finds every partition and peer group and computes
  * every window function over whole arrays on threads (windowfuncs.c), and
  * then returns each row with its values, projected through the WindowAgg's
- * targetlist.
+ * targetlist.  The per-row work stock does in the backend runs on the
+ * threads wherever the result can be proven PostgreSQL's: aggregate
+ * arguments of fixed-point arithmetic (winexpr.c), RANGE bounds over
+ * integer, date and timestamp keys (winrange.c), numeric results as bytes,
+ * and output expressions such as amount / sum(amount) OVER w
+ * (winproject.c); the rest, and every row those leave, is PostgreSQL's own
+ * evaluation in the backend.
  *
  * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, whose frame
  * and window functions windowfuncs.c computes (gs_win_frame_from_plan,
