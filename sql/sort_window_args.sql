@@ -205,6 +205,9 @@ SELECT * FROM win_error($$SELECT id, 1 / (sum(m) OVER (ORDER BY id) - m) FROM (V
 -- quotients whose operands' first base-10000 digits sit at powers of ten
 -- (select_div_scale's weights)
 SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELECT id, v / sum(v) OVER (PARTITION BY g) AS q, sum(v) OVER (PARTITION BY g) / v AS r FROM (VALUES (1, 1, 9999.99), (2, 1, 10000), (3, 2, 0.0001), (4, 2, 99999999), (5, 3, 100000000), (6, 3, 1), (7, 4, 0.9999), (8, 4, 9999), (9, 5, -1000), (10, 5, 10), (11, 6, 999.5), (12, 6, 0.5)) x(id, g, v)) y ORDER BY id$$);
+-- values of many magnitudes and scales, their quotients' and products'
+-- bytes
+SELECT * FROM win_args($$WITH x AS MATERIALIZED (SELECT i AS id, i % 97 AS g, round((1 + abs(hashint8(i)) % (10::numeric ^ (1 + i % 17))) / (10::numeric ^ (i % 11)), i % 11) * (1 - 2 * (i % 3 / 2)) AS v FROM generate_series(1, 20000) i) SELECT id, numeric_send(q), numeric_send(r), numeric_send(p) FROM (SELECT id, v / sum(v) OVER w AS q, sum(v) OVER w / v AS r, v * avg(v) OVER w AS p FROM x WINDOW w AS (PARTITION BY g)) y ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), m * sum(m) OVER (ORDER BY id) FROM (VALUES (1, 3.0), (2, 1e-30), (3, 7), (4, NULL), (5, -1e-31)) x(id, m)$$);
 SELECT * FROM win_error($$SELECT id, 1 / (qty - 5), price / sum(price) OVER (PARTITION BY acct) FROM wa_money$$);
 SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct), qty / (qty - 5) FROM wa_money WHERE qty <> 5 ORDER BY id$$);

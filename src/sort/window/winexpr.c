@@ -600,9 +600,22 @@ base10000_lead(int128 v, int scale, int *weight, int *first)
 	e = digits - 1 - scale;
 	w = e >= 0 ? e / 4 : -((-e + 3) / 4);
 	*weight = w;
-	/* floor(u / 10^(scale + 4w)), scale + 4w > digits - 5 */
-	if (scale + 4 * w >= 0)
-		*first = (int) (u / pow10s[scale + 4 * w]);
+	/*
+	 * floor(u / 10^(scale + 4w)), below 10^4 since scale + 4w > digits - 5:
+	 * a long double's estimate made exact by multiplying back, which is
+	 * cheaper than a 128-bit division
+	 */
+	if (scale + 4 * w > 0)
+	{
+		int128		p = pow10s[scale + 4 * w];
+		int			q = (int) ((long double) u / (long double) p);
+
+		while (q > 0 && (int128) q * p > u)
+			q--;
+		while ((int128) (q + 1) * p <= u)
+			q++;
+		*first = q;
+	}
 	else
 		*first = (int) (u * pow10s[-(scale + 4 * w)]);
 }
@@ -745,32 +758,47 @@ gs_win_numeric_sqrt(int128 v, int scale, int128 *root)
 #define NUME_NBASE			10000
 
 /*
- * The base-10000 digits of u / 10^scale, most significant first, into d
- * (room for 12); returns how many, *weight the first one's
+ * The base-10000 digits of u / 10^scale (scale <= GSW_NUM_ENCODED_SCALE),
+ * most significant first, into d (room for 18); returns how many, *weight
+ * the first one's.  The fraction, padded to whole digits, is below 10^32:
+ * two 64-bit halves of 16 decimal digits each, so that the digits come
+ * from 64-bit divisions by a constant, not 128-bit ones.
  */
 static int
 base10000_digits(int128 u, int scale, int16 *d, int *weight)
 {
+	const int128 e16 = (int128) 10000000000000000LL;
 	int			pad = (4 - scale % 4) % 4;
 	int			nfrac = (scale + pad) / 4;
 	int128		ip = u / pow10s[scale];
-	int128		fp = (u % pow10s[scale]) * pow10s[pad];
+	int128		fpp = (u - ip * pow10s[scale]) * pow10s[pad];
+	uint64		half[2];
 	int16		intd[12];
 	int			nint = 0,
 				n = 0,
 				k;
 
-	while (ip > 0)
+	if (ip <= (int128) PG_UINT64_MAX)
 	{
-		intd[nint++] = (int16) (ip % NUME_NBASE);
-		ip /= NUME_NBASE;
+		uint64		x = (uint64) ip;
+
+		for (; x > 0; x /= NUME_NBASE)
+			intd[nint++] = (int16) (x % NUME_NBASE);
 	}
+	else
+		for (; ip > 0; ip /= NUME_NBASE)
+			intd[nint++] = (int16) (ip % NUME_NBASE);
 	for (k = nint - 1; k >= 0; k--)
 		d[n++] = intd[k];
-	for (k = nfrac - 1; k >= 0; k--)
+	half[1] = (uint64) (fpp / e16);
+	half[0] = (uint64) (fpp - (int128) half[1] * e16);
+	for (k = 0; k < nfrac; k++)
 	{
-		d[n + k] = (int16) (fp % NUME_NBASE);
-		fp /= NUME_NBASE;
+		/* the k-th digit from the last: the low half's first four */
+		uint64	   *h = &half[k < 4 ? 0 : 1];
+
+		d[n + nfrac - 1 - k] = (int16) (*h % NUME_NBASE);
+		*h /= NUME_NBASE;
 	}
 	*weight = nint - 1;
 	return n + nfrac;
