@@ -707,12 +707,32 @@ any_too_wide(GpuWindowState *node)
  * gs_win_datum makes them in the backend, row by row
  */
 static void
-encode_results(GpuWindowState *node, uint64 n)
+encode_results(GpuWindowState *node, const uint8 *flags, uint64 n)
 {
 	Size		bytes = 0;
 	MemoryContext oldcxt;
 	int			k;
 
+	/*
+	 * Frames from the partition's start to the current row's last peer or
+	 * to the partition's end have one value a peer group or a partition,
+	 * which gs_win_datum's cache makes once: when those are few (shares of
+	 * whole partitions), bytes a row would only cost memory
+	 */
+	if (node->frame.start == GSW_BOUND_PARTITION &&
+		(node->frame.end == GSW_BOUND_PEERS || node->frame.end == GSW_BOUND_PARTITION) &&
+		node->frame.exclude == GSW_EXCLUDE_NONE)
+	{
+		uint8		mask = node->frame.end == GSW_BOUND_PEERS ?
+			GSW_NEW_PEERS : GSW_NEW_PARTITION;
+		uint64		values = 0,
+					i;
+
+		for (i = 0; i < n; i++)
+			values += (flags[i] & mask) != 0;
+		if (values * 4 < n)
+			return;
+	}
 	for (k = 0; k < node->nfuncs; k++)
 		if (GSW_ENCODES_RESULTS(&node->funcs[k]))
 			bytes += (Size) GSW_NUM_ENCODED_MAX * n;
@@ -835,7 +855,7 @@ window_run(GpuWindowState *node)
 		start_fallback(node, "numeric values past 128 bits");
 		return;
 	}
-	encode_results(node, n);
+	encode_results(node, flags, n);
 	derived_compute(node, indesc);
 	node->ms_funcs = gs_elapsed_ms(start);
 

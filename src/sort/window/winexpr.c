@@ -602,10 +602,12 @@ base10000_lead(int128 v, int scale, int *weight, int *first)
 	*weight = w;
 	/*
 	 * floor(u / 10^(scale + 4w)), below 10^4 since scale + 4w > digits - 5:
-	 * a long double's estimate made exact by multiplying back, which is
-	 * cheaper than a 128-bit division
+	 * a 64-bit division, or past 64 bits a long double's estimate made
+	 * exact by multiplying back, cheaper than a 128-bit division
 	 */
-	if (scale + 4 * w > 0)
+	if (scale + 4 * w > 0 && u <= (int128) PG_UINT64_MAX)
+		*first = (int) ((uint64) u / (uint64) pow10s[scale + 4 * w]);
+	else if (scale + 4 * w > 0)
 	{
 		int128		p = pow10s[scale + 4 * w];
 		int			q = (int) ((long double) u / (long double) p);
