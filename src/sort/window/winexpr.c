@@ -772,14 +772,22 @@ base10000_digits(int128 u, int scale, int16 *d, int *weight)
 	const int128 e16 = (int128) 10000000000000000LL;
 	int			pad = (4 - scale % 4) % 4;
 	int			nfrac = (scale + pad) / 4;
-	int128		ip = u / pow10s[scale];
-	int128		fpp = (u - ip * pow10s[scale]) * pow10s[pad];
+	int128		ip,
+				fpp;
 	uint64		half[2];
 	int16		intd[12];
 	int			nint = 0,
 				n = 0,
 				k;
 
+	/* 64-bit divisions where the values allow, the usual case */
+	if (u < pow10s[scale])
+		ip = 0;
+	else if (u <= (int128) PG_UINT64_MAX && scale <= 19)
+		ip = (uint64) u / (uint64) pow10s[scale];
+	else
+		ip = u / pow10s[scale];
+	fpp = (u - ip * pow10s[scale]) * pow10s[pad];
 	if (ip <= (int128) PG_UINT64_MAX)
 	{
 		uint64		x = (uint64) ip;
@@ -792,7 +800,8 @@ base10000_digits(int128 u, int scale, int16 *d, int *weight)
 			intd[nint++] = (int16) (ip % NUME_NBASE);
 	for (k = nint - 1; k >= 0; k--)
 		d[n++] = intd[k];
-	half[1] = (uint64) (fpp / e16);
+	half[1] = fpp <= (int128) PG_UINT64_MAX ? (uint64) fpp / (uint64) e16 :
+		(uint64) (fpp / e16);
 	half[0] = (uint64) (fpp - (int128) half[1] * e16);
 	for (k = 0; k < nfrac; k++)
 	{
