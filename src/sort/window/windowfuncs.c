@@ -228,7 +228,7 @@ float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 }
 
 #ifdef HAVE_INT128
-/* variance and standard deviation of int2, int4 and int8 */
+/* variance and standard deviation of int2, int4 and int8; false for others */
 static bool
 int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 {
@@ -252,9 +252,16 @@ int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 		case F_STDDEV_POP_INT8:
 			*fn = GSW_STDDEV_POP;
 			break;
-		default:
+		case F_STDDEV_SAMP_INT2:
+		case F_STDDEV_SAMP_INT4:
+		case F_STDDEV_SAMP_INT8:
+		case F_STDDEV_INT2:
+		case F_STDDEV_INT4:
+		case F_STDDEV_INT8:
 			*fn = GSW_STDDEV_SAMP;
 			break;
+		default:
+			return false;		/* not an aggregate computed here */
 	}
 	*arg = GSW_ARG_INT;
 	return true;
@@ -346,25 +353,6 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 		case F_STDDEV_FLOAT4:
 		case F_STDDEV_FLOAT8:
 			return float_statistic(fnoid, fn, arg);
-		case F_VAR_POP_INT2:
-		case F_VAR_POP_INT4:
-		case F_VAR_POP_INT8:
-		case F_VAR_SAMP_INT2:
-		case F_VAR_SAMP_INT4:
-		case F_VAR_SAMP_INT8:
-		case F_VARIANCE_INT2:
-		case F_VARIANCE_INT4:
-		case F_VARIANCE_INT8:
-		case F_STDDEV_POP_INT2:
-		case F_STDDEV_POP_INT4:
-		case F_STDDEV_POP_INT8:
-		case F_STDDEV_SAMP_INT2:
-		case F_STDDEV_SAMP_INT4:
-		case F_STDDEV_SAMP_INT8:
-		case F_STDDEV_INT2:
-		case F_STDDEV_INT4:
-		case F_STDDEV_INT8:
-			return int_statistic(fnoid, fn, arg);
 		case F_MIN_FLOAT4:
 		case F_MIN_FLOAT8:
 		case F_MAX_FLOAT4:
@@ -374,7 +362,7 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 				GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
 			return true;
 		default:
-			return false;
+			return int_statistic(fnoid, fn, arg);
 	}
 }
 
@@ -2369,6 +2357,7 @@ alloc_results(GsWinFunc *f, uint64 n)
 {
 	Size		rows = Max(n, 1);
 
+	gs_win_expr_prepare();		/* the tables integer statistics compute with */
 	f->isnull = palloc_extended(sizeof(bool) * rows,
 								 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	switch (f->fn)
@@ -2425,7 +2414,6 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 				t;
 	int			k;
 
-	gs_win_expr_prepare();		/* the numeric arithmetic's tables */
 	for (k = 0; k < nfuncs; k++)
 	{
 		GsWinFunc  *f = &funcs[k];
