@@ -9,17 +9,24 @@
 # numeric(12,2), qty int4, score float8; pseudo-random and deterministic,
 # unlogged, vacuumed and cached) in a database whose collation is
 # GS_CLUSTER_LOCALE (default en_US.UTF-8), and times the five
-# windows, each read whole by an outer aggregate that sends one row:
+# windows and three more, each read whole by an outer aggregate that
+# sends one row:
 #   running     sum(amount) OVER (PARTITION BY account ORDER BY ts)
 #   moving_avg  avg(amount) OVER (PARTITION BY account ORDER BY day
 #               RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW)
 #   product     sum(price * qty) OVER (PARTITION BY category ORDER BY day)
 #   share       amount / sum(amount) OVER (PARTITION BY account)
 #   avg_float   avg(score) OVER (PARTITION BY category ORDER BY ts)
+#   stddev      stddev(qty) OVER (PARTITION BY account ORDER BY ts)
+#   groups      sum(amount) OVER (PARTITION BY account ORDER BY day
+#               GROUPS BETWEEN 2 PRECEDING AND CURRENT ROW)
+#   exclude     avg(amount) OVER (PARTITION BY account ORDER BY day RANGE
+#               BETWEEN '6 days' PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)
 # in the modes of bench/sort/e2e_lib.sh (GS_BENCH_MODES; default
 # stock_tuned stock_1proc gpusort_auto: stock with P workers and work_mem
 # 1GB, stock in one process, gpusort at its defaults with the tuned
-# settings and gpusort.min_rows = 0), the best of GS_BENCH_REPS (2) runs.
+# settings and gpusort.min_rows = 0), the best of GS_BENCH_REPS (2) runs;
+# GS_BENCH_QUERIES picks some of the windows by name.
 #
 # Records: bench/results/window/window_money_*.md.
 #
@@ -38,7 +45,7 @@ BENCH_T0=$(date +%s)
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(10000000)
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_1proc gpusort_auto"}
-QUERIES="running moving_avg product share avg_float"
+QUERIES=${GS_BENCH_QUERIES:-"running moving_avg product share avg_float stddev groups exclude"}
 BUDGET=${GS_BENCH_BUDGET:-540}
 ncores=$(nproc)
 BENCH_P=${GS_BENCH_WORKERS:-$((ncores / 2 < 8 ? ncores / 2 : 8))}
@@ -76,6 +83,9 @@ money_query() {
 		product) inner="SELECT sum(price * qty) OVER (PARTITION BY category ORDER BY day) AS v FROM t" ;;
 		share) inner="SELECT amount / sum(amount) OVER (PARTITION BY account) AS v FROM t" ;;
 		avg_float) inner="SELECT avg(score) OVER (PARTITION BY category ORDER BY ts) AS v FROM t" ;;
+		stddev) inner="SELECT stddev(qty) OVER (PARTITION BY account ORDER BY ts) AS v FROM t" ;;
+		groups) inner="SELECT sum(amount) OVER (PARTITION BY account ORDER BY day GROUPS BETWEEN 2 PRECEDING AND CURRENT ROW) AS v FROM t" ;;
+		exclude) inner="SELECT avg(amount) OVER (PARTITION BY account ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) AS v FROM t" ;;
 		*) echo "unknown query $1 ($QUERIES)" >&2; return 1 ;;
 	esac
 	echo "SELECT max(v), count(v) FROM ($inner) q"
@@ -146,8 +156,10 @@ for n in "${SIZES[@]}"; do
 	bench_log "$n rows: loading"
 	load_table "$n" || { bench_log "loading $n rows failed"; continue; }
 	bench_log "$n rows loaded"
-	for mode in $MODES; do
-		for q in $QUERIES; do bench_cell "$n" "$mode" "$q"; done
+	# each window's modes back to back: on a shared machine the load drifts
+	# less between the figures of one ratio
+	for q in $QUERIES; do
+		for mode in $MODES; do bench_cell "$n" "$mode" "$q"; done
 	done
 	money_md
 done

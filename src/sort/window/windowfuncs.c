@@ -20,16 +20,21 @@
  *		boundaries, lag/lead and the value functions as row numbers,
  *		aggregates as running states over the frame;
  *	 3. results (the backend, row by row as the node returns them): row i's
- *		value as the Datum WindowAgg returns, numeric results made then.
+ *		value as the Datum WindowAgg returns.  numeric results (sums,
+ *		averages, integer statistics) are made as numeric bytes on threads
+ *		first (gs_win_encode_results, winexpr.c's gs_win_numeric_encode),
+ *		so that returning one is a pointer.
  *
- * An argument that is an expression rather than a column is evaluated in
- * the backend: an aggregate's over every row between passes 1 and 2
+ * An argument that is an expression rather than a column: an aggregate's
+ * is computed on the threads of pass 1 when it is fixed-point arithmetic
+ * (winexpr.c), and otherwise, or for the rows that program leaves, it is
+ * evaluated in the backend over every row between passes 1 and 2
  * (windownode.c's evaluate_arguments, which records an error instead of
- * raising it, see arg_expr_walker), lag's, lead's and the value functions'
+ * raising it, see arg_expr_walker); lag's, lead's and the value functions'
  * on the row they read, when the row is returned (argument_at).
  *
  * numeric arguments are read as fixed point, an int128 and the value's
- * display scale (numeric_fixed, from the bytes, on threads; a toasted value
+ * display scale (gs_win_numeric_fixed, from the bytes, on threads; a toasted value
  * in the backend).  sum and avg add them exactly at the largest scale taken
  * so far, which is the display scale numeric.c's accumulator gives the
  * sum; NaN and the infinities are counted apart, as numeric.c counts them;
@@ -39,9 +44,11 @@
  * window to WindowAgg.
  *
  * Frames: ROWS offsets, the partition's ends, the current row's peers,
- * and RANGE offsets, whose bounds the backend finds first with the window's
- * in_range functions, as WindowAgg's update_frameheadpos and
- * update_frametailpos do (gs_win_range_bounds).  Frames whose start moves
+ * and RANGE offsets, whose bounds are found first: by arithmetic on the
+ * keys on threads for integer, date and timestamp keys (winrange.c), else
+ * in the backend with the window's in_range functions, as WindowAgg's
+ * update_frameheadpos and update_frametailpos do (gs_win_range_bounds);
+ * EXCLUDE takes the excluded rows out of exact states (put_excluding).  Frames whose start moves
  * slide: counts, integer and numeric sums in and out exactly, min and max
  * through a monotone queue (minmax_sliding); float sums and statistics
  * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.
@@ -99,6 +106,8 @@
 #include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
+#include "winexpr.h"
+#include "winrange.h"
 
 /* rows from which the passes run on threads */
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
@@ -218,6 +227,53 @@ float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 	return true;
 }
 
+#ifdef HAVE_INT128
+/* variance and standard deviation of int2, int4 and int8; false for others */
+static bool
+int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	switch (fnoid)
+	{
+		case F_VAR_POP_INT2:
+		case F_VAR_POP_INT4:
+		case F_VAR_POP_INT8:
+			*fn = GSW_VAR_POP;
+			break;
+		case F_VAR_SAMP_INT2:
+		case F_VAR_SAMP_INT4:
+		case F_VAR_SAMP_INT8:
+		case F_VARIANCE_INT2:
+		case F_VARIANCE_INT4:
+		case F_VARIANCE_INT8:
+			*fn = GSW_VAR_SAMP;
+			break;
+		case F_STDDEV_POP_INT2:
+		case F_STDDEV_POP_INT4:
+		case F_STDDEV_POP_INT8:
+			*fn = GSW_STDDEV_POP;
+			break;
+		case F_STDDEV_SAMP_INT2:
+		case F_STDDEV_SAMP_INT4:
+		case F_STDDEV_SAMP_INT8:
+		case F_STDDEV_INT2:
+		case F_STDDEV_INT4:
+		case F_STDDEV_INT8:
+			*fn = GSW_STDDEV_SAMP;
+			break;
+		default:
+			return false;		/* not an aggregate computed here */
+	}
+	*arg = GSW_ARG_INT;
+	return true;
+}
+#else
+static bool
+int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
+{
+	return false;
+}
+#endif
+
 /* the aggregate's function and argument, from its pg_proc OID */
 static bool
 aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
@@ -306,7 +362,7 @@ aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
 				GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
 			return true;
 		default:
-			return false;
+			return int_statistic(fnoid, fn, arg);
 	}
 }
 
@@ -628,11 +684,9 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 
 	memset(frame, 0, sizeof(GsWinFrame));
 	*why = "a frame GpuWindow does not compute";
-	if (o & FRAMEOPTION_EXCLUSION)
-	{
-		*why = "a frame with EXCLUDE";
-		return false;
-	}
+	frame->exclude = (o & FRAMEOPTION_EXCLUDE_CURRENT_ROW) ? GSW_EXCLUDE_CURRENT_ROW :
+		(o & FRAMEOPTION_EXCLUDE_GROUP) ? GSW_EXCLUDE_GROUP :
+		(o & FRAMEOPTION_EXCLUDE_TIES) ? GSW_EXCLUDE_TIES : GSW_EXCLUDE_NONE;
 
 	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
 		frame->start = GSW_BOUND_PARTITION;
@@ -687,6 +741,39 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 }
 
 bool
+gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame)
+{
+	if (frame->exclude == GSW_EXCLUDE_NONE)
+		return true;
+	switch (f->fn)
+	{
+		case GSW_FIRST_VALUE:
+		case GSW_LAST_VALUE:
+		case GSW_NTH_VALUE:
+		case GSW_MIN:
+		case GSW_MAX:
+			return false;
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
+			{
+				/* a state that slides, as if restarted (see gs_win_restarts) */
+				GsWinFrame	moving = *frame;
+
+				moving.start = GSW_BOUND_ROW;
+				return !gs_win_restarts(f, &moving) && !f->arg_may_raise;
+			}
+		default:
+			return true;		/* ranks, lag and lead read no frame */
+	}
+}
+
+bool
 gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 {
 	if (frame->start == GSW_BOUND_PARTITION)
@@ -706,7 +793,7 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
 		case GSW_STDDEV_SAMP:
-			return true;
+			return f->arg != GSW_ARG_INT;	/* integers' sums slide exactly */
 		default:
 			return false;
 	}
@@ -749,6 +836,11 @@ gs_win_frame_describe(const GsWinFrame *frame)
 	describe_bound(&buf, frame->start, frame->start_offset, true);
 	appendStringInfoString(&buf, " to ");
 	describe_bound(&buf, frame->end, frame->end_offset, false);
+	if (frame->exclude != GSW_EXCLUDE_NONE)
+		appendStringInfoString(&buf,
+							   frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? ", without the current row" :
+							   frame->exclude == GSW_EXCLUDE_GROUP ? ", without the current row and its peers" :
+							   ", without the current row's peers");
 	return buf.data;
 }
 
@@ -821,6 +913,7 @@ typedef struct BoundArg
 	int			ncols;
 	GsWinFunc  *funcs;
 	int			nfuncs;
+	GsWinRangeKeys *rk;			/* RANGE keys to read, or NULL */
 	AttrNumber	maxatt;
 	uint8	   *flags;
 } BoundArg;
@@ -895,8 +988,8 @@ pow10_128(int e)
  * decimal places past the scale are zeros; a value breaking that is left
  * GSW_NUM_WIDE, for WindowAgg.
  */
-static int16
-numeric_fixed(const struct varlena *num, int128 *out)
+int16
+gs_win_numeric_fixed(const struct varlena *num, int128 *out)
 {
 	const char *p;
 	Size		len;
@@ -1012,8 +1105,8 @@ gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
 			break;
 #ifdef HAVE_INT128
 		case GSW_ARG_NUMERIC:
-			f->argscale[i] = numeric_fixed((const struct varlena *) DatumGetPointer(d),
-										   &f->argw[i]);
+			f->argscale[i] = gs_win_numeric_fixed((const struct varlena *) DatumGetPointer(d),
+											  &f->argw[i]);
 			break;
 #endif
 		default:
@@ -1021,7 +1114,46 @@ gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
 	}
 }
 
-/* row i's arguments that are columns, on a thread */
+#ifdef HAVE_INT128
+/*
+ * Row i's argument by its program (winexpr.h), on a thread: a row a FILTER
+ * leaves out is not evaluated, as evaluate_arguments does not evaluate it;
+ * a row the program cannot give is left to the backend (argback)
+ */
+static inline void
+read_program(GsWinFunc *f, TupleTableSlot *slot, uint64 i)
+{
+	int128		v = 0;
+	int16		scale = 0;
+	GsWxResult	res;
+
+	f->argnull[i] = true;
+	if (f->skip && f->skip[i])
+		return;
+	res = gs_win_expr_eval(f->prog, slot->tts_values, slot->tts_isnull, &v, &scale);
+	/* a numeric past what the threads sum: the backend's, as if read there */
+	if (res == GSWX_VALUE && f->arg == GSW_ARG_NUMERIC &&
+		(v >= NUMV_MAX_SCALED || -v >= NUMV_MAX_SCALED))
+		res = GSWX_BACKEND;
+	if (res == GSWX_BACKEND)
+	{
+		f->argback[i] = true;
+		return;
+	}
+	if (res == GSWX_NULL)
+		return;
+	f->argnull[i] = false;
+	if (f->arg == GSW_ARG_NUMERIC)
+	{
+		f->argw[i] = v;
+		f->argscale[i] = scale;
+	}
+	else if (f->arg == GSW_ARG_INT)
+		f->argi[i] = (int64) v;
+}
+#endif
+
+/* row i's arguments that are columns or programs, on a thread */
 static inline void
 read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 {
@@ -1032,9 +1164,15 @@ read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
 		GsWinFunc  *f = &a->funcs[k];
 		AttrNumber	att = f->argattno - 1;
 
-		if (f->argnull == NULL || f->argexpr != NULL)
+		if (f->argnull == NULL)
 			continue;
-		gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
+#ifdef HAVE_INT128
+		if (f->prog != NULL)
+			read_program(f, slot, i);
+		else
+#endif
+		if (f->argexpr == NULL)
+			gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
 	}
 }
 
@@ -1098,6 +1236,9 @@ bound_tasks(void *p, uint64 tlo, uint64 thi)
 			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
 				row_flags(a, prev, cur);
 			read_arguments(a, cur, i);
+			if (a->rk)
+				gs_win_range_key_read(a->rk, i, cur->tts_values[a->rk->keyatt - 1],
+									  cur->tts_isnull[a->rk->keyatt - 1]);
 			tmp = prev;
 			prev = cur;
 			cur = tmp;
@@ -1137,6 +1278,16 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 				  GsWinCol *part, int npart, GsWinCol *ord, int nord,
 				  GsWinFunc *funcs, int nfuncs, uint8 *flags, int nthreads)
 {
+	gs_win_boundaries_keys(rows, n, desc, part, npart, ord, nord, funcs, nfuncs,
+						   NULL, flags, nthreads);
+}
+
+void
+gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
+					   GsWinCol *part, int npart, GsWinCol *ord, int nord,
+					   GsWinFunc *funcs, int nfuncs, GsWinRangeKeys *rk,
+					   uint8 *flags, int nthreads)
+{
 	BoundArg	a;
 	GsThreadSlots *slots;
 	MemoryContext cxt;
@@ -1168,6 +1319,9 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 		if (f->argexpr != NULL && f->arg_may_raise)
 			f->argerr = palloc_extended(sizeof(bool) * rows,
 										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		if (f->prog != NULL)
+			f->argback = palloc_extended(sizeof(bool) * rows,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
 	if (n == 0)
 		return;
@@ -1183,12 +1337,15 @@ gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	memcpy(a.cols + npart, ord, sizeof(GsWinCol) * nord);
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
+	a.rk = rk;
 	a.flags = flags;
-	a.maxatt = 0;
+	a.maxatt = rk ? rk->keyatt : 0;
 	for (c = 0; c < a.ncols; c++)
 		a.maxatt = Max(a.maxatt, a.cols[c].attno);
 	for (k = 0; k < nfuncs; k++)
-		if (funcs[k].argnull && funcs[k].argexpr == NULL)
+		if (funcs[k].argnull && funcs[k].prog != NULL)
+			a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(funcs[k].prog));
+		else if (funcs[k].argnull && funcs[k].argexpr == NULL)
 			a.maxatt = Max(a.maxatt, funcs[k].argattno);
 
 	if (n < GSW_THREADED_MIN_ROWS)
@@ -1246,6 +1403,7 @@ typedef struct WinAggState
 	int64		isum;
 #ifdef HAVE_INT128
 	int128		wide;			/* int8 sums; numeric sums at nscale */
+	int128		wide2;			/* integer statistics: the sum of squares */
 #endif
 	double		fval;			/* float sum (Sx), min or max */
 	double		sxx;			/* float8_accum's Sxx */
@@ -1443,6 +1601,15 @@ agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 				else if (f->fn == GSW_MAX)
 					s->ival = (s->count == 0 || v > s->ival) ? v : s->ival;
 #ifdef HAVE_INT128
+				else if (GSW_INT_STATISTIC(f))
+				{
+					/* int8's squares reach 2^126: their sum may not fit */
+					s->wide_fail = true;
+					if (__builtin_add_overflow(s->wide2, (int128) v * v, &s->wide2))
+						return false;
+					s->wide_fail = false;
+					s->wide += v;
+				}
 				else if (f->argtype == INT8OID)
 					s->wide += v;
 #endif
@@ -1494,6 +1661,52 @@ agg_take(GsWinFunc *f, WinAggState *s, uint64 r)
 	return true;
 }
 
+#ifdef HAVE_INT128
+/*
+ * numeric_stddev_internal over an integer state (numeric_poly_var_pop and
+ * the others): N * sumX2 - sumX * sumX exactly (0, scale 0, if not
+ * positive), divided by N * N or N * (N - 1) at select_div_scale's scale
+ * (gs_win_numeric_div); stddev is its square root, rounded at that scale
+ * (sqrt_var, of the rounded variance).  A value past 128 bits sends the
+ * window to WindowAgg (too_wide).
+ */
+static inline void
+int_statistic_put(GsWinFunc *f, const WinAggState *s, uint64 r)
+{
+	bool		samp = f->fn == GSW_VAR_SAMP || f->fn == GSW_STDDEV_SAMP;
+	int128		n = s->count,
+				num,
+				sq,
+				v;
+	int16		scale;
+
+	f->isnull[r] = samp ? n <= 1 : n == 0;
+	if (f->isnull[r])
+		return;
+	if (__builtin_mul_overflow(n, s->wide2, &num) ||
+		__builtin_mul_overflow(s->wide, s->wide, &sq) ||
+		__builtin_sub_overflow(num, sq, &num))
+		goto too_wide;
+	if (num <= 0)
+	{
+		f->wide[r] = 0;
+		f->rscale[r] = 0;
+		return;
+	}
+	if (!gs_win_numeric_div(num, 0, n * (samp ? n - 1 : n), 0, &v, &scale))
+		goto too_wide;
+	if ((f->fn == GSW_STDDEV_POP || f->fn == GSW_STDDEV_SAMP) &&
+		!gs_win_numeric_sqrt(v, scale, &v))
+		goto too_wide;
+	f->wide[r] = v;
+	f->rscale[r] = scale;
+	return;
+too_wide:
+	__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+	f->isnull[r] = true;
+}
+#endif
+
 static inline void
 agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 {
@@ -1514,6 +1727,13 @@ agg_put(GsWinFunc *f, const WinAggState *s, uint64 r)
 		float_statistic_put(f, s, r);
 		return;
 	}
+#ifdef HAVE_INT128
+	if (GSW_INT_STATISTIC(f))
+	{
+		int_statistic_put(f, s, r);
+		return;
+	}
+#endif
 	f->isnull[r] = s->count == 0;
 #ifdef HAVE_INT128
 	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_MIN || f->fn == GSW_MAX))
@@ -1643,6 +1863,11 @@ agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 		if (!numeric_drop(f, s, r))
 			return false;
 	}
+	else if (GSW_INT_STATISTIC(f))
+	{
+		s->wide -= f->argi[r];
+		s->wide2 -= (int128) f->argi[r] * f->argi[r];
+	}
 	else if (f->argtype == INT8OID && f->fn != GSW_COUNT)
 		s->wide -= f->argi[r];
 	else
@@ -1650,6 +1875,59 @@ agg_drop(GsWinFunc *f, WinAggState *s, uint64 r)
 	if (f->fn != GSW_COUNT)
 		s->isum -= f->argi[r];
 	s->count--;
+	return true;
+}
+
+/*
+ * Row r's value over its frame [fs, fe), whose rows the state holds, less
+ * the rows the EXCLUDE clause leaves out (of r's peers [gs, ge)): they are
+ * taken out of the state, the value put, and they are taken back.
+ * WindowAgg computes an excluding frame's aggregate afresh for every row;
+ * the states allowed here (gs_win_excludes) give the same value taken out
+ * as computed without them, and their arguments raise no error, so that no
+ * row is evaluated where WindowAgg would not evaluate it.  False when a
+ * numeric no longer fits (too_wide).
+ */
+static bool
+put_excluding(GsWinFunc *f, WinAggState *s, GsWinExclude exclude, uint64 r,
+			  uint64 gs, uint64 ge, uint64 fs, uint64 fe)
+{
+	uint64		from[2],
+				to[2],
+				x;
+	int			n = 0,
+				k;
+
+	if (exclude == GSW_EXCLUDE_CURRENT_ROW)
+	{
+		from[n] = r;
+		to[n++] = r + 1;
+	}
+	else if (exclude == GSW_EXCLUDE_GROUP)
+	{
+		from[n] = gs;
+		to[n++] = ge;
+	}
+	else
+	{
+		from[n] = gs;
+		to[n++] = r;
+		from[n] = r + 1;
+		to[n++] = ge;
+	}
+	for (k = 0; k < n; k++)
+	{
+		from[k] = Max(from[k], fs);
+		to[k] = Min(to[k], fe);
+		for (x = from[k]; x < to[k]; x++)
+			if (!agg_drop(f, s, x))
+				return false;
+	}
+	agg_put(f, s, r);
+	for (k = 0; k < n; k++)
+		for (x = from[k]; x < to[k]; x++)
+			if (!agg_take(f, s, x))
+				return false;
 	return true;
 }
 
@@ -1676,12 +1954,14 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	bool		restart = gs_win_restarts(f, frame);
 	uint64		lo = ps,
 				hi = ps;
-	uint64		ge = ps;
+	uint64		gs = ps,
+				ge = ps;
 	uint64		r;
 	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
 	memset(&s, 0, sizeof(s));
-	if (f->arg == GSW_ARG_NUMERIC && frame->start != GSW_BOUND_PARTITION)
+	if (f->arg == GSW_ARG_NUMERIC &&
+		(frame->start != GSW_BOUND_PARTITION || frame->exclude != GSW_EXCLUDE_NONE))
 	{
 		/* a numeric sum that slides: the frame's scales, see numeric_drop */
 		memset(nscales, 0, sizeof(nscales));
@@ -1696,7 +1976,10 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			gs_slice_stopped())
 			return PG_UINT64_MAX;
 		if (r == ge)
+		{
+			gs = r;
 			ge = peers_end(flags, r, pe);
+		}
 		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
 		if (restart && fs != lo)
 		{
@@ -1728,7 +2011,13 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			f->errrow[r] = (uint32) (hi + 1);
 			return r;
 		}
-		agg_put(f, &s, r);
+		if (frame->exclude == GSW_EXCLUDE_NONE)
+			agg_put(f, &s, r);
+		else if (!put_excluding(f, &s, frame->exclude, r, gs, ge, lo, hi))
+		{
+			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+			return PG_UINT64_MAX;
+		}
 	}
 	return PG_UINT64_MAX;
 }
@@ -2068,6 +2357,7 @@ alloc_results(GsWinFunc *f, uint64 n)
 {
 	Size		rows = Max(n, 1);
 
+	gs_win_expr_prepare();		/* the tables integer statistics compute with */
 	f->isnull = palloc_extended(sizeof(bool) * rows,
 								 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	switch (f->fn)
@@ -2091,7 +2381,7 @@ alloc_results(GsWinFunc *f, uint64 n)
 		case GSW_STDDEV_SAMP:
 			alloc_errrow(f, rows);
 #ifdef HAVE_INT128
-			if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+			if (GSW_ENCODES_RESULTS(f))
 			{
 				f->wide = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
 				f->rscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
@@ -2200,6 +2490,9 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 			pfree(f->argscale);
 		if (f->deque)
 			pfree(f->deque);
+		if (f->argback)
+			pfree(f->argback);
+		f->argback = NULL;
 		f->deque = NULL;
 		f->argscale = NULL;
 		f->argnull = NULL;
@@ -2437,6 +2730,86 @@ gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 
 /* ---- 3. results -------------------------------------------------------------------- */
 
+typedef struct EncodeArg
+{
+	GsWinFunc  *funcs;
+	int			nfuncs;
+} EncodeArg;
+
+#ifdef HAVE_INT128
+/*
+ * Row i's numeric sum or avg as bytes (numeric_sum's make_result, or
+ * numeric_avg's numeric_div of the sum by the count), or length 0 for the
+ * backend: NULL, NaN and the infinities, a quotient the threads cannot
+ * give.  A row with the row before's sum, scale and count (peers, a whole
+ * partition) copies its bytes.
+ */
+static inline void
+encode_row(GsWinFunc *f, uint64 i, bool first)
+{
+	char	   *out = f->resbytes + i * GSW_NUM_ENCODED_MAX;
+	int16		sc = f->rscale[i];
+	int128		q;
+	int16		qscale;
+
+	SET_VARSIZE(out, 0);
+	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
+		return;
+	if (!first && f->rscale[i - 1] == sc && f->wide[i - 1] == f->wide[i] &&
+		!f->isnull[i - 1] && (f->fn != GSW_AVG || f->cnt[i - 1] == f->cnt[i]))
+	{
+		memcpy(out, out - GSW_NUM_ENCODED_MAX, GSW_NUM_ENCODED_MAX);
+		return;
+	}
+	if (f->fn != GSW_AVG)
+		(void) gs_win_numeric_encode(f->wide[i], sc, out);
+	else if (gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, &q, &qscale))
+		(void) gs_win_numeric_encode(q, qscale, out);
+}
+#endif
+
+static void
+encode_slice(void *p, uint64 lo, uint64 hi)
+{
+#ifdef HAVE_INT128
+	EncodeArg  *a = (EncodeArg *) p;
+	uint64		i;
+	int			k;
+
+	for (k = 0; k < a->nfuncs; k++)
+	{
+		GsWinFunc  *f = &a->funcs[k];
+
+		if (f->resbytes == NULL)
+			continue;
+		for (i = lo; i < hi; i++)
+		{
+			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+				gs_slice_stopped())
+				return;
+			encode_row(f, i, i == lo);
+		}
+	}
+#endif
+}
+
+void
+gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n, int nthreads)
+{
+	EncodeArg	a;
+	int			k;
+
+	gs_win_expr_prepare();
+	for (k = 0; k < nfuncs; k++)
+		if (GSW_ENCODES_RESULTS(&funcs[k]))
+			funcs[k].resbytes = palloc_extended((Size) GSW_NUM_ENCODED_MAX * Max(n, 1),
+												MCXT_ALLOC_HUGE);
+	a.funcs = funcs;
+	a.nfuncs = nfuncs;
+	if (n > 0)
+		gs_cpu_for_slices(n, nthreads, encode_slice, &a);
+}
+
 #ifdef HAVE_INT128
 /* an int128 as numeric, as numeric.c's int128_to_numericvar makes it */
 static Datum
@@ -2508,8 +2881,8 @@ numeric_result(GsWinFunc *f, uint64 i)
 	if (f->rscale[i] < 0)
 		return numeric_special(f->rscale[i]);
 	sum = fixed_numeric(f->wide[i], f->rscale[i]);
-	if (f->fn == GSW_SUM)
-		return sum;
+	if (f->fn != GSW_AVG)
+		return sum;				/* a sum, a variance or a stddev */
 	return DirectFunctionCall2(numeric_div, sum,
 							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
 }
@@ -2529,7 +2902,7 @@ numeric_aggregate_datum(GsWinFunc *f, uint64 i)
 		return numeric_result(f, i);
 	if (f->has_cached && f->wide[c] == f->wide[i] &&
 		f->rscale[c] == f->rscale[i] &&
-		(f->fn == GSW_SUM || f->cnt[c] == f->cnt[i]))
+		(f->fn != GSW_AVG || f->cnt[c] == f->cnt[i]))
 		return f->cached;
 	MemoryContextReset(f->cachecxt);
 	oldcxt = MemoryContextSwitchTo(f->cachecxt);
@@ -2560,7 +2933,10 @@ aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 	Datum		sum;
 
 #ifdef HAVE_INT128
-	if (f->arg == GSW_ARG_NUMERIC && (f->fn == GSW_SUM || f->fn == GSW_AVG))
+	if (f->resbytes != NULL &&
+		VARSIZE(f->resbytes + i * GSW_NUM_ENCODED_MAX) != 0)
+		return PointerGetDatum(f->resbytes + i * GSW_NUM_ENCODED_MAX);
+	if (GSW_ENCODES_RESULTS(f))
 		return numeric_aggregate_datum(f, i);
 	if (f->arg == GSW_ARG_NUMERIC)
 	{

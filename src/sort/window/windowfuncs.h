@@ -24,6 +24,8 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
+struct GsWinRangeKeys;
+
 /* what a function computes */
 typedef enum GsWinFn
 {
@@ -44,7 +46,7 @@ typedef enum GsWinFn
 	GSW_AVG,
 	GSW_MIN,
 	GSW_MAX,
-	GSW_VAR_POP,				/* of float4 and float8 only */
+	GSW_VAR_POP,				/* of floats (float8), of integers (numeric) */
 	GSW_VAR_SAMP,
 	GSW_STDDEV_POP,
 	GSW_STDDEV_SAMP
@@ -61,10 +63,20 @@ typedef enum GsWinBound
 								 * the current row's: range_start, range_end */
 } GsWinBound;
 
+/* the rows an EXCLUDE clause leaves out of the current row's frame */
+typedef enum GsWinExclude
+{
+	GSW_EXCLUDE_NONE,
+	GSW_EXCLUDE_CURRENT_ROW,
+	GSW_EXCLUDE_GROUP,			/* the current row and its peers */
+	GSW_EXCLUDE_TIES			/* its peers, not itself */
+} GsWinExclude;
+
 typedef struct GsWinFrame
 {
 	GsWinBound	start;			/* GSW_BOUND_PARTITION, _ROW or _RANGE */
 	GsWinBound	end;
+	GsWinExclude exclude;
 	int64		start_offset;	/* GSW_BOUND_ROW: rows after the current row, */
 	int64		end_offset;		/* GSW_BOUND_GROUPS: peer groups (negative:
 								 * before it) */
@@ -138,6 +150,15 @@ typedef struct GsWinFunc
 	ExprContext *argcxt;
 
 	/*
+	 * the same expression as fixed-point arithmetic the threads evaluate
+	 * (winexpr.h), or NULL; set by the node.  argback[i]: row i's value is
+	 * left to the backend (GSWX_BACKEND)
+	 */
+	struct GsWinExpr *prog;
+	bool	   *argback;
+	uint64		nargback;		/* rows left to the backend, for EXPLAIN */
+
+	/*
 	 * numeric sum and avg: the last result made, kept in cachecxt (set by
 	 * the node) while the rows that follow have the same (rows of one
 	 * frame, peers, a whole partition); valid until the next row's, as
@@ -147,6 +168,13 @@ typedef struct GsWinFunc
 	bool		has_cached;
 	uint64		cached_row;
 	Datum		cached;
+
+	/*
+	 * numeric sum and avg: each row's result as the numeric's bytes, made on
+	 * threads (gs_win_encode_results), GSW_NUM_ENCODED_MAX bytes a row; a
+	 * row whose length is 0 is made in the backend.  Or NULL.
+	 */
+	char	   *resbytes;
 
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
@@ -242,17 +270,40 @@ extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 /* whether frame's bounds are arrays the node fills (RANGE, GROUPS) */
 #define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
 
+/*
+ * Whether f is computed over frame's EXCLUDE (or there is none): the
+ * aggregates whose state takes rows out exactly and whose argument cannot
+ * raise an error (see aggregate_partition), and the functions that read
+ * no frame
+ */
+extern bool gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame);
+
 /* Whether f over frame recomputes every row's frame (see above) */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* The frame in words, for EXPLAIN (palloc'd) */
 extern char *gs_win_frame_describe(const GsWinFrame *frame);
 
+#ifdef HAVE_INT128
+/*
+ * A numeric's bytes as v / 10^scale: returns the display scale, or a
+ * GSW_NUM_* kind when it is not a finite value that fits (threads call it)
+ */
+extern int16 gs_win_numeric_fixed(const struct varlena *num, int128 *out);
+#endif
+
 /* Marks partitions and peers in flags[0 .. n) and reads the arguments */
 extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
 							  GsWinCol *part, int npart, GsWinCol *ord,
 							  int nord, GsWinFunc *funcs, int nfuncs,
 							  uint8 *flags, int nthreads);
+
+/* The same, and the RANGE keys into rk (winrange.h) */
+extern void gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
+								   GsWinCol *part, int npart, GsWinCol *ord,
+								   int nord, GsWinFunc *funcs, int nfuncs,
+								   struct GsWinRangeKeys *rk,
+								   uint8 *flags, int nthreads);
 
 /*
  * Fills every function's result arrays (allocated here, in the current
@@ -271,6 +322,26 @@ extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
  */
 extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 						  TupleTableSlot *nav_slot, bool *isnull);
+
+/*
+ * Whether f's results are numerics of wide and rscale, which
+ * gs_win_encode_results makes: numeric sum and avg, variance and stddev of
+ * integers
+ */
+#define GSW_INT_STATISTIC(f) \
+	((f)->arg == GSW_ARG_INT && (f)->fn >= GSW_VAR_POP)
+#define GSW_ENCODES_RESULTS(f) \
+	(((f)->arg == GSW_ARG_NUMERIC && ((f)->fn == GSW_SUM || (f)->fn == GSW_AVG)) || \
+	 GSW_INT_STATISTIC(f))
+
+/*
+ * Makes the results of the functions GSW_ENCODES_RESULTS says, for rows
+ * [0, n), on threads, into arrays of GSW_NUM_ENCODED_MAX bytes a row
+ * allocated here: what gs_win_datum then returns without a call of
+ * numeric.c a row
+ */
+extern void gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n,
+								  int nthreads);
 
 /* the ereport of a float overflow, as float.c raises it */
 extern void gs_win_overflow_error(void);

@@ -10,7 +10,13 @@
  * (gs_sort_sorted_rows), finds every partition and peer group and computes
  * every window function over whole arrays on threads (windowfuncs.c), and
  * then returns each row with its values, projected through the WindowAgg's
- * targetlist.
+ * targetlist.  The per-row work stock does in the backend runs on the
+ * threads wherever the result can be proven PostgreSQL's: aggregate
+ * arguments of fixed-point arithmetic (winexpr.c), RANGE bounds over
+ * integer, date and timestamp keys (winrange.c), numeric results as bytes,
+ * and output expressions such as amount / sum(amount) OVER w
+ * (winproject.c); the rest, and every row those leave, is PostgreSQL's own
+ * evaluation in the backend.
  *
  * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, whose frame
  * and window functions windowfuncs.c computes (gs_win_frame_from_plan,
@@ -61,10 +67,15 @@
 #include "timing.h"
 #include "windowfuncs.h"
 #include "windownode.h"
+#include "winexpr.h"
+#include "winrange.h"
+#include "winproject.h"
 
 #define GSWP_FALLBACK	0
 #define GSWP_RUNCOND	1		/* the run condition as written, for EXPLAIN */
 #define GSWP_WFUNCS		2		/* the WindowFuncs, in scan tuple order */
+#define GSWP_DERIVED	3		/* output expressions the threads compute
+								 * (winproject.c), in scan tuple order */
 
 typedef struct GpuWindowState
 {
@@ -73,6 +84,7 @@ typedef struct GpuWindowState
 	/* from the plan */
 	WindowAgg  *wa;				/* the fallback, over a GpuSortFeed */
 	GsWinFrame	frame;
+	GsWinRangeKeys *rangekeys;	/* RANGE bounds by arithmetic, or NULL */
 	GsWinCol   *part;
 	int			npart;
 	GsWinCol   *ord;
@@ -83,6 +95,9 @@ typedef struct GpuWindowState
 	TupleTableSlot *row_slot;	/* deforms the input rows */
 	TupleTableSlot **nav_slots; /* [nfuncs] */
 	ExprState **filters;		/* [nfuncs]: an aggregate's FILTER, or NULL */
+	GsWinDerived *derived;		/* [nderived], winproject.h */
+	int			nderived;
+	uint64		derived_backend;	/* rows of them the backend evaluated */
 
 	/* the current run */
 	bool		computed;
@@ -103,6 +118,7 @@ typedef struct GpuWindowState
 	Size		reserved;
 	double		ms_bounds;
 	double		ms_funcs;
+	const char *range_how;		/* how RANGE offsets' bounds were found */
 } GpuWindowState;
 
 static Node *window_create_state(CustomScan *cscan);
@@ -158,7 +174,8 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 		const char *why;
 
 		if (wfunc->winref != cxt->winref ||
-			!gs_win_func_from_plan(wfunc, &f, &why))
+			!gs_win_func_from_plan(wfunc, &f, &why) ||
+			!gs_win_excludes(&f, cxt->frame))
 			cxt->ok = false;
 		else if (!list_member(cxt->wfuncs, wfunc))
 		{
@@ -223,6 +240,8 @@ gs_window_plan(WindowAgg *wa)
 	GsWinFrame	frame;
 	const char *why;
 	List	   *scan_tlist;
+	List	   *derived;
+	List	   *tlist;
 	ListCell   *lc;
 	int			resno;
 
@@ -266,16 +285,25 @@ gs_window_plan(WindowAgg *wa)
 		scan_tlist = lappend(scan_tlist,
 							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
 											 ++resno, NULL, false));
+	/* output expressions the threads compute: columns after the functions' */
+	derived = gs_win_derived_find(wa, collect.wfuncs);
+	tlist = (List *) gs_win_derived_retarget((Node *) wa->plan.targetlist,
+											 derived, resno + 1);
+	foreach(lc, derived)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) display_wfuncs(lfirst(lc), NULL),
+											 ++resno, NULL, false));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->scan.plan.targetlist = (List *)
-		gs_plan_retarget((Node *) wa->plan.targetlist, collect.wfuncs,
+		gs_plan_retarget((Node *) tlist, collect.wfuncs,
 						 list_length(input->targetlist));
 	cscan->scan.plan.qual = (List *)
 		gs_plan_retarget((Node *) wa->plan.qual, collect.wfuncs,
 						 list_length(input->targetlist));
-	cscan->custom_private = list_make3(fallback,
+	cscan->custom_private = list_make4(fallback,
 									   display_wfuncs((Node *) wa->runConditionOrig, NULL),
-									   copyObject(collect.wfuncs));
+									   copyObject(collect.wfuncs),
+									   copyObject(derived));
 	/* its Vars are already the targetlist's columns, as the scan tuple */
 	cscan->custom_exprs = copyObject(wa->runCondition);
 	cscan->methods = &window_plan_methods;
@@ -306,6 +334,50 @@ window_columns(int n, AttrNumber *attnos, Oid *eqops, Oid *collations)
 	return cols;
 }
 
+/*
+ * An aggregate's argument expression as a program the threads run
+ * (winexpr.h), when its value is one the aggregate reads as an integer or
+ * a numeric (or only as NULL or not, count's), and the program's type is
+ * the argument's; else NULL, and the backend evaluates it
+ */
+static struct GsWinExpr *
+argument_program(GsWinFunc *f)
+{
+	GsWinExpr  *x;
+
+	if (f->arg == GSW_ARG_INT)
+	{
+		if (f->argtype != INT2OID && f->argtype != INT4OID && f->argtype != INT8OID)
+			return NULL;
+	}
+	else if (f->arg != GSW_ARG_NUMERIC && f->arg != GSW_ARG_NULLS)
+		return NULL;
+	x = gs_win_expr_compile(f->argexpr);
+	if (x != NULL && f->arg == GSW_ARG_NUMERIC && !gs_win_expr_is_numeric(x))
+		return NULL;
+	return x;
+}
+
+/* the output expressions the threads compute (winproject.h) */
+static void
+derived_begin(GpuWindowState *node, CustomScan *cscan, List *wfuncs)
+{
+	List	   *derived = list_nth(cscan->custom_private, GSWP_DERIVED);
+	ListCell   *lc;
+	int			k = 0;
+
+	node->nderived = list_length(derived);
+	node->derived = palloc0(sizeof(GsWinDerived) * Max(node->nderived, 1));
+	foreach(lc, derived)
+	{
+		Expr	   *scan_expr = (Expr *) gs_plan_retarget(copyObject(lfirst(lc)),
+														  wfuncs, node->ninput);
+
+		gs_win_derived_init(&node->derived[k++], lfirst(lc), scan_expr, wfuncs,
+							&node->css.ss.ps);
+	}
+}
+
 static void
 window_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
@@ -333,6 +405,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->ord = window_columns(wa->ordNumCols, wa->ordColIdx,
 							   wa->ordOperators, wa->ordCollations);
 	node->nord = wa->ordNumCols;
+	node->rangekeys = gs_win_range_keys_init(wa, indesc, &node->frame);
 
 	node->runcond = ExecInitQual(cscan->custom_exprs, &cnode->ss.ps);
 	wfuncs = list_nth(cscan->custom_private, GSWP_WFUNCS);
@@ -356,9 +429,11 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 			node->funcs[k].argstate = ExecInitExpr(node->funcs[k].argexpr,
 												   &cnode->ss.ps);
 			node->funcs[k].argcxt = cnode->ss.ps.ps_ExprContext;
+			node->funcs[k].prog = argument_program(&node->funcs[k]);
 		}
 		k++;
 	}
+	derived_begin(node, cscan, wfuncs);
 }
 
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
@@ -378,17 +453,18 @@ start_fallback(GpuWindowState *node, const char *why)
  * Bytes of the arrays for n rows, at most: the flags, and per function a
  * result of up to 16 bytes, avg's divisor, a numeric result's scale, its
  * NULL and FILTER flags, the row its computation failed at, an argument of
- * up to 16 bytes with a numeric's scale, its NULL flag and its error flag,
- * and a sliding min's or max's queue
+ * up to 16 bytes with a numeric's scale, its NULL flag, its error flag and
+ * whether the backend evaluates it, and a sliding min's or max's queue
  */
 static Size
 window_bytes(GpuWindowState *node, uint64 n)
 {
 	Size		per_func = 16 + sizeof(int64) + sizeof(int16) + 2 * sizeof(bool) +
-		sizeof(uint32) + 16 + sizeof(int16) + 2 * sizeof(bool) + sizeof(uint32);
+		sizeof(uint32) + 16 + sizeof(int16) + 3 * sizeof(bool) + sizeof(uint32);
 
-	/* the flags, and a RANGE frame's bounds */
-	return (Size) n * (1 + 2 * sizeof(uint32) + per_func * node->nfuncs);
+	/* the flags, and a RANGE frame's bounds and keys */
+	return (Size) n * (1 + 2 * sizeof(uint32) + sizeof(int64) + sizeof(bool) +
+					   per_func * node->nfuncs);
 }
 
 /*
@@ -508,6 +584,7 @@ evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 
 		if (f->argstate == NULL || f->argnull == NULL)
 			continue;
+		f->nargback = 0;
 
 		/*
 		 * The initplans whose values the expression reads run now, where an
@@ -529,11 +606,15 @@ evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
+			/* the threads' program gave the row's value (winexpr.h) */
+			if (f->argback != NULL && !f->argback[i])
+				continue;
 			if (f->skip && f->skip[i])
 			{
 				f->argnull[i] = true;
 				continue;
 			}
+			f->nargback++;
 			ResetExprContext(econtext);
 			ExecStoreMinimalTuple(rows[i], node->row_slot, false);
 			econtext->ecxt_outertuple = node->row_slot;
@@ -600,6 +681,11 @@ range_bounds(GpuWindowState *node, MinimalTuple *rows, uint64 n,
 		gs_win_group_bounds(frame, n, flags);
 	if (frame->start != GSW_BOUND_RANGE && frame->end != GSW_BOUND_RANGE)
 		return true;
+	node->range_how = "key arithmetic on threads";
+	if (node->rangekeys &&
+		gs_win_range_keys_bounds(frame, node->rangekeys, n, flags, node->nthreads))
+		return true;
+	node->range_how = "in_range functions";
 	return gs_win_range_bounds(frame, node->wa, rows, n, flags, node->row_slot);
 }
 
@@ -613,6 +699,73 @@ any_too_wide(GpuWindowState *node)
 		if (node->funcs[k].too_wide)
 			return true;
 	return false;
+}
+
+/*
+ * The numeric sums' and averages' results as bytes, made on threads
+ * (gs_win_encode_results), when the memory they take is to be had: else
+ * gs_win_datum makes them in the backend, row by row
+ */
+static void
+encode_results(GpuWindowState *node, const uint8 *flags, uint64 n)
+{
+	Size		bytes = 0;
+	MemoryContext oldcxt;
+	int			k;
+
+	/*
+	 * Frames from the partition's start to the current row's last peer or
+	 * to the partition's end have one value a peer group or a partition,
+	 * which gs_win_datum's cache makes once: when those are few (shares of
+	 * whole partitions), bytes a row would only cost memory
+	 */
+	if (node->frame.start == GSW_BOUND_PARTITION &&
+		(node->frame.end == GSW_BOUND_PEERS || node->frame.end == GSW_BOUND_PARTITION) &&
+		node->frame.exclude == GSW_EXCLUDE_NONE)
+	{
+		uint8		mask = node->frame.end == GSW_BOUND_PEERS ?
+			GSW_NEW_PEERS : GSW_NEW_PARTITION;
+		uint64		values = 0,
+					i;
+
+		for (i = 0; i < n; i++)
+			values += (flags[i] & mask) != 0;
+		if (values * 4 < n)
+			return;
+	}
+	for (k = 0; k < node->nfuncs; k++)
+		if (GSW_ENCODES_RESULTS(&node->funcs[k]))
+			bytes += (Size) GSW_NUM_ENCODED_MAX * n;
+	if (bytes == 0 || node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return;
+	node->reserved += bytes;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	gs_win_encode_results(node->funcs, node->nfuncs, n, node->nthreads);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The output expressions the threads compute (winproject.h), when their
+ * memory is to be had: else fill_scan_tuple evaluates them in the backend
+ */
+static void
+derived_compute(GpuWindowState *node, TupleDesc indesc)
+{
+	Size		bytes = (Size) GSW_DERIVED_ROW_BYTES * node->nrows * node->nderived;
+	MemoryContext oldcxt;
+
+	node->derived_backend = 0;
+	if (node->nderived == 0 || node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return;
+	node->reserved += bytes;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	gs_win_derived_compute(node->derived, node->nderived, node->funcs,
+						   node->rows, node->nrows, indesc, node->nthreads);
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /* Sorts (the GpuSort below) and computes every row's window values */
@@ -662,16 +815,23 @@ window_run(GpuWindowState *node)
 	node->nrows = n;
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
 	for (k = 0; k < node->nfuncs; k++)
-		if (node->funcs[k].arg == GSW_ARG_NUMERIC &&
-			(node->funcs[k].fn == GSW_SUM || node->funcs[k].fn == GSW_AVG))
+		if (GSW_ENCODES_RESULTS(&node->funcs[k]))
 			node->funcs[k].cachecxt = AllocSetContextCreate(node->runcxt,
 															"GpuWindow numeric result",
 															ALLOCSET_SMALL_SIZES);
+	if (node->rangekeys)
+	{
+		node->rangekeys->keys = palloc_extended(sizeof(int64) * Max(n, 1),
+												MCXT_ALLOC_HUGE);
+		node->rangekeys->keynull = palloc_extended(sizeof(bool) * Max(n, 1),
+												   MCXT_ALLOC_HUGE);
+		node->rangekeys->bad = false;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	evaluate_filters(node, rows, n);
-	gs_win_boundaries(rows, n, indesc, node->part, node->npart,
-					  node->ord, node->nord, node->funcs, node->nfuncs,
-					  flags, node->nthreads);
+	gs_win_boundaries_keys(rows, n, indesc, node->part, node->npart,
+						   node->ord, node->nord, node->funcs, node->nfuncs,
+						   node->rangekeys, flags, node->nthreads);
 	evaluate_arguments(node, rows, n);
 	if (!range_bounds(node, rows, n, flags))
 	{
@@ -685,7 +845,6 @@ window_run(GpuWindowState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	node->nparts = gs_win_compute(flags, n, &node->frame, node->funcs,
 								  node->nfuncs, node->nthreads);
-	node->ms_funcs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 
 	/* numerics past 128 bits: PostgreSQL's own arithmetic, in WindowAgg */
@@ -696,10 +855,43 @@ window_run(GpuWindowState *node)
 		start_fallback(node, "numeric values past 128 bits");
 		return;
 	}
+	encode_results(node, flags, n);
+	derived_compute(node, indesc);
+	node->ms_funcs = gs_elapsed_ms(start);
 
 	node->flags = flags;
 	node->current = 0;
 	node->computed = true;
+}
+
+/*
+ * Row i's output expressions that the threads computed, or, for the rows
+ * they left, PostgreSQL's evaluation of the expression over the scan tuple
+ * (its columns and window values, already there)
+ */
+static void
+fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	int			col = node->ninput + node->nfuncs;
+	int			k;
+
+	for (k = 0; k < node->nderived; k++, col++)
+	{
+		GsWinDerived *d = &node->derived[k];
+		uint8		state = d->state ? d->state[i] : GSW_DERIVED_BACKEND;
+
+		scan->tts_isnull[col] = state == GSW_DERIVED_NULL;
+		if (state == GSW_DERIVED_BYTES)
+			scan->tts_values[col] = PointerGetDatum(d->bytes + i * GSW_NUM_ENCODED_MAX);
+		else if (state == GSW_DERIVED_BACKEND)
+		{
+			econtext->ecxt_scantuple = scan;
+			scan->tts_values[col] = ExecEvalExprSwitchContext(d->backend, econtext,
+															  &scan->tts_isnull[col]);
+			node->derived_backend++;
+		}
+	}
 }
 
 /* the scan tuple of row i: its columns, then its window values */
@@ -724,6 +916,7 @@ fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 						 &scan->tts_isnull[node->ninput + k]);
 	MemoryContextSwitchTo(oldcxt);
 	ExecStoreVirtualTuple(scan);
+	fill_derived(node, i, scan);
 }
 
 static TupleTableSlot *
@@ -809,9 +1002,16 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].errrow = NULL;
 		node->funcs[k].skip = NULL;
 		node->funcs[k].argerr = NULL;
+		node->funcs[k].argback = NULL;
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
+		node->funcs[k].resbytes = NULL;
 		node->funcs[k].has_cached = false;
+	}
+	for (k = 0; k < node->nderived; k++)
+	{
+		node->derived[k].state = NULL;	/* in runcxt */
+		node->derived[k].bytes = NULL;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
@@ -821,6 +1021,11 @@ window_reset(GpuWindowState *node)
 	node->flags = NULL;
 	node->frame.range_start = NULL;	/* in runcxt */
 	node->frame.range_end = NULL;
+	if (node->rangekeys)
+	{
+		node->rangekeys->keys = NULL;	/* in runcxt */
+		node->rangekeys->keynull = NULL;
+	}
 	node->nrows = 0;
 	node->current = 0;
 	node->computed = false;
@@ -886,6 +1091,31 @@ function_names(CustomScan *cscan)
 	return names;
 }
 
+/*
+ * How many rows of the aggregates' argument expressions the backend
+ * evaluated: all of them, unless the threads ran the expression's program
+ * (winexpr.h), which leaves only the rows it cannot give
+ */
+static void
+explain_arguments(GpuWindowState *node, ExplainState *es)
+{
+	uint64		rows = 0;
+	bool		any = false;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		GsWinFunc  *f = &node->funcs[k];
+
+		if (f->argexpr == NULL || f->arg == GSW_ARG_NONE)
+			continue;
+		any = true;
+		rows += f->nargback;
+	}
+	if (any)
+		ExplainPropertyUInteger("Arguments Evaluated in Backend", "rows", rows, es);
+}
+
 static void
 window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
@@ -915,6 +1145,12 @@ window_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Window Partitions", NULL, node->nparts, es);
 	ExplainPropertyInteger("Window Threads", NULL, node->nthreads, es);
 	ExplainPropertyInteger("Window Memory", "kB", (node->reserved + 1023) / 1024, es);
+	explain_arguments(node, es);
+	if (node->nderived > 0)
+		ExplainPropertyUInteger("Output Expressions Evaluated in Backend", "rows",
+								node->derived_backend, es);
+	if (node->range_how)
+		ExplainPropertyText("Range Bounds", node->range_how, es);
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Time Finding Partitions", "ms", node->ms_bounds, 3, es);

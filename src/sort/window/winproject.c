@@ -1,0 +1,319 @@
+/*-------------------------------------------------------------------------
+ *
+ * winproject.c
+ *	  Output expressions of a numeric window result and the row, computed
+ *	  on GpuWindow's threads.
+ *
+ * A share of a whole, amount / sum(amount) OVER (PARTITION BY account), is
+ * computed by the projection above the window: WindowAgg's, or GpuWindow's
+ * (windownode.c), one numeric_div call per row in the backend, which costs
+ * more than computing the window itself.  Here an output expression that is
+ * one of numeric's +, -, * and / of a numeric sum or avg of the window and
+ * an expression of the row that winexpr.c computes (a column, price * qty)
+ * is computed on the threads instead, after the window functions, into the
+ * numeric's bytes (gs_win_numeric_encode); the node's projection reads it
+ * as one more column of its scan tuple.
+ *
+ * The plan (gs_win_derived_find, gs_win_derived_retarget): each such
+ * top-level targetlist entry becomes a column of the scan tuple, after the
+ * window functions', and the targetlist reads that column.  Only when the
+ * targetlist's other entries are columns, constants and window functions,
+ * and there is no qual or run condition: the derived value is computed
+ * before the rest of the row's projection, so nothing else of the row may
+ * raise an error that PostgreSQL would have raised first.
+ *
+ * The values are numeric.c's (see winexpr.c): the sum is the window's exact
+ * sum at its display scale (and avg numeric_div's quotient of it by the
+ * count), numeric_add, numeric_sub and numeric_mul are exact, numeric_div
+ * is gs_win_numeric_div.  A row whose value the threads cannot give (a NaN
+ * or an infinity, a division by zero, scales past 32, values past 128
+ * bits) is evaluated by PostgreSQL's own functions in the backend when the
+ * row is returned (GSW_DERIVED_BACKEND): where stock raises its error.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "utils/fmgroids.h"
+
+#include "thread_slots.h"
+#include "threads.h"
+#include "threads_backend.h"
+#include "winproject.h"
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+/* a numeric sum or avg of the node */
+static bool
+numeric_window_func(Node *node, List *wfuncs)
+{
+	return IsA(node, WindowFunc) && list_member(wfuncs, node) &&
+		(((WindowFunc *) node)->winfnoid == F_SUM_NUMERIC ||
+		 ((WindowFunc *) node)->winfnoid == F_AVG_NUMERIC);
+}
+
+/* whether expr is one the threads compute: see the header comment */
+static bool
+derived_candidate(Node *expr, List *wfuncs)
+{
+	OpExpr	   *op = (OpExpr *) expr;
+	Node	   *a,
+			   *b,
+			   *other;
+	GsWinExpr  *prog;
+
+	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
+		return false;
+	set_opfuncid(op);
+	if (op->opfuncid != F_NUMERIC_DIV && op->opfuncid != F_NUMERIC_MUL &&
+		op->opfuncid != F_NUMERIC_ADD && op->opfuncid != F_NUMERIC_SUB)
+		return false;
+	a = linitial(op->args);
+	b = lsecond(op->args);
+	if (numeric_window_func(a, wfuncs) == numeric_window_func(b, wfuncs))
+		return false;
+	other = numeric_window_func(a, wfuncs) ? b : a;
+	if (contain_window_function(other) || contain_volatile_functions(other) ||
+		exprType(other) != NUMERICOID)
+		return false;
+	prog = gs_win_expr_compile((Expr *) other);
+	if (prog == NULL)
+		return false;
+	pfree(prog);
+	return true;
+}
+
+List *
+gs_win_derived_find(WindowAgg *wa, List *wfuncs)
+{
+	List	   *derived = NIL;
+	ListCell   *lc;
+
+	if (wa->plan.qual != NIL || wa->runCondition != NIL)
+		return NIL;
+	foreach(lc, wa->plan.targetlist)
+	{
+		Node	   *e = (Node *) ((TargetEntry *) lfirst(lc))->expr;
+
+		if (derived_candidate(e, wfuncs))
+		{
+			if (!list_member(derived, e))
+				derived = lappend(derived, e);
+		}
+		else if (!IsA(e, Var) && !IsA(e, Const) && !IsA(e, WindowFunc))
+			return NIL;
+	}
+	return derived;
+}
+
+typedef struct DerivedRetarget
+{
+	List	   *derived;
+	int			first_resno;
+} DerivedRetarget;
+
+static Node *
+derived_retarget(Node *node, DerivedRetarget *cxt)
+{
+	int			k = 0;
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, cxt->derived)
+	{
+		if (equal(lfirst(lc), node))
+			return (Node *) makeVar(INDEX_VAR, cxt->first_resno + k,
+									NUMERICOID, -1, InvalidOid, 0);
+		k++;
+	}
+	return expression_tree_mutator(node, derived_retarget, (void *) cxt);
+}
+
+Node *
+gs_win_derived_retarget(Node *expr, List *derived, int first_resno)
+{
+	DerivedRetarget cxt;
+
+	cxt.derived = derived;
+	cxt.first_resno = first_resno;
+	return derived_retarget(expr, &cxt);
+}
+
+/* ---- executor ------------------------------------------------------------------------ */
+
+void
+gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
+					PlanState *parent)
+{
+	OpExpr	   *op = (OpExpr *) expr;
+	Node	   *a = linitial(op->args);
+	Node	   *b = lsecond(op->args);
+	ListCell   *lc;
+	int			k = 0;
+
+	memset(d, 0, sizeof(GsWinDerived));
+	set_opfuncid(op);
+	d->opfunc = op->opfuncid;
+	d->func_left = numeric_window_func(a, wfuncs);
+	d->prog = gs_win_expr_compile((Expr *) (d->func_left ? b : a));
+	if (d->prog == NULL)
+		elog(ERROR, "GpuWindow cannot compute an output expression");
+	foreach(lc, wfuncs)
+	{
+		if (equal(lfirst(lc), d->func_left ? a : b))
+			d->fidx = k;
+		k++;
+	}
+	d->backend = ExecInitExpr(scan_expr, parent);
+}
+
+#ifdef HAVE_INT128
+/* the window function's value at row i: false when it is NULL or special */
+static inline bool
+function_value(const GsWinFunc *f, uint64 i, int128 *v, int16 *scale)
+{
+	int16		sc = f->rscale[i];
+
+	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
+		return false;
+	if (f->fn == GSW_SUM)
+	{
+		*v = f->wide[i];
+		*scale = sc;
+		return true;
+	}
+	return gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, v, scale);
+}
+
+/* a op b of numeric.c; false when the threads cannot give it */
+static inline bool
+apply_op(Oid opfunc, int128 a, int16 as, int128 b, int16 bs, int128 *r,
+		 int16 *rs)
+{
+	switch (opfunc)
+	{
+		case F_NUMERIC_DIV:
+			return gs_win_numeric_div(a, as, b, bs, r, rs);
+		case F_NUMERIC_MUL:
+			*rs = as + bs;
+			return *rs <= GSW_NUM_ENCODED_SCALE && !__builtin_mul_overflow(a, b, r);
+		default:
+			return gs_win_numeric_addsub(a, as, b, bs, opfunc == F_NUMERIC_SUB,
+										 r, rs);
+	}
+}
+#endif
+
+typedef struct DerivedArg
+{
+	GsWinDerived *ds;
+	int			nds;
+	GsWinFunc  *funcs;
+	MinimalTuple *rows;
+	uint64		n;
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [ntasks] */
+	AttrNumber	maxatt;
+} DerivedArg;
+
+#ifdef HAVE_INT128
+/* derived expression d at row i, deformed in slot */
+static inline void
+derived_row(GsWinDerived *d, const GsWinFunc *f, TupleTableSlot *slot, uint64 i)
+{
+	char	   *out = d->bytes + i * GSW_NUM_ENCODED_MAX;
+	int128		x = 0,
+				w = 0,
+				r;
+	int16		xs = 0,
+				ws = 0,
+				rs;
+	GsWxResult	res;
+
+	d->state[i] = GSW_DERIVED_BACKEND;
+	res = gs_win_expr_eval(d->prog, slot->tts_values, slot->tts_isnull, &x, &xs);
+	if (res == GSWX_BACKEND)
+		return;
+	/* strict: a NULL operand, the other one evaluated without an error */
+	if (res == GSWX_NULL || f->isnull[i])
+	{
+		d->state[i] = GSW_DERIVED_NULL;
+		return;
+	}
+	if (!function_value(f, i, &w, &ws))
+		return;
+	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, &r, &rs) :
+		  apply_op(d->opfunc, x, xs, w, ws, &r, &rs)))
+		return;
+	if (gs_win_numeric_encode(r, rs, out) > 0)
+		d->state[i] = GSW_DERIVED_BYTES;
+}
+#endif
+
+static void
+derived_tasks(void *p, uint64 tlo, uint64 thi)
+{
+#ifdef HAVE_INT128
+	DerivedArg *a = (DerivedArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		TupleTableSlot *slot = a->slots[t];
+		uint64		lo,
+					hi,
+					i;
+		int			k;
+
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
+		for (i = lo; i < hi; i++)
+		{
+			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+				gs_slice_stopped())
+				return;
+			gs_thread_slot_store(slot, a->rows[i], a->maxatt);
+			for (k = 0; k < a->nds; k++)
+				derived_row(&a->ds[k], &a->funcs[a->ds[k].fidx], slot, i);
+		}
+	}
+#endif
+}
+
+void
+gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
+					   MinimalTuple *rows, uint64 n, TupleDesc desc,
+					   int nthreads)
+{
+	DerivedArg	a;
+	GsThreadSlots *slots;
+	int			k;
+
+	gs_win_expr_prepare();
+	a.maxatt = 0;
+	for (k = 0; k < nds; k++)
+	{
+		ds[k].state = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+		ds[k].bytes = palloc_extended((Size) GSW_NUM_ENCODED_MAX * Max(n, 1),
+									  MCXT_ALLOC_HUGE);
+		a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(ds[k].prog));
+	}
+	if (n == 0)
+		return;
+	a.ds = ds;
+	a.nds = nds;
+	a.funcs = funcs;
+	a.rows = rows;
+	a.n = n;
+	a.ntasks = (uint64) Max(nthreads, 1) * 4;
+	slots = gs_thread_slots_create(desc, (int) a.ntasks, rows[0]);
+	a.slots = slots->slots;
+	gs_cpu_for_tasks(a.ntasks, nthreads, derived_tasks, &a);
+	gs_thread_slots_free(slots);
+}
