@@ -88,6 +88,7 @@
 #include "rowstore.h"
 #include "settings.h"
 #include "sortkey.h"
+#include "sortnode.h"
 #include "sortpar.h"
 #include "threads_backend.h"
 #include "sortplan.h"
@@ -139,6 +140,11 @@ typedef struct GsParPart
 	Size		bytes;
 	double		ms;				/* storing its share */
 	bool		ran;
+	/* where its share outgrew its room: the runs it wrote instead */
+	bool		wrote_runs;
+	int			nruns;
+	uint64		run_rows;
+	uint64		run_bytes;
 } GsParPart;
 
 typedef struct GsParShared
@@ -147,10 +153,13 @@ typedef struct GsParShared
 	int			nparts;			/* workers planned + the leader */
 	int			ncols;			/* key statistics per participant */
 	Size		limit;			/* bytes of chunks, all participants */
+	bool		runs_allowed;	/* a share that outgrows its room is written
+								 * as runs to the shared files (else passed
+								 * on) */
 	pg_atomic_uint64 used;
 	pg_atomic_uint32 overflow;
 	GsParPart	parts[FLEXIBLE_ARRAY_MEMBER];
-	/* then GsKeyColStats[nparts][ncols] */
+	/* then GsKeyColStats[nparts][ncols], then the shared runs (part_runs) */
 } GsParShared;
 
 typedef struct GsStoreState GsStoreState;
@@ -173,6 +182,11 @@ struct GsStoreState
 	/* this participant's share */
 	bool		done;
 	bool		passing;		/* passes rows on through the Gather */
+	bool		writing;		/* gives its rows to writer */
+	bool		runs_ok;		/* may write runs: the shared files are set */
+	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
+	struct GpuSortState *writer;	/* sorts and writes runs, or NULL */
+	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
 	dsa_pointer first;
 	GsParChunk *chunk;			/* the chunk being filled */
 	dsa_pointer ahead;			/* the next one, being faulted in, or Invalid */
@@ -236,11 +250,25 @@ part_stats(GsParShared *sh, int part)
 	return (GsKeyColStats *) p + (Size) part * sh->ncols;
 }
 
+/* bytes of the state before the shared runs */
+static Size
+shared_head_size(int nparts, int ncols)
+{
+	return MAXALIGN(MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
+					sizeof(GsKeyColStats) * (Size) nparts * ncols);
+}
+
 static Size
 shared_size(int nparts, int ncols)
 {
-	return MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
-		sizeof(GsKeyColStats) * (Size) nparts * ncols;
+	return shared_head_size(nparts, ncols) + gs_shared_runs_size(nparts);
+}
+
+/* the shared files and slots of the runs that participants write */
+static inline struct GsSharedRuns *
+part_runs(GsParShared *sh)
+{
+	return (struct GsSharedRuns *) ((char *) sh + shared_head_size(sh->nparts, sh->ncols));
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -278,6 +306,9 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 		st->raw_bytes = gs_keys_raw_bytes(st->keys);
 		st->entry_bytes = TYPEALIGN(sizeof(uint32), sizeof(uint32) + st->raw_bytes);
 		gs_keys_reset(st->keys);
+		st->feed_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   ExecGetResultType(outerPlanState(st)),
+										   &TTSOpsMinimalTuple);
 	}
 	st->next_size = GS_PAR_FIRST_CHUNK;
 }
@@ -497,8 +528,92 @@ publish(GsStoreState *st)
 	p->nrows = st->nrows;
 	p->bytes = st->bytes;
 	p->ms = st->ms;
+	p->wrote_runs = st->writing;
+	if (st->writing)
+		gs_writer_counts(st->writer, &p->nruns, &p->run_rows, &p->run_bytes);
 	pg_write_barrier();
 	p->ran = true;
+}
+
+/*
+ * The next row of a writer that fell back to tuplesort, passed on through
+ * the Gather as the rows of a share out of room are where no runs can be
+ * written (the leader then takes them as read there); NULL at the end
+ */
+static TupleTableSlot *
+next_written(GsStoreState *st)
+{
+	TupleTableSlot *slot = gs_writer_next(st->writer);
+
+	if (slot != NULL)
+		pg_atomic_write_u32(&st->shared->overflow, 1);
+	return slot;
+}
+
+/*
+ * The share outgrew its room: the rows stored so far, and the rest as they
+ * come, go to the writer, which sorts them run by run and writes the runs
+ * to the shared files (sortnode.c); the chunks go back to the area.  The
+ * stored rows are given in the order they came, so the runs hold the share
+ * as read.  False where there are no shared files or a bound above (the
+ * rows are then passed on).
+ */
+static bool
+start_writing(GsStoreState *st)
+{
+	dsa_pointer dp = st->first;
+	uint64		i = 0;
+
+	if (!st->runs_ok)
+		return false;
+	if (st->writer == NULL)
+		st->writer = gs_writer_create(&st->css, part_runs(st->shared));
+	gs_writer_start(st->writer);
+	st->writing = true;
+	drop_ahead(st);
+	while (DsaPointerIsValid(dp))
+	{
+		GsParChunk *c = dsa_get_address(st->area, dp);
+		dsa_pointer next = c->next;
+		uint32		k;
+
+		for (k = 0; k < c->nrows; k++)
+		{
+			const char *e = (const char *) c + c->size - (Size) (k + 1) * st->entry_bytes;
+			uint32		off;
+
+			memcpy(&off, e, sizeof(uint32));
+			ExecStoreMinimalTuple((MinimalTuple) ((char *) c + off), st->feed_slot, false);
+			gs_writer_put(st->writer, st->feed_slot);
+			if (++i % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ExecClearTuple(st->feed_slot);
+		/* its room stays taken: the others' chunks are not to grow into it */
+		dsa_free(st->area, dp);
+		dp = next;
+	}
+	st->first = InvalidDsaPointer;
+	st->chunk = NULL;
+	st->nrows = 0;
+	st->bytes = 0;
+	return true;
+}
+
+/* the share is read: the writer writes its last run; its rows to pass on */
+static TupleTableSlot *
+finish_share(GsStoreState *st, instr_time start)
+{
+	instr_time	now;
+
+	if (st->writing)
+		gs_writer_finish(st->writer);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	st->ms = INSTR_TIME_GET_MILLISEC(now);
+	st->done = true;
+	publish(st);
+	return st->writing ? next_written(st) : NULL;
 }
 
 static TupleTableSlot *
@@ -506,14 +621,13 @@ store_exec(CustomScanState *node)
 {
 	GsStoreState *st = (GsStoreState *) node;
 	PlanState  *outer = outerPlanState(st);
-	instr_time	start,
-				now;
+	instr_time	start;
 
 	if (st->passing || st->shared == NULL || !st->shared->enabled ||
 		st->keys == NULL || st->area == NULL)
 		return ExecProcNode(outer);
 	if (st->done)
-		return NULL;
+		return st->writing ? next_written(st) : NULL;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (st->prefault == NULL)
@@ -524,8 +638,17 @@ store_exec(CustomScanState *node)
 
 		if (TupIsNull(slot))
 			break;
-		if (pg_atomic_read_u32(&st->shared->overflow) != 0 || !store_row(st, slot))
+		if (st->writing)
+			gs_writer_put(st->writer, slot);
+		else if (pg_atomic_read_u32(&st->shared->overflow) != 0 ||
+				 !store_row(st, slot))
 		{
+			if (pg_atomic_read_u32(&st->shared->overflow) == 0 &&
+				start_writing(st))
+			{
+				gs_writer_put(st->writer, slot);
+				continue;
+			}
 			/* out of room: this row and the rest go through the Gather */
 			pg_atomic_write_u32(&st->shared->overflow, 1);
 			st->passing = true;
@@ -533,12 +656,7 @@ store_exec(CustomScanState *node)
 			return slot;
 		}
 	}
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	st->ms = INSTR_TIME_GET_MILLISEC(now);
-	st->done = true;
-	publish(st);
-	return NULL;
+	return finish_share(st, start);
 }
 
 /* forgets this participant's share; the chunks go with their area */
@@ -547,6 +665,9 @@ reset_share(GsStoreState *st)
 {
 	st->done = false;
 	st->passing = false;
+	st->writing = false;
+	if (st->writer)
+		gs_writer_end(st->writer);
 	st->first = InvalidDsaPointer;
 	st->chunk = NULL;
 	st->ahead = InvalidDsaPointer;
@@ -582,6 +703,8 @@ store_end(CustomScanState *node)
 {
 	GsStoreState *st = (GsStoreState *) node;
 
+	if (st->writer)
+		gs_writer_end(st->writer);
 	detach_areas(st);
 	ExecEndNode(outerPlanState(st));
 }
@@ -697,9 +820,12 @@ shared_limit(GsStoreState *st, int nparts)
 	return 0;
 }
 
-/* new areas, one per participant, and an empty shared state */
+/*
+ * New areas, one per participant, and an empty shared state; runs: the
+ * shared files for runs are set up
+ */
 static void
-setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
+setup_shared(GsStoreState *st, GsParShared *sh, int nparts, bool runs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
 	int			i;
@@ -710,6 +836,8 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	sh->limit = st->keys ? shared_limit(st, nparts) : 0;
 	st->limit = sh->limit;
 	sh->enabled = (sh->limit > 0);
+	/* no runs under a bound: the leader's top-N keeps only its first rows */
+	sh->runs_allowed = runs && st->runs_allowed;
 	pg_atomic_init_u64(&sh->used, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
 	gs_keys_stats_reset(part_stats(sh, 0), nparts * sh->ncols);
@@ -732,6 +860,7 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	st->shared = sh;
 	st->part = 0;
 	st->area = sh->enabled ? st->areas[0] : NULL;
+	st->runs_ok = sh->runs_allowed;
 	st->seen = NULL;
 	st->nseen = 0;
 	reset_share(st);
@@ -741,7 +870,15 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 static void
 store_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	setup_shared((GsStoreState *) node, coordinate, pcxt->nworkers + 1);
+	GsParShared *sh = coordinate;
+	int			nparts = pcxt->nworkers + 1;
+	bool		runs;
+
+	/* part_runs needs these before setup_shared sets them again */
+	sh->nparts = nparts;
+	sh->ncols = ((GsStoreState *) node)->ncols;
+	runs = gs_shared_runs_init(part_runs(sh), pcxt);
+	setup_shared((GsStoreState *) node, sh, nparts, runs);
 }
 
 static void
@@ -749,9 +886,13 @@ store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GsStoreState *st = (GsStoreState *) node;
 
-	/* the GpuSort above has let go of the last run's rows */
+	GsParShared *sh = coordinate;
+	bool		runs;
+
+	/* the GpuSort above has let go of the last run's rows and runs */
 	detach_areas(st);
-	setup_shared(st, coordinate, pcxt->nworkers + 1);
+	runs = gs_shared_runs_reinit(part_runs(sh));
+	setup_shared(st, sh, pcxt->nworkers + 1, runs);
 }
 
 static void
@@ -764,7 +905,10 @@ store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	st->shared = sh;
 	st->part = ParallelWorkerNumber + 1;
 	if (sh->enabled && st->part < sh->nparts && st->keys)
+	{
 		st->area = dsa_attach(sh->parts[st->part].area);
+		st->runs_ok = sh->runs_allowed && gs_shared_runs_attach(part_runs(sh));
+	}
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -812,6 +956,21 @@ static inline bool
 have_rows(GsParInput *in)
 {
 	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
+}
+
+void
+gs_par_allow_runs(GsParInput *in, bool allow)
+{
+	in->runs_allowed = allow;
+}
+
+struct GsSharedRuns *
+gs_par_runs(GsParInput *in, int *plan_node_id)
+{
+	if (!have_rows(in) || !in->shared->runs_allowed)
+		return NULL;
+	*plan_node_id = in->css.ss.ps.plan->plan_node_id;
+	return part_runs(in->shared);
 }
 
 Size
@@ -1026,6 +1185,36 @@ gs_par_foreach(GsParInput *in, void (*fn) (void *arg, MinimalTuple tup), void *a
 
 /* ---- EXPLAIN ------------------------------------------------------------------ */
 
+/* a participant whose share outgrew its room: the runs it wrote */
+static void
+explain_runs(const char *label, GsParPart *p, ExplainState *es)
+{
+	char		name[96];
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows written in %d runs, "
+						 UINT64_FORMAT "kB, to shared files",
+						 label, p->run_rows, p->nruns, (p->run_bytes + 1023) / 1024);
+		if (es->timing)
+			appendStringInfo(es->str, ", %.3f ms", p->ms);
+		appendStringInfoChar(es->str, '\n');
+		return;
+	}
+	snprintf(name, sizeof(name), "%s Rows Written", label);
+	ExplainPropertyUInteger(name, NULL, p->run_rows, es);
+	snprintf(name, sizeof(name), "%s Runs Written", label);
+	ExplainPropertyInteger(name, NULL, p->nruns, es);
+	snprintf(name, sizeof(name), "%s Run Bytes", label);
+	ExplainPropertyUInteger(name, "kB", (p->run_bytes + 1023) / 1024, es);
+	if (es->timing)
+	{
+		snprintf(name, sizeof(name), "%s Time Storing", label);
+		ExplainPropertyFloat(name, "ms", p->ms, 3, es);
+	}
+}
+
 static void
 store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1055,7 +1244,9 @@ store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			strlcpy(label, "Leader", sizeof(label));
 		else
 			snprintf(label, sizeof(label), "Worker %d", i - 1);
-		if (es->format == EXPLAIN_FORMAT_TEXT)
+		if (p->wrote_runs)
+			explain_runs(label, p, es);
+		else if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			appendStringInfoSpaces(es->str, es->indent * 2);
 			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
