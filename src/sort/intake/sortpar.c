@@ -53,13 +53,31 @@
  * a DSM segment with an ERROR; the reservation goes when the node ends or
  * rescans, or with the query's memory on an ERROR.
  *
+ * Beyond the reservation: a participant that cannot have a chunk for its
+ * next row (the participants together outgrew the reservation, or /dev/shm
+ * is full) gives the rows it stored, in the order they came, and every
+ * later row of its share to a run writer (gs_writer_create, sortnode.c): a
+ * GpuSort outside the plan tree that sorts them run by run within
+ * gpusort.max_memory, as a participant's GpuSort under a Gather Merge
+ * does, and writes every run to the query's shared files (sortshared.c:
+ * the state after the slots, part_runs); its chunks go back to its area.
+ * The GpuSort above then merges those runs with the rows the other
+ * participants kept in shared memory (gs_par_runs, gs_shared_adopt).  So
+ * the participants sort and write in parallel, and no row moves through
+ * the Gather's queues nor is copied in by the leader alone.  Each
+ * participant may use the budget for its runs besides its share of the
+ * reservation, as each of stock's workers uses work_mem.
+ *
  * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
  * parallel mode) or without an encoder for the first sort column, or when
  * the reservation cannot be had, the store node passes its rows on through
  * the Gather, and the GpuSort above stores them as a serial GpuSort over a
- * Gather would.  When the participants together outgrow the reservation,
- * or a chunk cannot be allocated, every participant passes its remaining
- * rows on from then on and the GpuSort hands everything to tuplesort.
+ * Gather would.  A participant that outgrows its room where no runs may be
+ * written -- the GpuSort above is bounded (gs_par_allow_runs: a top-N keeps
+ * its first rows, and hands them to tuplesort), or there are no shared
+ * files -- sets the overflow flag, and every participant passes its
+ * remaining rows on from then on; so does a run writer that fell back to
+ * tuplesort (the server-wide account full).
  *
  * Memory: the areas are created by the leader when the Gather sets up its
  * DSM (and again before a rescan), attached by each worker for its share,
@@ -589,7 +607,11 @@ start_writing(GsStoreState *st)
 				CHECK_FOR_INTERRUPTS();
 		}
 		ExecClearTuple(st->feed_slot);
-		/* its room stays taken: the others' chunks are not to grow into it */
+		/*
+		 * Its room stays counted as used: the area keeps the segment for
+		 * its own later chunks, and the others allocate from areas of their
+		 * own, so /dev/shm would not have it for them
+		 */
 		dsa_free(st->area, dp);
 		dp = next;
 	}

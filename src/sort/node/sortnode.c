@@ -62,7 +62,11 @@
  * memory as the last run (keep_last_run), and step 5 returns rows from a
  * merge of the runs, or from a tuplestore filled by it where backward
  * scans or marks are asked for.  Parallel participants' rows that cannot
- * stay in shared memory are copied in as if read here (absorb_shared).
+ * stay in shared memory are copied in as if read here (absorb_shared); a
+ * participant whose share outgrows its room writes it as runs through a
+ * run writer (gs_writer_create: this node's steps outside the plan tree,
+ * for sortpar.c), and this node merges them as it merges a Gather Merge's
+ * participants' runs.
  * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
  * every run, its last one too, to the query's shared files and returns no
  * row, or passes a small share on unsorted (finish_shared_runs); the

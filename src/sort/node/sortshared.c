@@ -43,6 +43,12 @@
  * holds in each participant (fd.c raises stock's ERROR, which the leader
  * rethrows).
  *
+ * The parallel intake's participants (sortpar.c) write runs the same way,
+ * through a run writer (a GpuSortState outside the plan, writer set, which
+ * writes every row to runs), to a GsSharedRuns of their own node's DSM
+ * state, named after that node (gs_shared_runs_init etc.); the GpuSort
+ * above their Gather finds them through gs_par_runs and merges them alike.
+ *
  * Without shared files -- the Gather runs in the leader alone, outside
  * parallel mode, or parallel.c made no DSM segment -- the writer sorts and
  * returns its rows as a serial GpuSort, and the merger sorts them as its
