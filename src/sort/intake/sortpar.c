@@ -814,18 +814,26 @@ headroom(int nparts)
  * estimate can be far too low, under a join say), within the budget; at
  * least the estimate with some slack, else nothing.  Every participant
  * needs a chunk however few its rows.
+ *
+ * Nor more than the GpuSort above can take where they are: it counts its
+ * arrays over the rows (gs_sort_row_bytes) in the budget too, and chunks
+ * past that share of it would be copied in by the leader alone, row by
+ * row, to be written as runs (sortnode.c); participants that outgrow the
+ * room write their runs themselves instead, in parallel.
  */
 static Size
 shared_limit(GsStoreState *st, int nparts)
 {
 	Plan	   *plan = st->css.ss.ps.plan;
 	Size		budget = gpusort_memory_budget();
+	double		row = MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) +
+		st->entry_bytes;
 	double		need,
 				least,
-				room;
+				room,
+				fits;
 
-	need = plan->plan_rows *
-		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
+	need = plan->plan_rows * row;
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
 	if (st->reservation == NULL)
@@ -833,8 +841,10 @@ shared_limit(GsStoreState *st, int nparts)
 	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
 	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
 	room = Max(room, headroom(nparts) / 2);
-	least = Min(least, (double) budget);
-	room = Min(room, (double) budget);
+	fits = (double) budget * row / (row + gs_sort_row_bytes(st->raw_bytes));
+	fits = Max(fits, (double) nparts * GS_PAR_MIN_CHUNK);
+	room = Min(room, Min(fits, (double) budget));
+	least = Min(least, room);
 	if (reserve_chunks(st, (Size) room, nparts))
 		return (Size) room;
 	if (reserve_chunks(st, (Size) least, nparts))

@@ -1040,6 +1040,16 @@ stored_bytes(GpuSortState *node)
 }
 
 /*
+ * Bytes the budget counts per stored row besides the row itself, where
+ * every raw key of raw_bytes is kept (as for a parallel intake's rows)
+ */
+Size
+gs_sort_row_bytes(int raw_bytes)
+{
+	return sizeof(MinimalTuple) + raw_bytes + GS_ROW_OVERHEAD;
+}
+
+/*
  * Room for the rows the planner expects, and some: growing the row
  * arrays by doubling copies them each time (tens of milliseconds for
  * millions of rows), while room that is never used costs only address
@@ -1156,8 +1166,7 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
 static bool
 shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
 {
-	Size		need = stored_bytes(node) +
-		n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD);
+	Size		need = stored_bytes(node) + n * gs_sort_row_bytes(node->raw_bytes);
 	char		why[128];
 
 	if (gs_par_overflowed(node->par) || node->spilling ||

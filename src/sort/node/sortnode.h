@@ -32,6 +32,12 @@ extern bool gs_sort_sorted_rows(struct PlanState *ps, MinimalTuple **rows,
 								uint64 *n);
 
 /*
+ * Bytes a GpuSort's budget counts per stored row besides the row itself,
+ * when every raw key (of raw_bytes) is kept
+ */
+extern Size gs_sort_row_bytes(int raw_bytes);
+
+/*
  * The participants' sorted runs in the query's shared files (sortshared.c),
  * in a Gather's DSM segment: its size for n participants (the leader and
  * the planned workers), and the setup of the leader (false: no shared
