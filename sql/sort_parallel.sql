@@ -130,9 +130,10 @@ SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
 -- it further)
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
--- the participants' rows fit the room reserved for them, but not the budget
--- once the sort's arrays are counted too: the leader copies them in and
--- writes runs (not a serial tuplesort of every row)
+-- the participants' rows would fit the room reserved for them, but not the
+-- budget once the sort's arrays over them are counted too: the
+-- participants write runs as soon as they see it (not the leader copying
+-- them in, nor a serial tuplesort of every row)
 SET gpusort.max_memory = '2MB';
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');

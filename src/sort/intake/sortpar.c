@@ -175,6 +175,10 @@ typedef struct GsParShared
 								 * as runs to the shared files (else passed
 								 * on) */
 	pg_atomic_uint64 used;
+	Size		budget;			/* the GpuSort above's */
+	Size		row_bytes;		/* its arrays' bytes per row (budgeted) */
+	pg_atomic_uint64 filled_rows;	/* rows of the chunks filled so far */
+	pg_atomic_uint64 filled_bytes;	/* and those chunks' bytes */
 	pg_atomic_uint32 overflow;
 	GsParPart	parts[FLEXIBLE_ARRAY_MEMBER];
 	/* then GsKeyColStats[nparts][ncols], then the shared runs (part_runs) */
@@ -334,6 +338,26 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 /* ---- storing ------------------------------------------------------------------- */
 
 /*
+ * Would the rows in used bytes of chunks fit the budget of the GpuSort
+ * above where they lie?  It counts its arrays over them (row_bytes a row)
+ * too; past that it would copy them in alone, row by row, to write them as
+ * runs (sortnode.c), which the participants do faster themselves, in
+ * parallel.  Rows per byte are those of the chunks filled so far, which
+ * the rows' real widths decide, not the planner's estimate of them.
+ */
+static bool
+leader_takes(GsParShared *sh, uint64 used)
+{
+	uint64		bytes = pg_atomic_read_u64(&sh->filled_bytes);
+	uint64		rows = pg_atomic_read_u64(&sh->filled_rows);
+
+	if (bytes == 0)
+		return true;
+	return (double) used * (1.0 + (double) rows / bytes * sh->row_bytes) <=
+		(double) sh->budget;
+}
+
+/*
  * size bytes of the participant's area, within the reservation, or Invalid.
  * DSA reports a DSM segment that /dev/shm has no room for by an ERROR, not
  * by DSA_ALLOC_NO_OOM, so the free space is checked first: what other
@@ -344,10 +368,12 @@ alloc_chunk(GsStoreState *st, Size size)
 {
 	GsParShared *sh = st->shared;
 	dsa_pointer dp = InvalidDsaPointer;
+	uint64		used;
 
 	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
-	if (pg_atomic_add_fetch_u64(&sh->used, size) <= sh->limit &&
+	used = pg_atomic_add_fetch_u64(&sh->used, size);
+	if (used <= sh->limit && leader_takes(sh, used) &&
 		gs_shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
 		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
@@ -382,6 +408,12 @@ new_chunk(GsStoreState *st, Size need)
 	dsa_pointer dp;
 	GsParChunk *c;
 
+	/* the chunk filled: what its rows tell of the rows per byte */
+	if (st->chunk)
+	{
+		pg_atomic_add_fetch_u64(&sh->filled_rows, st->chunk->nrows);
+		pg_atomic_add_fetch_u64(&sh->filled_bytes, st->chunk->size);
+	}
 	if (DsaPointerIsValid(st->ahead) && st->ahead_size >= size)
 	{
 		dp = st->ahead;
@@ -814,12 +846,6 @@ headroom(int nparts)
  * estimate can be far too low, under a join say), within the budget; at
  * least the estimate with some slack, else nothing.  Every participant
  * needs a chunk however few its rows.
- *
- * Nor more than the GpuSort above can take where they are: it counts its
- * arrays over the rows (gs_sort_row_bytes) in the budget too, and chunks
- * past that share of it would be copied in by the leader alone, row by
- * row, to be written as runs (sortnode.c); participants that outgrow the
- * room write their runs themselves instead, in parallel.
  */
 static Size
 shared_limit(GsStoreState *st, int nparts)
@@ -830,8 +856,7 @@ shared_limit(GsStoreState *st, int nparts)
 		st->entry_bytes;
 	double		need,
 				least,
-				room,
-				fits;
+				room;
 
 	need = plan->plan_rows * row;
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
@@ -841,10 +866,8 @@ shared_limit(GsStoreState *st, int nparts)
 	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
 	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
 	room = Max(room, headroom(nparts) / 2);
-	fits = (double) budget * row / (row + gs_sort_row_bytes(st->raw_bytes));
-	fits = Max(fits, (double) nparts * GS_PAR_MIN_CHUNK);
-	room = Min(room, Min(fits, (double) budget));
-	least = Min(least, room);
+	least = Min(least, (double) budget);
+	room = Min(room, (double) budget);
 	if (reserve_chunks(st, (Size) room, nparts))
 		return (Size) room;
 	if (reserve_chunks(st, (Size) least, nparts))
@@ -871,6 +894,10 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts, bool runs)
 	/* no runs under a bound: the leader's top-N keeps only its first rows */
 	sh->runs_allowed = runs && st->runs_allowed;
 	pg_atomic_init_u64(&sh->used, 0);
+	sh->budget = gpusort_memory_budget();
+	sh->row_bytes = gs_sort_row_bytes(st->raw_bytes);
+	pg_atomic_init_u64(&sh->filled_rows, 0);
+	pg_atomic_init_u64(&sh->filled_bytes, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
 	gs_keys_stats_reset(part_stats(sh, 0), nparts * sh->ncols);
 
@@ -917,7 +944,6 @@ static void
 store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GsStoreState *st = (GsStoreState *) node;
-
 	GsParShared *sh = coordinate;
 	bool		runs;
 
