@@ -343,7 +343,9 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
  * too; past that it would copy them in alone, row by row, to write them as
  * runs (sortnode.c), which the participants do faster themselves, in
  * parallel.  Rows per byte are those of the chunks filled so far, which
- * the rows' real widths decide, not the planner's estimate of them.
+ * the rows' real widths decide, not the planner's estimate of them.  Only
+ * where runs may be written: a bounded sort above keeps its first rows
+ * only, and copies in no more than that.
  */
 static bool
 leader_takes(GsParShared *sh, uint64 used)
@@ -373,7 +375,7 @@ alloc_chunk(GsStoreState *st, Size size)
 	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
 	used = pg_atomic_add_fetch_u64(&sh->used, size);
-	if (used <= sh->limit && leader_takes(sh, used) &&
+	if (used <= sh->limit && (!sh->runs_allowed || leader_takes(sh, used)) &&
 		gs_shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
 		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
