@@ -29,6 +29,7 @@ DECLARE
 	ln text;
 	intake text;
 	spilled boolean := false;
+	shared_runs boolean := false;
 BEGIN
 	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF ln ~ 'Parallel Intake:' THEN
@@ -36,12 +37,17 @@ BEGIN
 		ELSIF ln ~ 'Spill:' THEN
 			-- how many rows were stored before the room ran out varies
 			spilled := true;
+			shared_runs := ln ~ 'runs of \d+ participants';
 			RETURN NEXT regexp_replace(trim(ln), '\d+', 'N', 'g');
 		ELSIF ln ~ 'GpuSort: tuplesort' OR ln ~ 'Rows Stored: none' THEN
 			RETURN NEXT trim(ln);
 		END IF;
 	END LOOP;
-	IF intake IS NOT NULL AND spilled THEN
+	-- participants that wrote runs: whether others' rows stayed in shared
+	-- memory varies from run to run
+	IF shared_runs THEN
+		RETURN;
+	ELSIF intake IS NOT NULL AND spilled THEN
 		RETURN NEXT regexp_replace(intake, '\d+ rows stored', 'N rows stored');
 	ELSIF intake IS NOT NULL THEN
 		RETURN NEXT intake;
@@ -119,13 +125,15 @@ SET gpusort.max_memory = '1MB';
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id;
 SELECT gs_check('SELECT * FROM p1 ORDER BY i8, id');
 -- an estimate far below the rows that come: the participants run out of
--- room while storing and pass the rest on; the leader stores those and
--- copies in the participants' rows, writing runs as its memory fills
+-- room while storing, and each that does sorts its share in runs written
+-- to the query's shared files, which the leader merges (sort_spill tests
+-- it further)
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
--- the participants' rows fit the room reserved for them, but not the budget
--- once the sort's arrays are counted too: the leader copies them in and
--- writes runs (not a serial tuplesort of every row)
+-- the participants' rows would fit the room reserved for them, but not the
+-- budget once the sort's arrays over them are counted too: the
+-- participants write runs as soon as they see it (not the leader copying
+-- them in, nor a serial tuplesort of every row)
 SET gpusort.max_memory = '2MB';
 SELECT par_intake('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM p1 WHERE (id % 3) = 0 ORDER BY i8, id');

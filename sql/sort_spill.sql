@@ -200,8 +200,10 @@ BEGIN
 	IF m IS NULL THEN
 		RETURN 'no shared runs';
 	END IF;
+	-- (a participant whose share fit its part passes it on: the merger's
+	-- rows in memory are one way more)
 	RETURN format('participants wrote runs: %s, merged: %s, its own runs: %s, all merged: %s',
-				  wrote, m[1]::int > 1, m[3], m[4]::int = m[1]::int + m[3]::int);
+				  wrote, m[1]::int > 1, m[3], m[4]::int >= m[1]::int + m[3]::int);
 END
 $f$;
 ALTER TABLE sp SET (parallel_workers = 2);
@@ -254,6 +256,66 @@ RESET temp_file_limit;
 SELECT temp_files() AS temp_files;
 SET statement_timeout = '1s';
 SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) s) q;
+RESET statement_timeout;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+-- the parallel intake (gpusort.parallel = on: GpuSortStore) under a
+-- misestimated filter: the planner expects 0.5% of the rows, which fit the
+-- budget, so the participants store their rows in shared memory; their
+-- shares outgrow the room reserved for them, and each participant that runs
+-- out sorts its share in runs written to the shared files, which the
+-- GpuSort above merges, no row through the Gather (sortpar.c)
+CREATE FUNCTION intake_spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	ln text;
+	m text[];
+	wrote boolean := false;
+	passed boolean := false;
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF ln ~ '(Leader|Worker \d+): \d+ rows written in \d+ runs, \d+kB, to shared files' THEN
+			wrote := true;
+		ELSIF ln ~ 'Rows Stored: none' OR ln ~ 'GpuSort: tuplesort' THEN
+			passed := true;
+		END IF;
+		m := coalesce(regexp_match(ln, 'Spill: (\d+) runs of (\d+) participants, (\d+) runs of its own, merged (\d+) ways'), m);
+	END LOOP;
+	IF m IS NULL THEN
+		RETURN format('no shared runs (participants wrote runs: %s, rows passed on: %s)', wrote, passed);
+	END IF;
+	-- rows of a participant that finished within its room stay in shared
+	-- memory, and may make runs of the merger's own: how many varies
+	RETURN format('participants wrote runs: %s, rows passed on: %s, all merged: %s',
+				  wrote, passed, m[4]::int >= m[1]::int + m[3]::int);
+END
+$f$;
+SET gpusort.parallel = on;
+EXPLAIN (COSTS OFF) SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY i8, id;
+SELECT intake_spill('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY t COLLATE "en_US.utf8" DESC, id');
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY k DESC, t, i8 NULLS FIRST, id');
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY lp, id');
+-- the leader alone, and the workers alone
+SET max_parallel_workers = 0;
+SELECT intake_spill('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY i8, id');
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY i8, id');
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT gs_check('SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY t, id');
+RESET parallel_leader_participation;
+-- rescans: the Gather's rescan deletes the last scan's runs
+SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.t, '','')) FROM (SELECT t FROM sp WHERE (id % 3) = 0 AND id % 5 <> s.x ORDER BY t, id OFFSET 0) q) AS v FROM generate_series(1, 3) s(x)');
+-- temp_file_limit filled by the participants' runs, and a cancel during the
+-- merge: neither leaves a file
+\set VERBOSITY sqlstate
+SET temp_file_limit = '256kB';
+SELECT count(*) FROM (SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY t, id OFFSET 0) q;
+RESET temp_file_limit;
+\set VERBOSITY default
+SELECT temp_files() AS temp_files;
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp WHERE (id % 3) = 0 ORDER BY t, id OFFSET 0) s) q;
 RESET statement_timeout;
 SELECT temp_files() AS temp_files,
 	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;

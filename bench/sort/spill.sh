@@ -32,6 +32,11 @@
 #                 above the Gather (src/sort/node/sortshared.c)
 #   gpusort_1proc the same without workers: one GpuSort whose runs the GPU
 #                 sorts, where there is one
+#   gpusort_par   gpusort with gpusort.parallel = on: where the estimate
+#                 fits MAXMEM, every participant stores its rows in shared
+#                 memory (GpuSortStore, src/sort/intake/sortpar.c), and one
+#                 whose share outgrows its room writes it as runs to shared
+#                 files (the misestimate shape); not in the default modes
 # P = min(8, cores / 2), at least 1 (GS_BENCH_WORKERS).  Each cell runs in a
 # fresh session; the best of GS_BENCH_REPS runs (default 2; 1 over 2*10^7
 # rows) is kept, under a statement_timeout of GS_BENCH_TIMEOUT seconds
@@ -158,6 +163,7 @@ settings_of() {	# mode
 		stock_mem) echo "SET gpusort.enabled = off; SET work_mem = '$MAXMEM'; $tuned" ;;
 		gpusort) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned" ;;
 		gpusort_1proc) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned SET max_parallel_workers_per_gather = 0;" ;;
+		gpusort_par) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned SET gpusort.parallel = on;" ;;
 	esac
 }
 
@@ -206,6 +212,7 @@ for q in $QUERIES; do
 	done
 	explain gpusort "$q" "$OUT/explain_gpusort.txt"
 	echo " $MODES " | grep -q " gpusort_1proc " && explain gpusort_1proc "$q" "$OUT/explain_gpusort.txt"
+	echo " $MODES " | grep -q " gpusort_par " && explain gpusort_par "$q" "$OUT/explain_gpusort.txt"
 	[ "$EXPLAIN_STOCK" = 1 ] && explain stock_tuned "$q" "$OUT/explain_stock.txt"
 done
 
@@ -227,12 +234,12 @@ spill_of() {	# query [mode]: the Spill line of gpusort's plan, and its write rat
 	echo
 	sed 's/^/    /' "$OUT/device.txt"
 	echo
-	echo "| query | stock tuned (work_mem 1GB) | stock, work_mem $MAXMEM | gpusort | speed-up vs tuned | gpusort's runs | gpusort, one process | speed-up vs tuned | its runs |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| query | stock tuned (work_mem 1GB) | stock, work_mem $MAXMEM | gpusort | speed-up vs tuned | gpusort's runs | gpusort, one process | speed-up vs tuned | its runs | gpusort.parallel = on | speed-up vs tuned |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for q in $QUERIES; do
 		runs=$(spill_of "$q")
 		runs1=$(spill_of "$q" gpusort_1proc)
-		echo "| $q | $(fmt "${T[$q,stock_tuned]:--}") | $(fmt "${T[$q,stock_mem]:--}") | $(fmt "${T[$q,gpusort]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort]:--}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} |"
+		echo "| $q | $(fmt "${T[$q,stock_tuned]:--}") | $(fmt "${T[$q,stock_mem]:--}") | $(fmt "${T[$q,gpusort]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort]:--}") | ${runs:-no runs (the plan: explain_gpusort.txt)} | $(fmt "${T[$q,gpusort_1proc]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort_1proc]:--}") | ${runs1:-no runs} | $(fmt "${T[$q,gpusort_par]:--}") | $(ratio "${T[$q,stock_tuned]:--}" "${T[$q,gpusort_par]:--}") |"
 	done
 } >"$OUT/spill.md"
 cat "$OUT/spill.md"

@@ -53,13 +53,31 @@
  * a DSM segment with an ERROR; the reservation goes when the node ends or
  * rescans, or with the query's memory on an ERROR.
  *
+ * Beyond the reservation: a participant that cannot have a chunk for its
+ * next row (the participants together outgrew the reservation, or /dev/shm
+ * is full) gives the rows it stored, in the order they came, and every
+ * later row of its share to a run writer (gs_writer_create, sortnode.c): a
+ * GpuSort outside the plan tree that sorts them run by run within
+ * gpusort.max_memory, as a participant's GpuSort under a Gather Merge
+ * does, and writes every run to the query's shared files (sortshared.c:
+ * the state after the slots, part_runs); its chunks go back to its area.
+ * The GpuSort above then merges those runs with the rows the other
+ * participants kept in shared memory (gs_par_runs, gs_shared_adopt).  So
+ * the participants sort and write in parallel, and no row moves through
+ * the Gather's queues nor is copied in by the leader alone.  Each
+ * participant may use the budget for its runs besides its share of the
+ * reservation, as each of stock's workers uses work_mem.
+ *
  * Fallbacks, never an ERROR: without a DSM segment (the Gather runs without
  * parallel mode) or without an encoder for the first sort column, or when
  * the reservation cannot be had, the store node passes its rows on through
  * the Gather, and the GpuSort above stores them as a serial GpuSort over a
- * Gather would.  When the participants together outgrow the reservation,
- * or a chunk cannot be allocated, every participant passes its remaining
- * rows on from then on and the GpuSort hands everything to tuplesort.
+ * Gather would.  A participant that outgrows its room where no runs may be
+ * written -- the GpuSort above is bounded (gs_par_allow_runs: a top-N keeps
+ * its first rows, and hands them to tuplesort), or there are no shared
+ * files -- sets the overflow flag, and every participant passes its
+ * remaining rows on from then on; so does a run writer that fell back to
+ * tuplesort (the server-wide account full).
  *
  * Memory: the areas are created by the leader when the Gather sets up its
  * DSM (and again before a rescan), attached by each worker for its share,
@@ -88,6 +106,7 @@
 #include "rowstore.h"
 #include "settings.h"
 #include "sortkey.h"
+#include "sortnode.h"
 #include "sortpar.h"
 #include "threads_backend.h"
 #include "sortplan.h"
@@ -139,6 +158,11 @@ typedef struct GsParPart
 	Size		bytes;
 	double		ms;				/* storing its share */
 	bool		ran;
+	/* where its share outgrew its room: the runs it wrote instead */
+	bool		wrote_runs;
+	int			nruns;
+	uint64		run_rows;
+	uint64		run_bytes;
 } GsParPart;
 
 typedef struct GsParShared
@@ -147,10 +171,17 @@ typedef struct GsParShared
 	int			nparts;			/* workers planned + the leader */
 	int			ncols;			/* key statistics per participant */
 	Size		limit;			/* bytes of chunks, all participants */
+	bool		runs_allowed;	/* a share that outgrows its room is written
+								 * as runs to the shared files (else passed
+								 * on) */
 	pg_atomic_uint64 used;
+	Size		budget;			/* the GpuSort above's */
+	Size		row_bytes;		/* its arrays' bytes per row (budgeted) */
+	pg_atomic_uint64 filled_rows;	/* rows of the chunks filled so far */
+	pg_atomic_uint64 filled_bytes;	/* and those chunks' bytes */
 	pg_atomic_uint32 overflow;
 	GsParPart	parts[FLEXIBLE_ARRAY_MEMBER];
-	/* then GsKeyColStats[nparts][ncols] */
+	/* then GsKeyColStats[nparts][ncols], then the shared runs (part_runs) */
 } GsParShared;
 
 typedef struct GsStoreState GsStoreState;
@@ -173,6 +204,11 @@ struct GsStoreState
 	/* this participant's share */
 	bool		done;
 	bool		passing;		/* passes rows on through the Gather */
+	bool		writing;		/* gives its rows to writer */
+	bool		runs_ok;		/* may write runs: the shared files are set */
+	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
+	struct GpuSortState *writer;	/* sorts and writes runs, or NULL */
+	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
 	dsa_pointer first;
 	GsParChunk *chunk;			/* the chunk being filled */
 	dsa_pointer ahead;			/* the next one, being faulted in, or Invalid */
@@ -236,11 +272,25 @@ part_stats(GsParShared *sh, int part)
 	return (GsKeyColStats *) p + (Size) part * sh->ncols;
 }
 
+/* bytes of the state before the shared runs */
+static Size
+shared_head_size(int nparts, int ncols)
+{
+	return MAXALIGN(MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
+					sizeof(GsKeyColStats) * (Size) nparts * ncols);
+}
+
 static Size
 shared_size(int nparts, int ncols)
 {
-	return MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
-		sizeof(GsKeyColStats) * (Size) nparts * ncols;
+	return shared_head_size(nparts, ncols) + gs_shared_runs_size(nparts);
+}
+
+/* the shared files and slots of the runs that participants write */
+static inline struct GsSharedRuns *
+part_runs(GsParShared *sh)
+{
+	return (struct GsSharedRuns *) ((char *) sh + shared_head_size(sh->nparts, sh->ncols));
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -278,11 +328,36 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 		st->raw_bytes = gs_keys_raw_bytes(st->keys);
 		st->entry_bytes = TYPEALIGN(sizeof(uint32), sizeof(uint32) + st->raw_bytes);
 		gs_keys_reset(st->keys);
+		st->feed_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   ExecGetResultType(outerPlanState(st)),
+										   &TTSOpsMinimalTuple);
 	}
 	st->next_size = GS_PAR_FIRST_CHUNK;
 }
 
 /* ---- storing ------------------------------------------------------------------- */
+
+/*
+ * Would the rows in used bytes of chunks fit the budget of the GpuSort
+ * above where they lie?  It counts its arrays over them (row_bytes a row)
+ * too; past that it would copy them in alone, row by row, to write them as
+ * runs (sortnode.c), which the participants do faster themselves, in
+ * parallel.  Rows per byte are those of the chunks filled so far, which
+ * the rows' real widths decide, not the planner's estimate of them.  Only
+ * where runs may be written: a bounded sort above keeps its first rows
+ * only, and copies in no more than that.
+ */
+static bool
+leader_takes(GsParShared *sh, uint64 used)
+{
+	uint64		bytes = pg_atomic_read_u64(&sh->filled_bytes);
+	uint64		rows = pg_atomic_read_u64(&sh->filled_rows);
+
+	if (bytes == 0)
+		return true;
+	return (double) used * (1.0 + (double) rows / bytes * sh->row_bytes) <=
+		(double) sh->budget;
+}
 
 /*
  * size bytes of the participant's area, within the reservation, or Invalid.
@@ -295,10 +370,12 @@ alloc_chunk(GsStoreState *st, Size size)
 {
 	GsParShared *sh = st->shared;
 	dsa_pointer dp = InvalidDsaPointer;
+	uint64		used;
 
 	if (pg_atomic_read_u32(&sh->overflow) != 0)
 		return InvalidDsaPointer;
-	if (pg_atomic_add_fetch_u64(&sh->used, size) <= sh->limit &&
+	used = pg_atomic_add_fetch_u64(&sh->used, size);
+	if (used <= sh->limit && (!sh->runs_allowed || leader_takes(sh, used)) &&
 		gs_shm_free(NULL) >= size + size / GS_PAR_SEGMENT_SLACK_DIV)
 		dp = dsa_allocate_extended(st->area, size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	/* a chunk not had (a chunk ahead, say) leaves its room to the others */
@@ -333,6 +410,12 @@ new_chunk(GsStoreState *st, Size need)
 	dsa_pointer dp;
 	GsParChunk *c;
 
+	/* the chunk filled: what its rows tell of the rows per byte */
+	if (st->chunk)
+	{
+		pg_atomic_add_fetch_u64(&sh->filled_rows, st->chunk->nrows);
+		pg_atomic_add_fetch_u64(&sh->filled_bytes, st->chunk->size);
+	}
 	if (DsaPointerIsValid(st->ahead) && st->ahead_size >= size)
 	{
 		dp = st->ahead;
@@ -497,8 +580,96 @@ publish(GsStoreState *st)
 	p->nrows = st->nrows;
 	p->bytes = st->bytes;
 	p->ms = st->ms;
+	p->wrote_runs = st->writing;
+	if (st->writing)
+		gs_writer_counts(st->writer, &p->nruns, &p->run_rows, &p->run_bytes);
 	pg_write_barrier();
 	p->ran = true;
+}
+
+/*
+ * The next row of a writer that fell back to tuplesort, passed on through
+ * the Gather as the rows of a share out of room are where no runs can be
+ * written (the leader then takes them as read there); NULL at the end
+ */
+static TupleTableSlot *
+next_written(GsStoreState *st)
+{
+	TupleTableSlot *slot = gs_writer_next(st->writer);
+
+	if (slot != NULL)
+		pg_atomic_write_u32(&st->shared->overflow, 1);
+	return slot;
+}
+
+/*
+ * The share outgrew its room: the rows stored so far, and the rest as they
+ * come, go to the writer, which sorts them run by run and writes the runs
+ * to the shared files (sortnode.c); the chunks go back to the area.  The
+ * stored rows are given in the order they came, so the runs hold the share
+ * as read.  False where there are no shared files or a bound above (the
+ * rows are then passed on).
+ */
+static bool
+start_writing(GsStoreState *st)
+{
+	dsa_pointer dp = st->first;
+	uint64		i = 0;
+
+	if (!st->runs_ok)
+		return false;
+	if (st->writer == NULL)
+		st->writer = gs_writer_create(&st->css, part_runs(st->shared));
+	gs_writer_start(st->writer);
+	st->writing = true;
+	drop_ahead(st);
+	while (DsaPointerIsValid(dp))
+	{
+		GsParChunk *c = dsa_get_address(st->area, dp);
+		dsa_pointer next = c->next;
+		uint32		k;
+
+		for (k = 0; k < c->nrows; k++)
+		{
+			const char *e = (const char *) c + c->size - (Size) (k + 1) * st->entry_bytes;
+			uint32		off;
+
+			memcpy(&off, e, sizeof(uint32));
+			ExecStoreMinimalTuple((MinimalTuple) ((char *) c + off), st->feed_slot, false);
+			gs_writer_put(st->writer, st->feed_slot);
+			if (++i % GS_INTERRUPT_EVERY == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ExecClearTuple(st->feed_slot);
+		/*
+		 * Its room stays counted as used: the area keeps the segment for
+		 * its own later chunks, and the others allocate from areas of their
+		 * own, so /dev/shm would not have it for them
+		 */
+		dsa_free(st->area, dp);
+		dp = next;
+	}
+	st->first = InvalidDsaPointer;
+	st->chunk = NULL;
+	st->nrows = 0;
+	st->bytes = 0;
+	return true;
+}
+
+/* the share is read: the writer writes its last run; its rows to pass on */
+static TupleTableSlot *
+finish_share(GsStoreState *st, instr_time start)
+{
+	instr_time	now;
+
+	if (st->writing)
+		gs_writer_finish(st->writer);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	st->ms = INSTR_TIME_GET_MILLISEC(now);
+	st->done = true;
+	publish(st);
+	return st->writing ? next_written(st) : NULL;
 }
 
 static TupleTableSlot *
@@ -506,14 +677,13 @@ store_exec(CustomScanState *node)
 {
 	GsStoreState *st = (GsStoreState *) node;
 	PlanState  *outer = outerPlanState(st);
-	instr_time	start,
-				now;
+	instr_time	start;
 
 	if (st->passing || st->shared == NULL || !st->shared->enabled ||
 		st->keys == NULL || st->area == NULL)
 		return ExecProcNode(outer);
 	if (st->done)
-		return NULL;
+		return st->writing ? next_written(st) : NULL;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (st->prefault == NULL)
@@ -524,8 +694,17 @@ store_exec(CustomScanState *node)
 
 		if (TupIsNull(slot))
 			break;
-		if (pg_atomic_read_u32(&st->shared->overflow) != 0 || !store_row(st, slot))
+		if (st->writing)
+			gs_writer_put(st->writer, slot);
+		else if (pg_atomic_read_u32(&st->shared->overflow) != 0 ||
+				 !store_row(st, slot))
 		{
+			if (pg_atomic_read_u32(&st->shared->overflow) == 0 &&
+				start_writing(st))
+			{
+				gs_writer_put(st->writer, slot);
+				continue;
+			}
 			/* out of room: this row and the rest go through the Gather */
 			pg_atomic_write_u32(&st->shared->overflow, 1);
 			st->passing = true;
@@ -533,12 +712,7 @@ store_exec(CustomScanState *node)
 			return slot;
 		}
 	}
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	st->ms = INSTR_TIME_GET_MILLISEC(now);
-	st->done = true;
-	publish(st);
-	return NULL;
+	return finish_share(st, start);
 }
 
 /* forgets this participant's share; the chunks go with their area */
@@ -547,6 +721,9 @@ reset_share(GsStoreState *st)
 {
 	st->done = false;
 	st->passing = false;
+	st->writing = false;
+	if (st->writer)
+		gs_writer_end(st->writer);
 	st->first = InvalidDsaPointer;
 	st->chunk = NULL;
 	st->ahead = InvalidDsaPointer;
@@ -582,6 +759,8 @@ store_end(CustomScanState *node)
 {
 	GsStoreState *st = (GsStoreState *) node;
 
+	if (st->writer)
+		gs_writer_end(st->writer);
 	detach_areas(st);
 	ExecEndNode(outerPlanState(st));
 }
@@ -675,12 +854,13 @@ shared_limit(GsStoreState *st, int nparts)
 {
 	Plan	   *plan = st->css.ss.ps.plan;
 	Size		budget = gpusort_memory_budget();
+	double		row = MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) +
+		st->entry_bytes;
 	double		need,
 				least,
 				room;
 
-	need = plan->plan_rows *
-		(MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) + st->entry_bytes);
+	need = plan->plan_rows * row;
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
 	if (st->reservation == NULL)
@@ -697,9 +877,12 @@ shared_limit(GsStoreState *st, int nparts)
 	return 0;
 }
 
-/* new areas, one per participant, and an empty shared state */
+/*
+ * New areas, one per participant, and an empty shared state; runs: the
+ * shared files for runs are set up
+ */
 static void
-setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
+setup_shared(GsStoreState *st, GsParShared *sh, int nparts, bool runs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
 	int			i;
@@ -710,7 +893,13 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	sh->limit = st->keys ? shared_limit(st, nparts) : 0;
 	st->limit = sh->limit;
 	sh->enabled = (sh->limit > 0);
+	/* no runs under a bound: the leader's top-N keeps only its first rows */
+	sh->runs_allowed = runs && st->runs_allowed;
 	pg_atomic_init_u64(&sh->used, 0);
+	sh->budget = gpusort_memory_budget();
+	sh->row_bytes = gs_sort_row_bytes(st->raw_bytes);
+	pg_atomic_init_u64(&sh->filled_rows, 0);
+	pg_atomic_init_u64(&sh->filled_bytes, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
 	gs_keys_stats_reset(part_stats(sh, 0), nparts * sh->ncols);
 
@@ -732,6 +921,7 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 	st->shared = sh;
 	st->part = 0;
 	st->area = sh->enabled ? st->areas[0] : NULL;
+	st->runs_ok = sh->runs_allowed;
 	st->seen = NULL;
 	st->nseen = 0;
 	reset_share(st);
@@ -741,17 +931,28 @@ setup_shared(GsStoreState *st, GsParShared *sh, int nparts)
 static void
 store_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	setup_shared((GsStoreState *) node, coordinate, pcxt->nworkers + 1);
+	GsParShared *sh = coordinate;
+	int			nparts = pcxt->nworkers + 1;
+	bool		runs;
+
+	/* part_runs needs these before setup_shared sets them again */
+	sh->nparts = nparts;
+	sh->ncols = ((GsStoreState *) node)->ncols;
+	runs = gs_shared_runs_init(part_runs(sh), pcxt);
+	setup_shared((GsStoreState *) node, sh, nparts, runs);
 }
 
 static void
 store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GsStoreState *st = (GsStoreState *) node;
+	GsParShared *sh = coordinate;
+	bool		runs;
 
-	/* the GpuSort above has let go of the last run's rows */
+	/* the GpuSort above has let go of the last run's rows and runs */
 	detach_areas(st);
-	setup_shared(st, coordinate, pcxt->nworkers + 1);
+	runs = gs_shared_runs_reinit(part_runs(sh));
+	setup_shared(st, sh, pcxt->nworkers + 1, runs);
 }
 
 static void
@@ -764,7 +965,10 @@ store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	st->shared = sh;
 	st->part = ParallelWorkerNumber + 1;
 	if (sh->enabled && st->part < sh->nparts && st->keys)
+	{
 		st->area = dsa_attach(sh->parts[st->part].area);
+		st->runs_ok = sh->runs_allowed && gs_shared_runs_attach(part_runs(sh));
+	}
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -812,6 +1016,21 @@ static inline bool
 have_rows(GsParInput *in)
 {
 	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
+}
+
+void
+gs_par_allow_runs(GsParInput *in, bool allow)
+{
+	in->runs_allowed = allow;
+}
+
+struct GsSharedRuns *
+gs_par_runs(GsParInput *in, int *plan_node_id)
+{
+	if (!have_rows(in) || !in->shared->runs_allowed)
+		return NULL;
+	*plan_node_id = in->css.ss.ps.plan->plan_node_id;
+	return part_runs(in->shared);
 }
 
 Size
@@ -1026,6 +1245,36 @@ gs_par_foreach(GsParInput *in, void (*fn) (void *arg, MinimalTuple tup), void *a
 
 /* ---- EXPLAIN ------------------------------------------------------------------ */
 
+/* a participant whose share outgrew its room: the runs it wrote */
+static void
+explain_runs(const char *label, GsParPart *p, ExplainState *es)
+{
+	char		name[96];
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows written in %d runs, "
+						 UINT64_FORMAT "kB, to shared files",
+						 label, p->run_rows, p->nruns, (p->run_bytes + 1023) / 1024);
+		if (es->timing)
+			appendStringInfo(es->str, ", %.3f ms", p->ms);
+		appendStringInfoChar(es->str, '\n');
+		return;
+	}
+	snprintf(name, sizeof(name), "%s Rows Written", label);
+	ExplainPropertyUInteger(name, NULL, p->run_rows, es);
+	snprintf(name, sizeof(name), "%s Runs Written", label);
+	ExplainPropertyInteger(name, NULL, p->nruns, es);
+	snprintf(name, sizeof(name), "%s Run Bytes", label);
+	ExplainPropertyUInteger(name, "kB", (p->run_bytes + 1023) / 1024, es);
+	if (es->timing)
+	{
+		snprintf(name, sizeof(name), "%s Time Storing", label);
+		ExplainPropertyFloat(name, "ms", p->ms, 3, es);
+	}
+}
+
 static void
 store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1055,7 +1304,9 @@ store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			strlcpy(label, "Leader", sizeof(label));
 		else
 			snprintf(label, sizeof(label), "Worker %d", i - 1);
-		if (es->format == EXPLAIN_FORMAT_TEXT)
+		if (p->wrote_runs)
+			explain_runs(label, p, es);
+		else if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			appendStringInfoSpaces(es->str, es->indent * 2);
 			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",

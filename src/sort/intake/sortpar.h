@@ -29,8 +29,23 @@ typedef struct GsStoreState GsParInput;
 extern GsParInput *gs_par_input(PlanState *gather);
 
 /*
+ * Before the Gather starts: may a participant whose share outgrows its
+ * room write it as sorted runs to the query's shared files (not under a
+ * bound: the GpuSort above then keeps only its first rows)
+ */
+extern void gs_par_allow_runs(GsParInput *in, bool allow);
+
+/*
+ * After the Gather has returned its last row: the shared runs the
+ * participants wrote (their files and slots, sortshared.c), and the plan
+ * node id that names them; NULL where none could be written
+ */
+struct GsSharedRuns;
+extern struct GsSharedRuns *gs_par_runs(GsParInput *in, int *plan_node_id);
+
+/*
  * After the Gather has returned its last row: did the participants run out
- * of room (rows then came through the Gather), how many rows did they
+ * of room and pass rows on (rows then came through the Gather), how many rows did they
  * store, and how many participants stored them in how many bytes.
  */
 /* bytes of shared memory reserved for the participants' rows */

@@ -62,7 +62,11 @@
  * memory as the last run (keep_last_run), and step 5 returns rows from a
  * merge of the runs, or from a tuplestore filled by it where backward
  * scans or marks are asked for.  Parallel participants' rows that cannot
- * stay in shared memory are copied in as if read here (absorb_shared).
+ * stay in shared memory are copied in as if read here (absorb_shared); a
+ * participant whose share outgrows its room writes it as runs through a
+ * run writer (gs_writer_create: this node's steps outside the plan tree,
+ * for sortpar.c), and this node merges them as it merges a Gather Merge's
+ * participants' runs.
  * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
  * every run, its last one too, to the query's shared files and returns no
  * row, or passes a small share on unsorted (finish_shared_runs); the
@@ -234,14 +238,42 @@ shared_runs_below(PlanState *outer)
 	return (GpuSortState *) below;
 }
 
+/* the sort columns of custom_private, their comparators and key spec */
+static void
+init_columns(GpuSortState *node, List *custom_private)
+{
+	GsSortColumns cols;
+	int			i;
+
+	gs_sort_columns(custom_private, &cols);
+	node->nkeys = cols.n;
+	node->attnos = cols.attnos;
+	node->sortops = cols.sortops;
+	node->collations = cols.collations;
+	node->nulls_first = cols.nulls_first;
+	node->ssup = palloc0(sizeof(SortSupportData) * node->nkeys);
+	for (i = 0; i < node->nkeys; i++)
+	{
+		SortSupport ssup = &node->ssup[i];
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = node->collations[i];
+		ssup->ssup_nulls_first = node->nulls_first[i];
+		ssup->ssup_attno = node->attnos[i];
+		ssup->abbreviate = false;
+	}
+
+	node->keys = gs_keys_create(node->nkeys, node->attnos, node->sortops,
+								node->collations, node->nulls_first,
+								&node->nokey_reason);
+}
+
 static void
 gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
-	GsSortColumns cols;
 	TupleDesc	indesc;
-	int			i;
 
 	/* like a Sort, we store the input, so the input never rewinds */
 	node->random_access = (eflags & (EXEC_FLAG_REWIND |
@@ -269,27 +301,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
 										&TTSOpsMinimalTuple);
 
-	gs_sort_columns(cscan->custom_private, &cols);
-	node->nkeys = cols.n;
-	node->attnos = cols.attnos;
-	node->sortops = cols.sortops;
-	node->collations = cols.collations;
-	node->nulls_first = cols.nulls_first;
-	node->ssup = palloc0(sizeof(SortSupportData) * node->nkeys);
-	for (i = 0; i < node->nkeys; i++)
-	{
-		SortSupport ssup = &node->ssup[i];
-
-		ssup->ssup_cxt = CurrentMemoryContext;
-		ssup->ssup_collation = node->collations[i];
-		ssup->ssup_nulls_first = node->nulls_first[i];
-		ssup->ssup_attno = node->attnos[i];
-		ssup->abbreviate = false;
-	}
-
-	node->keys = gs_keys_create(node->nkeys, node->attnos, node->sortops,
-								node->collations, node->nulls_first,
-								&node->nokey_reason);
+	init_columns(node, cscan->custom_private);
 
 	if (cscan->custom_exprs != NIL)
 	{
@@ -1051,6 +1063,16 @@ stored_bytes(GpuSortState *node)
 }
 
 /*
+ * Bytes the budget counts per stored row besides the row itself, where
+ * every raw key of raw_bytes is kept (as for a parallel intake's rows)
+ */
+Size
+gs_sort_row_bytes(int raw_bytes)
+{
+	return sizeof(MinimalTuple) + raw_bytes + GS_ROW_OVERHEAD;
+}
+
+/*
  * Room for the rows the planner expects, and some: growing the row
  * arrays by doubling copies them each time (tens of milliseconds for
  * millions of rows), while room that is never used costs only address
@@ -1167,8 +1189,7 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
 static bool
 shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
 {
-	Size		need = stored_bytes(node) +
-		n * (sizeof(MinimalTuple) + node->raw_bytes + GS_ROW_OVERHEAD);
+	Size		need = stored_bytes(node) + n * gs_sort_row_bytes(node->raw_bytes);
 	char		why[128];
 
 	if (gs_par_overflowed(node->par) || node->spilling ||
@@ -1282,6 +1303,9 @@ start_run(GpuSortState *node)
 	node->time_emit = (node->css.ss.ps.instrument != NULL &&
 					   node->css.ss.ps.instrument->need_timer);
 	node->bounded = gpusort_eval_bound(node, &node->bound);
+	/* a bounded sort keeps its first rows: the participants pass theirs on */
+	if (node->par)
+		gs_par_allow_runs(node->par, !node->bounded);
 	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
 										 ALLOCSET_DEFAULT_SIZES);
 	node->prefault = gs_prefaulter_create(node->runcxt);
@@ -1513,7 +1537,7 @@ finish_shared_runs(GpuSortState *node, Size budget)
 	 * together fit the merger's) goes through the Gather as it was read,
 	 * to be sorted above with the others: no file for a few rows
 	 */
-	if (!node->spilling && !node->tuplesort &&
+	if (!node->writer && !node->spilling && !node->tuplesort &&
 		stored_bytes(node) <= budget / gs_shared_participants(node))
 	{
 		gs_rows_finish(&node->rows);
@@ -1556,7 +1580,7 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 	node->info.ms_intake = gs_elapsed_ms(intake_start);
 	if (node->shared)
 		finish_shared_runs(node, budget);
-	else if (node->below)
+	else if (node->below || node->par)
 		(void) gs_shared_adopt(node);
 	if (node->tuplesort)
 	{
@@ -1719,7 +1743,9 @@ gpusort_exec(CustomScanState *cnode)
 static void
 gpusort_reset(GpuSortState *node)
 {
-	ExecClearTuple(node->css.ss.ps.ps_ResultTupleSlot);
+	/* a run writer (below) has no result slot */
+	if (node->css.ss.ps.ps_ResultTupleSlot)
+		ExecClearTuple(node->css.ss.ps.ps_ResultTupleSlot);
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
 	if (node->tuplesort)
@@ -1873,4 +1899,107 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 	if (ps->instrument)
 		InstrStopNode(ps->instrument, (double) *n);
 	return ok;
+}
+
+/* ---- a parallel intake's run writer (sortpar.c) ------------------------------- */
+
+/*
+ * A GpuSort that is no node of the plan: a GpuSortStore participant whose
+ * share outgrew its room gives it the rest of its share, row by row, and
+ * it sorts them run by run and writes every run to the shared files runs,
+ * as a participant's GS_SORT_SHARED_RUNS GpuSort does (sortshared.c).
+ * owner is that GpuSortStore: its custom_private holds the sort columns as
+ * a GpuSort's does, its plan node id names the runs, and its input is the
+ * writer's outer plan, for the rows' descriptor only (the writer never
+ * pulls a row from it, nor ends or rescans it).  In the query's memory.
+ */
+GpuSortState *
+gs_writer_create(CustomScanState *owner, struct GsSharedRuns *runs)
+{
+	EState	   *estate = owner->ss.ps.state;
+	CustomScan *cscan = (CustomScan *) owner->ss.ps.plan;
+	PlanState  *outer = outerPlanState(owner);
+	TupleDesc	indesc = ExecGetResultType(outer);
+	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
+	GpuSortState *node = (GpuSortState *) gpusort_create_state(cscan);
+
+	node->css.ss.ps.plan = &cscan->scan.plan;
+	node->css.ss.ps.state = estate;
+	outerPlanState(node) = outer;
+	node->forward_only = true;
+	node->mode = GS_SORT_SHARED_RUNS;
+	node->shared = runs;
+	node->writer = true;
+	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
+										&TTSOpsMinimalTuple);
+	init_columns(node, cscan->custom_private);
+	MemoryContextSwitchTo(oldcxt);
+	return node;
+}
+
+/* a new share: the last one's memory goes */
+void
+gs_writer_start(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+
+	gpusort_reset(node);
+	start_run(node);
+	INSTR_TIME_SET_CURRENT(node->writer_start);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* one row of the share: stored, and written in a run when the memory fills */
+void
+gs_writer_put(GpuSortState *node, TupleTableSlot *slot)
+{
+	take_row(node, slot, gpusort_memory_budget());
+}
+
+/*
+ * The share is read: the stored rows become its last run, and its runs are
+ * published in its slot of the shared files for the merger.  Its memory
+ * goes, but for the rows a fallback to tuplesort holds (gs_writer_next).
+ */
+void
+gs_writer_finish(GpuSortState *node)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+
+	finish_run(node, gpusort_memory_budget(), node->writer_start);
+	if (node->tuplesort == NULL)
+		gpusort_reset(node);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The next row of a writer that fell back to tuplesort (too little room in
+ * the server-wide account for a run, sortnode.c), to be passed on through
+ * the Gather; NULL at the end, and always for a writer that wrote runs
+ */
+TupleTableSlot *
+gs_writer_next(GpuSortState *node)
+{
+	if (node->tuplesort &&
+		tuplesort_gettupleslot(node->tuplesort, true, false, node->row_slot, NULL))
+		return node->row_slot;
+	return NULL;
+}
+
+/* what the writer wrote, for EXPLAIN (valid after gs_writer_finish) */
+void
+gs_writer_counts(GpuSortState *node, int *nruns, uint64 *rows, uint64 *bytes)
+{
+	*nruns = node->info.spill_runs;
+	*rows = node->info.rows_sorted;
+	*bytes = node->info.spill_bytes;
+}
+
+/* frees everything the writer holds (the node ends or rescans) */
+void
+gs_writer_end(GpuSortState *node)
+{
+	gpusort_reset(node);
 }

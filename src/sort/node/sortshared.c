@@ -43,6 +43,12 @@
  * holds in each participant (fd.c raises stock's ERROR, which the leader
  * rethrows).
  *
+ * The parallel intake's participants (sortpar.c) write runs the same way,
+ * through a run writer (a GpuSortState outside the plan, writer set, which
+ * writes every row to runs), to a GsSharedRuns of their own node's DSM
+ * state, named after that node (gs_shared_runs_init etc.); the GpuSort
+ * above their Gather finds them through gs_par_runs and merges them alike.
+ *
  * Without shared files -- the Gather runs in the leader alone, outside
  * parallel mode, or parallel.c made no DSM segment -- the writer sorts and
  * returns its rows as a serial GpuSort, and the merger sorts them as its
@@ -64,6 +70,7 @@
 #include "utils/tuplesort.h"
 
 #include "sortkey.h"
+#include "sortnode.h"
 #include "sortstate.h"
 #include "spillrun.h"
 
@@ -89,8 +96,7 @@ typedef struct GsSharedRuns
 Size
 gs_shared_estimate(CustomScanState *cnode, ParallelContext *pcxt)
 {
-	return add_size(offsetof(GsSharedRuns, slots),
-					mul_size(sizeof(GsSharedSlot), pcxt->nworkers + 1));
+	return gs_shared_runs_size(pcxt->nworkers + 1);
 }
 
 static void
@@ -105,36 +111,72 @@ reset_slots(GsSharedRuns *sh)
 	}
 }
 
-/* the leader, setting up the Gather's segment */
+/*
+ * The leader, setting up the Gather's segment: the shared files and the
+ * slots at sh; false (no shared files) where parallel.c fell back to
+ * private memory, which means no workers and no file set to attach to
+ */
+bool
+gs_shared_runs_init(GsSharedRuns *sh, ParallelContext *pcxt)
+{
+	sh->nslots = 0;
+	if (pcxt->seg == NULL)
+		return false;
+	PrepareTempTablespaces();
+	SharedFileSetInit(&sh->fileset, pcxt->seg);
+	sh->handle = dsm_segment_handle(pcxt->seg);
+	sh->nslots = pcxt->nworkers + 1;
+	reset_slots(sh);
+	return true;
+}
+
+/* a rescan of the Gather: the last scan's runs go; false: no shared files */
+bool
+gs_shared_runs_reinit(GsSharedRuns *sh)
+{
+	if (sh->nslots == 0)
+		return false;
+	SharedFileSetDeleteAll(&sh->fileset);
+	reset_slots(sh);
+	return true;
+}
+
+/* a worker attaches to the shared files; false where there are none */
+bool
+gs_shared_runs_attach(GsSharedRuns *sh)
+{
+	dsm_segment *seg;
+
+	if (sh->nslots == 0)
+		return false;
+	/* the worker's mapping of the segment parallel.c attached it to */
+	seg = dsm_find_mapping(sh->handle);
+	if (seg == NULL)
+		elog(ERROR, "GpuSort worker found no mapping of its parallel segment");
+	SharedFileSetAttach(&sh->fileset, seg);
+	return true;
+}
+
+Size
+gs_shared_runs_size(int nparticipants)
+{
+	return add_size(offsetof(GsSharedRuns, slots),
+					mul_size(sizeof(GsSharedSlot), nparticipants));
+}
+
 void
 gs_shared_init_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
 
-	node->shared = NULL;
-	sh->nslots = 0;
-	/* parallel.c fell back to private memory: no workers, no shared files */
-	if (pcxt->seg == NULL)
-		return;
-	PrepareTempTablespaces();
-	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	sh->handle = dsm_segment_handle(pcxt->seg);
-	sh->nslots = pcxt->nworkers + 1;
-	reset_slots(sh);
-	node->shared = sh;
+	node->shared = gs_shared_runs_init(sh, pcxt) ? sh : NULL;
 }
 
-/* a rescan of the Gather: the last scan's runs go */
 void
 gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
 {
-	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
-
-	if (sh->nslots == 0)
-		return;
-	SharedFileSetDeleteAll(&sh->fileset);
-	reset_slots(sh);
+	(void) gs_shared_runs_reinit((GsSharedRuns *) coordinate);
 }
 
 void
@@ -142,17 +184,8 @@ gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc, void *coordinate)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
-	dsm_segment *seg;
 
-	node->shared = NULL;
-	if (sh->nslots == 0)
-		return;
-	/* the worker's mapping of the segment parallel.c attached it to */
-	seg = dsm_find_mapping(sh->handle);
-	if (seg == NULL)
-		elog(ERROR, "GpuSort worker found no mapping of its parallel segment");
-	SharedFileSetAttach(&sh->fileset, seg);
-	node->shared = sh;
+	node->shared = gs_shared_runs_attach(sh) ? sh : NULL;
 }
 
 /* the participants that may write runs: the leader and the planned workers */
@@ -233,12 +266,12 @@ feed_tuplesort(GpuSortState *node)
 	gs_spill_close(node);
 }
 
-/* opens slot p's runs as node's next ones */
+/* opens slot p's runs, named after plan node plan_node_id, as node's next ones */
 static void
-adopt_slot(GpuSortState *node, GsSharedRuns *sh, int p, int nwords)
+adopt_slot(GpuSortState *node, GsSharedRuns *sh, int plan_node_id, int p,
+		   int nwords)
 {
 	GsSharedSlot *slot = &sh->slots[p];
-	int			plan_node_id = node->below->css.ss.ps.plan->plan_node_id;
 	char		name[MAXPGPATH];
 	int			r;
 
@@ -257,10 +290,29 @@ adopt_slot(GpuSortState *node, GsSharedRuns *sh, int p, int nwords)
 	node->info.ms_shared = Max(node->info.ms_shared, slot->ms_write);
 }
 
+/*
+ * The shared runs this node merges: those of the participants' GpuSort
+ * below the Gather, or those the parallel intake's participants wrote when
+ * their shares outgrew their room (sortpar.c); NULL if none
+ */
+static GsSharedRuns *
+runs_source(GpuSortState *node, int *plan_node_id)
+{
+	if (node->below)
+	{
+		*plan_node_id = node->below->css.ss.ps.plan->plan_node_id;
+		return node->below->shared;
+	}
+	if (node->par)
+		return gs_par_runs(node->par, plan_node_id);
+	return NULL;
+}
+
 bool
 gs_shared_adopt(GpuSortState *node)
 {
-	GsSharedRuns *sh = node->below ? node->below->shared : NULL;
+	int			plan_node_id = 0;
+	GsSharedRuns *sh = runs_source(node, &plan_node_id);
 	int			total = 0;
 	int			p;
 
@@ -278,7 +330,7 @@ gs_shared_adopt(GpuSortState *node)
 	for (p = 0; p < sh->nslots; p++)
 	{
 		if (sh->slots[p].nruns > 0)
-			adopt_slot(node, sh, p, gs_keys_nwords(node->keys));
+			adopt_slot(node, sh, plan_node_id, p, gs_keys_nwords(node->keys));
 	}
 	if (node->tuplesort)
 		feed_tuplesort(node);

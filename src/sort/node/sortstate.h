@@ -24,6 +24,7 @@
 #include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
+#include "portability/instr_time.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
@@ -121,6 +122,9 @@ typedef struct GpuSortState
 	struct GsSharedRuns *shared;	/* GS_SORT_SHARED_RUNS under a Gather in
 									 * parallel mode: the runs' shared state
 									 * (DSM), or NULL */
+	bool		writer;			/* a parallel intake's run writer (sortpar.c):
+								 * writes every row to the shared runs */
+	instr_time	writer_start;	/* when the writer's share began */
 	struct GpuSortState *below; /* the participants' GpuSort under the
 								 * Gather below, whose runs this node merges,
 								 * or NULL */
