@@ -193,21 +193,60 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 	ExecClearTuple(sb);
 }
 
-/* debug_scramble_keys: swaps the first pair of the output the prefixes order */
-static void
-scramble(VerifyArg *a, uint32 *order)
+/* rows at positions p and q of order are in order under the comparators */
+static bool
+rows_in_order(GpuSortState *node, VerifyArg *a, TupleTableSlot **slots,
+			  const uint32 *order, uint64 p, uint64 q)
 {
+	TupleTableSlot *sa = slots[0];
+	TupleTableSlot *sb = slots[1];
+	bool		ok;
+
+	ExecStoreMinimalTuple(a->tuples[order[p]], sa, false);
+	ExecStoreMinimalTuple(a->tuples[order[q]], sb, false);
+	ok = gs_sort_compare_slots(node, sa, sb, 0) <= 0;
+	ExecClearTuple(sa);
+	ExecClearTuple(sb);
+	return ok;
+}
+
+/*
+ * debug_scramble_keys: swaps the first pair of the output that the
+ * prefixes order, among those whose rows and both neighbours are truly in
+ * order.  The check reads the keys at output positions, which the swap
+ * leaves where they were; around a pair in order the swap makes exactly
+ * one descent, at that pair, which the check compares.  Swapping a pair
+ * the transform had already put out of order would instead move the
+ * descents to pairs whose keys tie, which the check rightly skips in a
+ * real sort (the comparators ordered them) -- a scramble no sort can give.
+ */
+static void
+scramble(GpuSortState *node, VerifyArg *a, uint32 *order)
+{
+	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
+	TupleTableSlot *slots[2];
 	uint64		j;
 
+	slots[0] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	slots[1] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	for (j = 1; j < a->nout; j++)
-		if (needs_check(a, j - 1, j))
+	{
+		if ((j % GS_INTERRUPT_EVERY) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (needs_check(a, j - 1, j) &&
+			rows_in_order(node, a, slots, order, j - 1, j) &&
+			(j < 2 || rows_in_order(node, a, slots, order, j - 2, j - 1)) &&
+			(j + 1 >= a->n || rows_in_order(node, a, slots, order, j, j + 1)))
 		{
 			uint32		tmp = order[j - 1];
 
 			order[j - 1] = order[j];
 			order[j] = tmp;
-			return;
+			break;
 		}
+	}
+	ExecDropSingleTupleTableSlot(slots[0]);
+	ExecDropSingleTupleTableSlot(slots[1]);
 }
 
 static uint32 *
@@ -293,7 +332,7 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 	{
 		if (writable == NULL)
 			writable = writable_copy(node, order, n);
-		scramble(&a, writable);
+		scramble(node, &a, writable);
 	}
 	a.order = writable ? writable : order;
 

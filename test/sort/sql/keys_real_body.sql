@@ -171,6 +171,11 @@ SELECT gs_check('SELECT country, city, name, id, g FROM kr_big ORDER BY country,
 SET gpusort.debug_scramble_keys = on;
 SELECT gs_check('SELECT url, g FROM kr_big ORDER BY url, g');
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g');
+-- the parallel node, which keys odd by its strxfrm prefix here, where
+-- the transform disagrees with strcoll next to the scrambled pair
+SET gpusort.parallel = on;
+SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g');
+RESET gpusort.parallel;
 RESET gpusort.debug_scramble_keys;
 -- without ranks, the disagreements of odd make thousands of runs, merged
 -- on threads with strcoll (the backend where equal strings need the later
