@@ -991,6 +991,18 @@ spill_allowed(GpuSortState *node, Size budget)
 		 (node->ntuples > 0 && stored_bytes(node) > budget));
 }
 
+/* the row pointers and raw keys, once their rows went elsewhere */
+static void
+free_row_arrays(GpuSortState *node)
+{
+	if (node->tuples)
+		pfree(node->tuples);
+	node->tuples = NULL;
+	if (node->raw)
+		pfree(node->raw);
+	node->raw = NULL;
+}
+
 /*
  * Gives up on the engine: the stored rows, and every row still to come, go
  * to a tuplesort that runs as a Sort node's would.
@@ -1026,12 +1038,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
 	gs_rows_release(&node->rows);
-	if (node->tuples)
-		pfree(node->tuples);
-	node->tuples = NULL;
-	if (node->raw)
-		pfree(node->raw);
-	node->raw = NULL;
+	free_row_arrays(node);
 	node->ntuples = 0;
 	node->cutoff = NULL;
 	/*
@@ -1555,12 +1562,7 @@ finish_shared_runs(GpuSortState *node, Size budget)
 	gs_shared_publish(node, nruns, node->info.rows_sorted);
 	node->spilling = false;
 	node->nout = 0;
-	if (node->tuples)
-		pfree(node->tuples);
-	node->tuples = NULL;
-	if (node->raw)
-		pfree(node->raw);
-	node->raw = NULL;
+	free_row_arrays(node);
 	node->maxtuples = 0;
 	if (node->reservation)
 		gs_release_all(node->reservation);
