@@ -1275,6 +1275,33 @@ explain_runs(const char *label, GsParPart *p, ExplainState *es)
 	}
 }
 
+/* a participant that kept its rows in shared memory */
+static void
+explain_stored(const char *label, const GsParPart *p, ExplainState *es)
+{
+	char		name[96];
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
+						 label, p->nrows, (p->bytes + 1023) / 1024);
+		if (es->timing)
+			appendStringInfo(es->str, ", %.3f ms", p->ms);
+		appendStringInfoChar(es->str, '\n');
+		return;
+	}
+	snprintf(name, sizeof(name), "%s Rows Stored", label);
+	ExplainPropertyUInteger(name, NULL, p->nrows, es);
+	snprintf(name, sizeof(name), "%s Memory", label);
+	ExplainPropertyUInteger(name, "kB", (p->bytes + 1023) / 1024, es);
+	if (es->timing)
+	{
+		snprintf(name, sizeof(name), "%s Time Storing", label);
+		ExplainPropertyFloat(name, "ms", p->ms, 3, es);
+	}
+}
+
 static void
 store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1306,28 +1333,7 @@ store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			snprintf(label, sizeof(label), "Worker %d", i - 1);
 		if (p->wrote_runs)
 			explain_runs(label, p, es);
-		else if (es->format == EXPLAIN_FORMAT_TEXT)
-		{
-			appendStringInfoSpaces(es->str, es->indent * 2);
-			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
-							 label, p->nrows, (p->bytes + 1023) / 1024);
-			if (es->timing)
-				appendStringInfo(es->str, ", %.3f ms", p->ms);
-			appendStringInfoChar(es->str, '\n');
-		}
 		else
-		{
-			char		name[96];
-
-			snprintf(name, sizeof(name), "%s Rows Stored", label);
-			ExplainPropertyUInteger(name, NULL, p->nrows, es);
-			snprintf(name, sizeof(name), "%s Memory", label);
-			ExplainPropertyUInteger(name, "kB", (p->bytes + 1023) / 1024, es);
-			if (es->timing)
-			{
-				snprintf(name, sizeof(name), "%s Time Storing", label);
-				ExplainPropertyFloat(name, "ms", p->ms, 3, es);
-			}
-		}
+			explain_stored(label, p, es);
 	}
 }
