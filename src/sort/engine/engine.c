@@ -136,7 +136,9 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 	expected_rows = Min(expected_rows, max_pairs);
 	expected_rows = Min(expected_rows, GS_MAX_PAIRS);
 
-	if (gpusort_device == GS_DEVICE_CPU)
+	if (flags & GS_SORTER_KEYS_ONLY)
+		strlcpy(s->stats.fallback, "keys only", sizeof(s->stats.fallback));
+	else if (gpusort_device == GS_DEVICE_CPU)
 		strlcpy(s->stats.fallback, "gpusort.device = cpu", sizeof(s->stats.fallback));
 	else if (gpusort_device == GS_DEVICE_AUTO && expected_rows < GS_GPU_AUTO_MIN_ROWS)
 		snprintf(s->stats.fallback, sizeof(s->stats.fallback),
@@ -261,7 +263,7 @@ sort_on_cpu(GsSorter *s)
 void
 gs_sorter_sort(GsSorter *s)
 {
-	Assert(!s->sorted);
+	Assert(!s->sorted && !(s->flags & GS_SORTER_KEYS_ONLY));
 	s->stats.npairs = s->n;
 
 	if (s->gpu && gpusort_device == GS_DEVICE_AUTO && s->n < GS_GPU_AUTO_MIN_ROWS)
@@ -314,6 +316,13 @@ gs_sorter_key(const GsSorter *s, uint64 rank)
 	Assert(s->sorted && (s->flags & GS_SORTER_NEED_KEYS));
 	Assert(rank < s->n);
 	return &s->sorted_keys[rank * s->nwords];
+}
+
+const uint64 *
+gs_sorter_row_keys(const GsSorter *s)
+{
+	Assert(!s->sorted && (s->flags & GS_SORTER_KEYS_ONLY));
+	return s->keys;
 }
 
 const GsSortStats *

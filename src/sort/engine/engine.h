@@ -43,6 +43,8 @@
 /* gs_sorter_begin flags */
 #define GS_SORTER_NEED_KEYS		0x01	/* caller reads sorted keys after the
 										 * sort (to find runs of equal keys) */
+#define GS_SORTER_KEYS_ONLY		0x02	/* never sorted: the caller reads the
+										 * keys back by row (gs_sorter_row_keys) */
 
 typedef struct GsSorter GsSorter;
 
@@ -59,6 +61,8 @@ extern uint64 gs_sorter_count(const GsSorter *s);
 extern const uint32 *gs_sorter_rows(const GsSorter *s);
 /* key at sorted position rank; needs GS_SORTER_NEED_KEYS */
 extern const uint64 *gs_sorter_key(const GsSorter *s, uint64 rank);
+/* the keys in row order, as pushed; needs GS_SORTER_KEYS_ONLY */
+extern const uint64 *gs_sorter_row_keys(const GsSorter *s);
 extern const GsSortStats *gs_sorter_stats(const GsSorter *s);
 extern void gs_sorter_end(GsSorter *s);
 

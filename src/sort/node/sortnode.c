@@ -666,9 +666,14 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
  * Step 2: lays out the key and builds every stored row's key, in row
  * order, into a new sorter: from the kept raw keys, or from the stored rows
  * (on threads where the raw key is small enough to capture there).
+ *
+ * run_layout asks for the runs' layout (gs_spill_fix_layout): keys that
+ * compare across runs, so no ranks, which number one run's values; with
+ * flags GS_SORTER_KEYS_ONLY the sorter only holds them for the run's
+ * writer.  Otherwise the layout is the one a sort that fits would choose.
  */
 static GsSorter *
-build_keys(GpuSortState *node)
+build_keys(GpuSortState *node, bool run_layout, int flags)
 {
 	GsKeySpec  *keys = node->keys;
 	uint64		n = node->ntuples;
@@ -677,11 +682,7 @@ build_keys(GpuSortState *node)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	/*
-	 * Runs need keys that compare across runs, and written out: no ranks,
-	 * which number one run's values, and one layout for every run
-	 */
-	if (node->spilling)
+	if (run_layout)
 		gs_spill_fix_layout(node);
 	else
 	{
@@ -689,10 +690,9 @@ build_keys(GpuSortState *node)
 		gs_keys_choose_layout(keys, n, row_raw, node);
 	}
 	nwords = gs_keys_nwords(keys);
-	sorter = gs_sorter_begin(nwords, n,
-							 (node->spilling ||
-							  gs_keys_first_inexact(keys) < node->nkeys) ?
-							 GS_SORTER_NEED_KEYS : 0);
+	if (gs_keys_first_inexact(keys) < node->nkeys && !(flags & GS_SORTER_KEYS_ONLY))
+		flags |= GS_SORTER_NEED_KEYS;
+	sorter = gs_sorter_begin(nwords, n, flags);
 	if (node->raw && n >= GS_THREADED_MIN_ROWS)
 		encode_threaded(node, sorter, nwords);
 	else if (!node->raw && n >= GS_THREADED_MIN_ROWS && gpusort_threads() > 1 &&
@@ -863,7 +863,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	const uint32 *order;
 	uint32	   *settled;
 
-	sorter = build_keys(node);
+	sorter = build_keys(node, false, 0);
 	order = order_rows(node, sorter, &settled);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
@@ -924,16 +924,46 @@ prune_to_bound(GpuSortState *node)
 }
 
 /*
- * After order_rows: are the sorter's keys, rank by rank, still those of the
- * rows in output order?  Settling and refining ties only permutes rows of
- * equal keys; a strcoll repair (sortrepair.c: a disorder the check found,
- * verify_bad grew) or a re-sort by the comparators moves rows away from
- * their keys' ranks.
+ * The keys a run of the stored rows is written with, and their order.
+ *
+ * The runs' keys take the runs' layout (gs_spill_fix_layout): 16 bytes
+ * that compare across runs, so without dictionary ranks, which number one
+ * run's values.  Where that layout decides every column exactly, the rows
+ * are sorted by those keys, which are written as sorted (by rank).
+ * Otherwise sorting by them would leave most of the run to the comparators
+ * -- ORDER BY country, city, name puts every row in a tie group of
+ * country's strxfrm prefix -- so the run is sorted as a sort that fits
+ * would be (ranks, the key it would choose, refined ties, the strcoll check
+ * and its repairs), and each row carries the key the runs' layout gives it,
+ * built first into a sorter that is never sorted (read by row).
+ *
+ * Either way the rows are in an order stock's Sort could return, and each
+ * row's key is its own under the runs' layout, which node->keys has again
+ * on return.  *sorter and *run are to be ended by the caller (run may be
+ * NULL); *settled as for order_rows.
  */
-static bool
-keys_follow_rows(GpuSortState *node, uint64 bad_before)
+static const uint32 *
+sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
+		 uint32 **settled, const uint64 **keys, bool *by_row)
 {
-	return !node->info.verify_resorted && node->info.verify_bad == bad_before;
+	const uint32 *order;
+
+	if (gs_spill_layout_exact(node))
+	{
+		*run = NULL;
+		*sorter = build_keys(node, true, GS_SORTER_NEED_KEYS);
+		order = order_rows(node, *sorter, settled);
+		*keys = node->ntuples > 0 ? gs_sorter_key(*sorter, 0) : NULL;
+		*by_row = false;
+		return order;
+	}
+	*run = build_keys(node, true, GS_SORTER_KEYS_ONLY);
+	*sorter = build_keys(node, false, 0);
+	order = order_rows(node, *sorter, settled);
+	gs_spill_fix_layout(node);
+	*keys = gs_sorter_row_keys(*run);
+	*by_row = true;
+	return order;
 }
 
 /*
@@ -946,26 +976,25 @@ static void
 spill_stored(GpuSortState *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
-	bool		resorted_before = node->info.verify_resorted;
-	uint64		bad_before = node->info.verify_bad;
 	GsSorter   *sorter;
+	GsSorter   *run;
 	const uint32 *order;
 	uint32	   *settled;
+	const uint64 *keys;
+	bool		by_row;
 
 	node->spilling = true;
 	gs_rows_finish(&node->rows);
-	node->info.verify_resorted = false;
-	sorter = build_keys(node);
-	order = order_rows(node, sorter, &settled);
+	order = sort_run(node, &sorter, &run, &settled, &keys, &by_row);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.rows_sorted += node->ntuples;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
-	/* a re-sort by the comparators moved rows away from their keys' ranks */
-	gs_spill_write_run(node, sorter, order, keys_follow_rows(node, bad_before));
-	node->info.verify_resorted |= resorted_before;
+	gs_spill_write_run(node, keys, by_row, order);
 	gs_sorter_end(sorter);
+	if (run)
+		gs_sorter_end(run);
 	if (settled)
 		pfree(settled);
 
@@ -1488,25 +1517,25 @@ static void
 keep_last_run(GpuSortState *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
-	bool		resorted_before = node->info.verify_resorted;
-	uint64		bad_before = node->info.verify_bad;
 	GsSorter   *sorter;
+	GsSorter   *run;
 	const uint32 *order;
 	uint32	   *settled;
+	const uint64 *sorted_keys;
 	uint64	   *keys;
+	bool		by_row;
 
 	gs_rows_finish(&node->rows);
-	node->info.verify_resorted = false;
-	sorter = build_keys(node);
-	order = order_rows(node, sorter, &settled);
+	order = sort_run(node, &sorter, &run, &settled, &sorted_keys, &by_row);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.rows_sorted += node->ntuples;
-	keys = gs_spill_run_keys(node, sorter, order, keys_follow_rows(node, bad_before));
-	node->info.verify_resorted |= resorted_before;
+	keys = gs_spill_run_keys(node, sorted_keys, by_row, order);
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
 	gather_output(node, order, false);
 	gs_sorter_end(sorter);
+	if (run)
+		gs_sorter_end(run);
 	if (settled)
 		pfree(settled);
 	gs_spill_keep_run(node, keys);

@@ -32,11 +32,11 @@
  * checks a libc prefix's order within the run, re-sorting it with the
  * comparators if need be), and the comparison above agrees with the
  * operators wherever it does not leave the order to them, so the merged
- * output is too.  A run whose strcoll check repaired or re-sorted it no
- * longer has its keys in the engine's rank order: its keys are then built
- * again from each row (gs_spill_write_run), so every row travels with its
- * own key.  Dictionary ranks (sortdict.c) number one run's values, so runs
- * are keyed without them.
+ * output is too.  Dictionary ranks (sortdict.c) number one run's values,
+ * so the runs' keys are without them; where that leaves the key inexact,
+ * a run is sorted as a sort that fits (ranks, refined ties, the strcoll
+ * check), each row then written with its own runs' key (sort_run in
+ * sortnode.c), so one run's ties cost no more than the sort in memory.
  *
  * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
  * buffer of its own: where more runs accumulated (a budget small for the
@@ -102,6 +102,18 @@ gs_spill_fix_layout(GpuSortState *node)
 	pfree(wide);
 }
 
+/*
+ * Do the runs' keys decide every comparison: no libc prefix (whose order
+ * strcoll checks) and every sort column exact?  The merge then compares
+ * keys alone (merge_compare), and a run is sorted by those keys.
+ */
+bool
+gs_spill_layout_exact(GpuSortState *node)
+{
+	gs_spill_fix_layout(node);
+	return node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys;
+}
+
 /* the first GS_SPILL_PREFETCH_LINES cache lines of a row, ahead of its copy */
 static inline void
 prefetch_row(MinimalTuple tup)
@@ -110,23 +122,6 @@ prefetch_row(MinimalTuple tup)
 
 	for (l = 0; l < GS_SPILL_PREFETCH_LINES; l++)
 		gs_prefetch((char *) tup + l * 64);
-}
-
-/* the key of stored row row, built from the row */
-static void
-row_key(GpuSortState *node, uint64 row, uint8 *rawbuf, uint64 *key)
-{
-	const uint8 *raw;
-
-	if (node->raw)
-		raw = node->raw + row * node->raw_bytes;
-	else
-	{
-		ExecStoreMinimalTuple(node->tuples[row], node->row_slot, false);
-		gs_keys_capture(node->keys, node->row_slot, rawbuf);
-		raw = rawbuf;
-	}
-	gs_keys_encode(node->keys, raw, row, key);
 }
 
 /* a new run in node->runs, after those there */
@@ -197,19 +192,24 @@ reduce_runs(GpuSortState *node)
 	}
 }
 
+/* the key written with the i-th row of a run (gs_spill_write_run) */
+static inline const uint64 *
+run_key(const uint64 *keys, bool by_row, const uint32 *order, uint64 i,
+		int nwords)
+{
+	return keys + (by_row ? order[i] : i) * nwords;
+}
+
 /*
- * Writes the stored rows in the given order, with their keys, as a new run.
- * keys_by_rank: the sorter's keys in sorted order match order (ties only
- * permuted rows of equal keys); otherwise each row's key is built again.
+ * Writes the stored rows in the given order, with their keys, as a new run
+ * (see sortstate.h).
  */
 void
-gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
-				   bool keys_by_rank)
+gs_spill_write_run(GpuSortState *node, const uint64 *keys, bool by_row,
+				   const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
-	uint8	   *rawbuf = palloc(node->raw_bytes);
-	uint64		key[GS_MAX_KEY_WORDS];
 	GsRun	   *run;
 	uint64		i;
 	instr_time	start;
@@ -231,55 +231,44 @@ gs_spill_write_run(GpuSortState *node, GsSorter *sorter, const uint32 *order,
 			gs_prefetch(&node->tuples[order[i + 2 * GS_SPILL_PREFETCH]]);
 		if (i + GS_SPILL_PREFETCH < n)
 			prefetch_row(node->tuples[order[i + GS_SPILL_PREFETCH]]);
-		if (keys_by_rank)
-			gs_run_write(run, gs_sorter_key(sorter, i), node->tuples[order[i]]);
-		else
-		{
-			row_key(node, order[i], rawbuf, key);
-			gs_run_write(run, key, node->tuples[order[i]]);
-		}
+		gs_run_write(run, run_key(keys, by_row, order, i, nwords),
+					 node->tuples[order[i]]);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	ExecClearTuple(node->row_slot);
-	pfree(rawbuf);
 	node->info.spill_runs++;
 	node->info.spill_bytes += run->bytes;
 	node->info.ms_spill += gs_elapsed_ms(start);
 }
 
 /*
- * The keys of the stored rows in the given order, in a new array (runcxt):
- * the last rows of a sort stay in memory as its last run, and their keys
- * must outlive the sorter.  keys_by_rank as for gs_spill_write_run.
+ * The keys of the last run, kept in memory (gs_spill_keep_run), in output
+ * order: their own array, since the sorter's keys go with the sorter.
  */
 uint64 *
-gs_spill_run_keys(GpuSortState *node, GsSorter *sorter, const uint32 *order,
-				  bool keys_by_rank)
+gs_spill_run_keys(GpuSortState *node, const uint64 *keys, bool by_row,
+				  const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
-	uint64	   *keys = gs_huge_alloc(node->runcxt,
-									 sizeof(uint64) * nwords * Max(n, 1));
-	uint8	   *rawbuf;
+	uint64	   *out = gs_huge_alloc(node->runcxt,
+									sizeof(uint64) * nwords * Max(n, 1));
 	uint64		i;
 
-	if (keys_by_rank)
+	if (!by_row)
 	{
 		if (n > 0)
-			memcpy(keys, gs_sorter_key(sorter, 0), sizeof(uint64) * nwords * n);
-		return keys;
+			memcpy(out, keys, sizeof(uint64) * nwords * n);
+		return out;
 	}
-	rawbuf = palloc(node->raw_bytes);
 	for (i = 0; i < n; i++)
 	{
-		row_key(node, order[i], rawbuf, keys + i * nwords);
+		memcpy(out + i * nwords, run_key(keys, true, order, i, nwords),
+			   sizeof(uint64) * nwords);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	ExecClearTuple(node->row_slot);
-	pfree(rawbuf);
-	return keys;
+	return out;
 }
 
 /*

@@ -288,16 +288,19 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 
 /* the one key layout of every run of the sort */
 extern void gs_spill_fix_layout(GpuSortState *node);
+/* does that layout decide every comparison (no comparator, no strcoll)? */
+extern bool gs_spill_layout_exact(GpuSortState *node);
 
 /*
  * Writes the stored rows in output order (order[0 .. ntuples)) with their
- * keys as a new run: the sorter's keys at each rank when keys_by_rank,
- * else each row's own key built again.
+ * keys as a new run: keys[i] is the i-th row's written when !by_row (keys
+ * in sorted order), the row's own, keys[order[i]], when by_row.
  */
-extern void gs_spill_write_run(GpuSortState *node, GsSorter *sorter,
-							   const uint32 *order, bool keys_by_rank);
-extern uint64 *gs_spill_run_keys(GpuSortState *node, GsSorter *sorter,
-								 const uint32 *order, bool keys_by_rank);
+extern void gs_spill_write_run(GpuSortState *node, const uint64 *keys,
+							   bool by_row, const uint32 *order);
+/* the same keys, in output order, in a new array of runcxt */
+extern uint64 *gs_spill_run_keys(GpuSortState *node, const uint64 *keys,
+								 bool by_row, const uint32 *order);
 extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
 extern void gs_spill_add_run(GpuSortState *node, GsRun *run);
 extern void gs_spill_start_merge(GpuSortState *node);
