@@ -113,7 +113,7 @@ SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
 SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8" DESC, id');
 SELECT spill('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
 -- a strcoll disagreement in every run (gpusort.debug_scramble_keys): each
--- run is repaired, and its rows written with keys built again from them
+-- run is repaired, each row written with its own key
 SET gpusort.debug_scramble_keys = on;
 SELECT gs_check('SELECT * FROM sp ORDER BY t COLLATE "en_US.utf8", id');
 RESET gpusort.debug_scramble_keys;
@@ -129,6 +129,26 @@ SELECT gs_check('SELECT lp FROM sp ORDER BY lp');
 SELECT gs_check('SELECT * FROM sp ORDER BY k, b, i2, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY k DESC, t, i8 NULLS FIRST, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY lp, n DESC, id');
+-- columns of few values sharing prefixes, under a libc collation: the
+-- runs' key (a strxfrm prefix of the first, no ranks) would leave each run
+-- to the comparators, so a run is sorted as a sort that fits (ranks of
+-- country and city, name's prefix checked with strcoll) and its rows are
+-- written with their runs' keys
+CREATE TABLE ccn AS
+SELECT i AS id,
+	   (ARRAY['France', 'Deutschland', 'Österreich', 'Ísland', 'Česko', 'España'])[1 + (hashint4(i) & 65535) % 6] AS country,
+	   (ARRAY['Saint-Étienne', 'L''Haÿ-les-Roses', 'St. Louis', 'St Louis', 'Saint Louis', 'Malmö', 'Münster', 'München'])[1 + (hashint4(i + 7) & 65535) % 8] AS city,
+	   (ARRAY['Anne-Marie', 'Jean-Luc', 'Zoë', 'Mary Jo', 'Mary-Jo', 'Seán'])[1 + (hashint4(i + 11) & 65535) % 6] || ' ' ||
+	   (ARRAY['O''Brien', 'OBrien', 'O Brien', 'Lefèvre-Durand', 'Lefevre Durand', 'Núñez'])[1 + (hashint4(i + 13) & 65535) % 6] || ' ' ||
+	   (hashint4(i + 17) & 65535) % 500 AS name
+  FROM generate_series(1, 60000) i;
+ANALYZE ccn;
+SELECT spill('SELECT * FROM ccn ORDER BY country COLLATE "en_US.utf8", city COLLATE "en_US.utf8", name COLLATE "en_US.utf8"');
+SELECT gs_check('SELECT * FROM ccn ORDER BY country COLLATE "en_US.utf8", city COLLATE "en_US.utf8", name COLLATE "en_US.utf8", id');
+SELECT gs_check('SELECT * FROM ccn ORDER BY country COLLATE "en_US.utf8" DESC, city COLLATE "en_US.utf8", name COLLATE "en_US.utf8" DESC, id');
+SET gpusort.debug_scramble_keys = on;
+SELECT gs_check('SELECT * FROM ccn ORDER BY country COLLATE "en_US.utf8", city COLLATE "en_US.utf8", name COLLATE "en_US.utf8", id');
+RESET gpusort.debug_scramble_keys;
 
 -- more runs than one merge reads at once: 32 of them merged into one
 -- longer run first
@@ -355,4 +375,4 @@ SELECT gs_check('SELECT * FROM sp ORDER BY t, id LIMIT 10');
 RESET gpusort.max_memory;
 SELECT spill('SELECT * FROM sp ORDER BY t, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
-DROP TABLE sp, stale;
+DROP TABLE sp, stale, ccn;

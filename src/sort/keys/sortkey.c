@@ -1669,6 +1669,26 @@ gs_keys_encode(const GsKeySpec *spec, const uint8 *raw, uint64 row,
 
 /* ---- EXPLAIN ------------------------------------------------------------------ */
 
+/*
+ * A copy of spec's layout, in the current memory context, for EXPLAIN
+ * after spec has been laid out again (the runs' layout of a sort that
+ * sorted its runs by another): only gs_keys_describe may read it.
+ */
+GsKeySpec *
+gs_keys_snapshot(const GsKeySpec *spec)
+{
+	GsKeySpec  *copy = palloc(sizeof(GsKeySpec));
+	int			c;
+
+	*copy = *spec;
+	copy->cols = palloc(sizeof(GsKeyCol) * Max(spec->nenc, 1));
+	memcpy(copy->cols, spec->cols, sizeof(GsKeyCol) * spec->nenc);
+	/* the ranks are freed after the keys are built; their count stays */
+	for (c = 0; c < spec->nenc; c++)
+		copy->cols[c].ranks = NULL;
+	return copy;
+}
+
 char *
 gs_keys_describe(const GsKeySpec *spec, const char *const *colnames)
 {

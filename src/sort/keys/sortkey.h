@@ -166,5 +166,6 @@ extern bool gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b,
 
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
+extern GsKeySpec *gs_keys_snapshot(const GsKeySpec *spec);
 
 #endif							/* GPUSORT_SORTKEY_H */

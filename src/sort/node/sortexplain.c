@@ -440,6 +440,12 @@ describe_keys(GpuSortState *node, List *ancestors, ExplainState *es)
 
 	foreach(lc, names)
 		arr[k++] = lfirst(lc);
+	/* runs sorted by a layout of their own, written with the runs' keys */
+	if (node->run_sort_keys &&
+		(node->info.spill_runs > 0 || node->info.runs_shared))
+		return psprintf("%s; runs' key %s",
+						gs_keys_describe(node->run_sort_keys, arr),
+						gs_keys_describe(node->keys, arr));
 	return gs_keys_describe(node->keys, arr);
 }
 

@@ -960,6 +960,15 @@ sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
 	*run = build_keys(node, true, GS_SORTER_KEYS_ONLY);
 	*sorter = build_keys(node, false, 0);
 	order = order_rows(node, *sorter, settled);
+	/* EXPLAIN shows the first run's layout beside the runs' */
+	if (node->run_sort_keys == NULL)
+	{
+		MemoryContext oldcxt =
+			MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+
+		node->run_sort_keys = gs_keys_snapshot(node->keys);
+		MemoryContextSwitchTo(oldcxt);
+	}
 	gs_spill_fix_layout(node);
 	*keys = gs_sorter_row_keys(*run);
 	*by_row = true;

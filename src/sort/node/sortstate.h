@@ -130,6 +130,8 @@ typedef struct GpuSortState
 								 * or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
+	GsKeySpec  *run_sort_keys;	/* the layout the first run was sorted by,
+								 * where not the runs' (sort_run), or NULL */
 	char	   *nokey_reason;
 	SortSupport ssup;			/* comparators, [nkeys] */
 	bool		ssup_ready;		/* ssup prepared (on the first sort) */
