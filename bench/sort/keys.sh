@@ -31,8 +31,10 @@
 # ms, tuned/gpusort, serial/gpusort, rows settled by the comparators, key),
 # also written to $OUT/keys.md (default bench/out/keys/), with keys.csv,
 # device.txt and explain.txt.  GS_BENCH_QUERIES and GS_BENCH_MODES run
-# fewer; GS_NO_BUILD=1 uses the installed build; GS_PRIVATE_PG as in
-# test/lib.sh; GS_CLUSTER_LOCALE (default en_US.UTF-8) the database's.
+# fewer; GS_BENCH_MAX_MEMORY sets gpusort.max_memory for gpusort (a sort
+# past it writes runs); GS_NO_BUILD=1 uses the installed build;
+# GS_PRIVATE_PG as in test/lib.sh; GS_CLUSTER_LOCALE (default en_US.UTF-8)
+# the database's.
 set -uo pipefail
 . "$(dirname "$0")/../../test/lib.sh"
 
@@ -78,7 +80,7 @@ mode_settings() {
 	case $1 in
 		stock_tuned) echo "SET gpusort.enabled = off; $tuned" ;;
 		stock_serial) echo "SET gpusort.enabled = off; SET max_parallel_workers_per_gather = 0; SET work_mem = '1GB';" ;;
-		gpusort) echo "$tuned" ;;
+		gpusort) echo "$tuned${GS_BENCH_MAX_MEMORY:+ SET gpusort.max_memory = '$GS_BENCH_MAX_MEMORY';}" ;;
 		*) echo "unknown mode $1" >&2; return 1 ;;
 	esac
 }
