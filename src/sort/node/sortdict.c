@@ -385,6 +385,21 @@ dict_free(DictArg *a)
 	pfree(a->maps);
 }
 
+/* a's rows and sort column c, for the sample and the count */
+static void
+dict_arg_init(GpuSortState *node, int c, DictArg *a)
+{
+	Form_pg_attribute att;
+
+	memset(a, 0, sizeof(*a));
+	a->tuples = node->tuples;
+	a->n = node->ntuples;
+	a->attno = gs_keys_attno(node->keys, c);
+	att = TupleDescAttr(node->row_slot->tts_tupleDescriptor, a->attno - 1);
+	a->attlen = att->attlen;
+	a->attbyval = att->attbyval;
+}
+
 /*
  * The ranks of sort column c's values, row by row (NULL rows: undefined),
  * and in *nranks how many there are; NULL when the column is not worth
@@ -394,17 +409,10 @@ static uint32 *
 dict_rank_column(GpuSortState *node, int c, uint32 *nranks)
 {
 	DictArg		a;
-	Form_pg_attribute att;
 	int			nthreads = (node->ntuples >= GS_THREADED_MIN_ROWS) ?
 		gpusort_threads() : 1;
 
-	memset(&a, 0, sizeof(a));
-	a.tuples = node->tuples;
-	a.n = node->ntuples;
-	a.attno = gs_keys_attno(node->keys, c);
-	att = TupleDescAttr(node->row_slot->tts_tupleDescriptor, a.attno - 1);
-	a.attlen = att->attlen;
-	a.attbyval = att->attbyval;
+	dict_arg_init(node, c, &a);
 	if (!dict_sample_promising(&a, node->row_slot))
 		return NULL;
 
@@ -454,6 +462,30 @@ gs_sort_rank_columns(GpuSortState *node)
 		gs_keys_set_ranks(keys, c, ranks, nranks);
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+/*
+ * Would gs_sort_rank_columns rank a column?  Its first step alone (the
+ * sample) on the first column that is not exact as it is: a run keyed
+ * without ranks asks, to sort by ranks only where there are any (sort_run).
+ */
+bool
+gs_sort_ranks_promising(GpuSortState *node)
+{
+	GsKeySpec  *keys = node->keys;
+	DictArg		a;
+	int			c;
+
+	if (!gpusort_dict_ranks || node->ntuples < GS_DICT_MIN_ROWS ||
+		node->ntuples > PG_UINT32_MAX)
+		return false;
+	for (c = 0; c < gs_keys_nraw(keys); c++)
+		if (gs_keys_rank_pays(keys, c))
+			break;
+	if (c == gs_keys_nraw(keys))
+		return false;
+	dict_arg_init(node, c, &a);
+	return dict_sample_promising(&a, node->row_slot);
 }
 
 /*

@@ -928,33 +928,45 @@ prune_to_bound(GpuSortState *node)
  *
  * The runs' keys take the runs' layout (gs_spill_fix_layout): 16 bytes
  * that compare across runs, so without dictionary ranks, which number one
- * run's values.  Where that layout decides every column exactly, the rows
- * are sorted by those keys, which are written as sorted (by rank).
- * Otherwise sorting by them would leave most of the run to the comparators
- * -- ORDER BY country, city, name puts every row in a tie group of
- * country's strxfrm prefix -- so the run is sorted as a sort that fits
- * would be (ranks, the key it would choose, refined ties, the strcoll check
- * and its repairs), and each row carries the key the runs' layout gives it,
- * built first into a sorter that is never sorted (read by row).
+ * run's values.  Where a column would be ranked, sorting by that layout
+ * would leave most of the run to the comparators -- ORDER BY country,
+ * city, name puts every row in a tie group of country's strxfrm prefix --
+ * so the run is sorted as a sort that fits would be (ranks, the key it
+ * would choose, refined ties, the strcoll check and its repairs), and each
+ * row carries the key the runs' layout gives it, built first into a sorter
+ * that is never sorted: keys by row.  Otherwise the rows are sorted by the
+ * runs' keys, written as sorted (by rank), unless a strcoll repair moved
+ * rows away from their keys' ranks: then each row's key is found through
+ * where the sorter had put it (*pos).
  *
  * Either way the rows are in an order stock's Sort could return, and each
  * row's key is its own under the runs' layout, which node->keys has again
- * on return.  *sorter and *run are to be ended by the caller (run may be
- * NULL); *settled as for order_rows.
+ * on return.  The caller ends *sorter and *run (NULL where none) and frees
+ * *pos; *settled as for order_rows.
  */
 static const uint32 *
 sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
-		 uint32 **settled, const uint64 **keys, bool *by_row)
+		 uint32 **settled, GsRunKeys *rk)
 {
 	const uint32 *order;
+	uint64		bad_before = node->info.verify_bad;
+	bool		resorted_before = node->info.verify_resorted;
 
-	if (gs_spill_layout_exact(node))
+	memset(rk, 0, sizeof(*rk));
+	if (gs_spill_layout_exact(node) || !gs_sort_ranks_promising(node))
 	{
 		*run = NULL;
 		*sorter = build_keys(node, true, GS_SORTER_NEED_KEYS);
+		node->info.verify_resorted = false;
 		order = order_rows(node, *sorter, settled);
-		*keys = node->ntuples > 0 ? gs_sorter_key(*sorter, 0) : NULL;
-		*by_row = false;
+		rk->keys = node->ntuples > 0 ? gs_sorter_key(*sorter, 0) : NULL;
+		/* a repair or a re-sort moved rows away from their keys' ranks */
+		if (node->info.verify_resorted || node->info.verify_bad != bad_before)
+		{
+			rk->by_row = true;
+			rk->pos = gs_spill_key_positions(node, gs_sorter_rows(*sorter));
+		}
+		node->info.verify_resorted |= resorted_before;
 		return order;
 	}
 	*run = build_keys(node, true, GS_SORTER_KEYS_ONLY);
@@ -970,9 +982,22 @@ sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
 		MemoryContextSwitchTo(oldcxt);
 	}
 	gs_spill_fix_layout(node);
-	*keys = gs_sorter_row_keys(*run);
-	*by_row = true;
+	rk->keys = gs_sorter_row_keys(*run);
+	rk->by_row = true;
 	return order;
+}
+
+/* what sort_run left to end and free */
+static void
+end_run_sort(GsSorter *sorter, GsSorter *run, uint32 *settled, GsRunKeys *rk)
+{
+	gs_sorter_end(sorter);
+	if (run)
+		gs_sorter_end(run);
+	if (settled)
+		pfree(settled);
+	if (rk->pos)
+		pfree(rk->pos);
 }
 
 /*
@@ -989,23 +1014,18 @@ spill_stored(GpuSortState *node)
 	GsSorter   *run;
 	const uint32 *order;
 	uint32	   *settled;
-	const uint64 *keys;
-	bool		by_row;
+	GsRunKeys	rk;
 
 	node->spilling = true;
 	gs_rows_finish(&node->rows);
-	order = sort_run(node, &sorter, &run, &settled, &keys, &by_row);
+	order = sort_run(node, &sorter, &run, &settled, &rk);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.rows_sorted += node->ntuples;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
-	gs_spill_write_run(node, keys, by_row, order);
-	gs_sorter_end(sorter);
-	if (run)
-		gs_sorter_end(run);
-	if (settled)
-		pfree(settled);
+	gs_spill_write_run(node, &rk, order);
+	end_run_sort(sorter, run, settled, &rk);
 
 	gs_rows_release(&node->rows);
 	init_rows(node);
@@ -1530,23 +1550,18 @@ keep_last_run(GpuSortState *node)
 	GsSorter   *run;
 	const uint32 *order;
 	uint32	   *settled;
-	const uint64 *sorted_keys;
+	GsRunKeys	rk;
 	uint64	   *keys;
-	bool		by_row;
 
 	gs_rows_finish(&node->rows);
-	order = sort_run(node, &sorter, &run, &settled, &sorted_keys, &by_row);
+	order = sort_run(node, &sorter, &run, &settled, &rk);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.rows_sorted += node->ntuples;
-	keys = gs_spill_run_keys(node, sorted_keys, by_row, order);
+	keys = gs_spill_run_keys(node, &rk, order);
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true));
 	gather_output(node, order, false);
-	gs_sorter_end(sorter);
-	if (run)
-		gs_sorter_end(run);
-	if (settled)
-		pfree(settled);
+	end_run_sort(sorter, run, settled, &rk);
 	gs_spill_keep_run(node, keys);
 	MemoryContextSwitchTo(oldcxt);
 }

@@ -192,12 +192,29 @@ reduce_runs(GpuSortState *node)
 	}
 }
 
-/* the key written with the i-th row of a run (gs_spill_write_run) */
+/* the key written with the i-th row of a run (GsRunKeys) */
 static inline const uint64 *
-run_key(const uint64 *keys, bool by_row, const uint32 *order, uint64 i,
-		int nwords)
+run_key(const GsRunKeys *rk, const uint32 *order, uint64 i, int nwords)
 {
-	return keys + (by_row ? order[i] : i) * nwords;
+	uint64		k = !rk->by_row ? i : rk->pos ? rk->pos[order[i]] : order[i];
+
+	return rk->keys + k * nwords;
+}
+
+uint32 *
+gs_spill_key_positions(GpuSortState *node, const uint32 *rows)
+{
+	uint32	   *pos = gs_huge_alloc(node->runcxt,
+									sizeof(uint32) * Max(node->ntuples, 1));
+	uint64		j;
+
+	for (j = 0; j < node->ntuples; j++)
+	{
+		pos[rows[j]] = (uint32) j;
+		if ((j + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return pos;
 }
 
 /*
@@ -205,8 +222,7 @@ run_key(const uint64 *keys, bool by_row, const uint32 *order, uint64 i,
  * (see sortstate.h).
  */
 void
-gs_spill_write_run(GpuSortState *node, const uint64 *keys, bool by_row,
-				   const uint32 *order)
+gs_spill_write_run(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
@@ -231,8 +247,7 @@ gs_spill_write_run(GpuSortState *node, const uint64 *keys, bool by_row,
 			gs_prefetch(&node->tuples[order[i + 2 * GS_SPILL_PREFETCH]]);
 		if (i + GS_SPILL_PREFETCH < n)
 			prefetch_row(node->tuples[order[i + GS_SPILL_PREFETCH]]);
-		gs_run_write(run, run_key(keys, by_row, order, i, nwords),
-					 node->tuples[order[i]]);
+		gs_run_write(run, run_key(rk, order, i, nwords), node->tuples[order[i]]);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -246,8 +261,7 @@ gs_spill_write_run(GpuSortState *node, const uint64 *keys, bool by_row,
  * order: their own array, since the sorter's keys go with the sorter.
  */
 uint64 *
-gs_spill_run_keys(GpuSortState *node, const uint64 *keys, bool by_row,
-				  const uint32 *order)
+gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
@@ -255,15 +269,15 @@ gs_spill_run_keys(GpuSortState *node, const uint64 *keys, bool by_row,
 									sizeof(uint64) * nwords * Max(n, 1));
 	uint64		i;
 
-	if (!by_row)
+	if (!rk->by_row)
 	{
 		if (n > 0)
-			memcpy(out, keys, sizeof(uint64) * nwords * n);
+			memcpy(out, rk->keys, sizeof(uint64) * nwords * n);
 		return out;
 	}
 	for (i = 0; i < n; i++)
 	{
-		memcpy(out + i * nwords, run_key(keys, true, order, i, nwords),
+		memcpy(out + i * nwords, run_key(rk, order, i, nwords),
 			   sizeof(uint64) * nwords);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();

@@ -246,6 +246,7 @@ extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
  * frees the ranks.
  */
 extern void gs_sort_rank_columns(GpuSortState *node);
+extern bool gs_sort_ranks_promising(GpuSortState *node);
 extern void gs_sort_release_ranks(GpuSortState *node);
 
 /* ---- sortrepair.c: merging the runs the check found ------------------------------ */
@@ -294,15 +295,27 @@ extern void gs_spill_fix_layout(GpuSortState *node);
 extern bool gs_spill_layout_exact(GpuSortState *node);
 
 /*
- * Writes the stored rows in output order (order[0 .. ntuples)) with their
- * keys as a new run: keys[i] is the i-th row's written when !by_row (keys
- * in sorted order), the row's own, keys[order[i]], when by_row.
+ * The keys a run's rows are written with (sort_run in sortnode.c): the
+ * i-th row written, stored row order[i], gets keys[i] (keys in sorted
+ * order) unless by_row, then keys[order[i]] (keys in row order), or, with
+ * pos, keys[pos[order[i]]] (keys in sorted order, pos[row] the row's place
+ * among them).
  */
-extern void gs_spill_write_run(GpuSortState *node, const uint64 *keys,
-							   bool by_row, const uint32 *order);
-/* the same keys, in output order, in a new array of runcxt */
-extern uint64 *gs_spill_run_keys(GpuSortState *node, const uint64 *keys,
-								 bool by_row, const uint32 *order);
+typedef struct GsRunKeys
+{
+	const uint64 *keys;
+	bool		by_row;
+	uint32	   *pos;
+} GsRunKeys;
+
+/* pos for GsRunKeys: each row's place in rows[0 .. ntuples), in runcxt */
+extern uint32 *gs_spill_key_positions(GpuSortState *node, const uint32 *rows);
+/* writes the stored rows in output order, order[0 .. ntuples), as a run */
+extern void gs_spill_write_run(GpuSortState *node, const GsRunKeys *rk,
+							   const uint32 *order);
+/* the keys of those rows, in output order, in a new array of runcxt */
+extern uint64 *gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk,
+								 const uint32 *order);
 extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
 extern void gs_spill_add_run(GpuSortState *node, GsRun *run);
 extern void gs_spill_start_merge(GpuSortState *node);
