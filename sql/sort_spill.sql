@@ -21,7 +21,8 @@ SET max_parallel_workers_per_gather = 0;
 
 -- spill(q): the runs q's (first) GpuSort wrote and merged, from EXPLAIN
 -- ANALYZE: '5..20 runs' when between 5 and 20, else the number; the last
--- rows stay in memory, one more way of the merge
+-- rows stay in memory, one more way of the merge; the batched merge's
+-- threads, batches and ranges (spillbatch.c) depend on the machine: N
 CREATE FUNCTION spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
@@ -36,7 +37,8 @@ BEGIN
 				CASE WHEN m[2]::int = m[1]::int + 1 THEN ', and the rows in memory, merged'
 					 WHEN m[2]::int < m[1]::int AND m[2]::int <= 33 THEN ', merged at most 33 ways'
 					 ELSE ', merged ' || m[2] || ' ways' END ||
-				m[3];
+				regexp_replace(m[3], 'threads \d+, batches \d+, key ranges \d+',
+							   'threads N, batches N, key ranges N');
 		END IF;
 	END LOOP;
 	RETURN 'no runs';
@@ -134,6 +136,38 @@ SELECT gs_check('SELECT * FROM sp ORDER BY lp, n DESC, id');
 -- longer run first
 SELECT spill('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 SELECT gs_check('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
+
+-- the batched merge (spillbatch.c), where the keys decide the order: the
+-- runs read a window at a time (about 15 windows a run here), the rows up
+-- to the least of the windows' last rows cut into key ranges that threads
+-- merge.  Ties across the runs and the windows (50 values of k), DESC and
+-- NULLs, several exact key columns, whole rows equal on the sort columns;
+-- on 4 threads and on 1; a rescan and a SCROLL cursor; more than 32 runs
+CREATE TABLE bm AS
+SELECT i AS id, (hashint4(i) % 50)::int4 AS k,
+	   CASE WHEN i % 101 = 0 THEN NULL ELSE (hashint4(i * 3) % 1000)::int2 END AS v,
+	   repeat('x', 100 + i % 50) AS pad
+  FROM generate_series(1, 150000) i;
+ANALYZE bm;
+SET gpusort.max_memory = '4MB';
+SET gpusort.cpu_threads = 4;
+SELECT spill('SELECT * FROM bm ORDER BY k, id');
+-- (several batches, each cut into several ranges)
+SELECT m[1]::int > 1 AS batches, m[2]::int > m[1]::int AS ranges
+  FROM explain_masked('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id') AS e,
+	   regexp_match(e, '"Merge Batches": (\d+),\s+"Merge Key Ranges": (\d+)') AS m;
+SELECT gs_check('SELECT * FROM bm ORDER BY k, id');
+SELECT gs_check('SELECT * FROM bm ORDER BY k DESC, v NULLS FIRST, id');
+SELECT gs_check('SELECT k, v FROM bm ORDER BY v DESC NULLS LAST, k');
+SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.id::text, '','')) FROM (SELECT id, k FROM bm ORDER BY k, id OFFSET 0) q WHERE q.id % 3 = s.x - 1) AS v FROM generate_series(1, 3) s(x)');
+SELECT gs_cursor_check('SELECT id, k, v FROM bm WHERE id % 4 = 0 ORDER BY v, id DESC');
+SET gpusort.cpu_threads = 1;
+SELECT spill('SELECT * FROM bm ORDER BY v, k DESC, id');
+SELECT gs_check('SELECT * FROM bm ORDER BY v, k DESC, id');
+RESET gpusort.cpu_threads;
+SET gpusort.max_memory = '1MB';
+SELECT spill('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
+SELECT gs_check('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
 
 -- windows and GROUP BY over a spilled sort
 SELECT gs_check('SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY i8, id) AS r FROM sp ORDER BY k, r');

@@ -63,6 +63,7 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortstate.h"
 #include "spillmerge.h"
@@ -75,8 +76,14 @@
 /* runs one merge reads at once, at most (see above) */
 #define GS_SPILL_MAX_WAYS	32
 
+/* a batched merge's read buffer a run: the budget's share, within these */
+#define GS_MERGE_BUFFER_MIN	((Size) 256 * 1024)
+#define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
+
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
 static GsMergeCmp merge_compare(GpuSortState *node);
+static GsMerge *begin_merge(GpuSortState *node, MemoryContext cxt,
+							GsRun **runs, int nruns);
 
 /*
  * Lays out the key of every run of this sort: statistics that cover any
@@ -152,8 +159,7 @@ merge_range(GpuSortState *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
-	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k,
-								   merge_compare(node), node);
+	GsMerge    *m = begin_merge(node, passcxt, node->runs + first, k);
 	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
 										NULL, NULL);
 	GsRun	   *run;
@@ -332,6 +338,23 @@ merge_compare(GpuSortState *node)
 	return spill_compare;
 }
 
+/*
+ * A merge of nruns runs: where the keys decide, batched on threads
+ * (spillbatch.c), each run read through a buffer of an eighth of the
+ * memory budget shared out among the runs (the last run, in memory, may
+ * hold most of the budget), within GS_MERGE_BUFFER_MIN .. _MAX; otherwise
+ * through the tree of losers, which calls the comparators.
+ */
+static GsMerge *
+begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
+{
+	Size		bufsize = gpusort_memory_budget() / 8 / Max(nruns, 1);
+
+	bufsize = Min(Max(bufsize, GS_MERGE_BUFFER_MIN), GS_MERGE_BUFFER_MAX);
+	return gs_merge_begin(cxt, runs, nruns, merge_compare(node), node,
+						  gpusort_threads(), bufsize);
+}
+
 /* all runs are written: the merge starts at their first rows */
 void
 gs_spill_start_merge(GpuSortState *node)
@@ -342,8 +365,7 @@ gs_spill_start_merge(GpuSortState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	reduce_runs(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
-	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
-								 merge_compare(node), node);
+	node->merge = begin_merge(node, node->runcxt, node->runs, node->nruns);
 	node->info.merge_ways = node->nruns;
 }
 
@@ -362,6 +384,9 @@ gs_spill_next(GpuSortState *node)
 	ExecClearTuple(node->cmp_slot);
 	if (node->time_emit)
 		node->info.ms_merge += gs_elapsed_ms(start);
+	if (run == NULL)
+		gs_merge_stats(node->merge, &node->info.merge_threads,
+					   &node->info.merge_batches, &node->info.merge_ranges);
 	return run ? run->tup : NULL;
 }
 

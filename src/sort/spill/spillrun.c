@@ -229,6 +229,46 @@ fill(GsRun *run, Size need)
 	return true;
 }
 
+/*
+ * The batched merge's read (spillbatch.c): drops the first consumed bytes
+ * of those read ahead, moves the rest to the buffer's start, makes the
+ * buffer at least size bytes, and reads on until it is full or the file
+ * ends; returns whether the file ended (all its bytes are in the buffer).
+ * One large read a batch instead of one a buffer of GS_RUN_BUFFER.
+ */
+bool
+gs_run_load(GsRun *run, Size consumed, Size size)
+{
+	ssize_t		got;
+
+	Assert(run->file >= 0 && !run->writing && !run->mem_keys);
+	Assert(run->pos + consumed <= run->buflen);
+	run->pos += consumed;
+	if (size > run->bufsize)
+		grow_buffer(run, size);
+	else if (run->pos > 0)
+	{
+		memmove(run->buf, run->buf + run->pos, run->buflen - run->pos);
+		run->buflen -= run->pos;
+		run->pos = 0;
+	}
+	while (run->buflen < run->bufsize)
+	{
+		got = FileRead(run->file, run->buf + run->buflen,
+					   run->bufsize - run->buflen, run->fileoff,
+					   WAIT_EVENT_BUFFILE_READ);
+		if (got < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read GpuSort temporary file: %m")));
+		if (got == 0)
+			return true;
+		run->buflen += got;
+		run->fileoff += got;
+	}
+	return false;
+}
+
 bool
 gs_run_next(GsRun *run)
 {
