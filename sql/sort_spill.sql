@@ -153,9 +153,17 @@ SET gpusort.max_memory = '4MB';
 SET gpusort.cpu_threads = 4;
 SELECT spill('SELECT * FROM bm ORDER BY k, id');
 -- (several batches, each cut into several ranges)
-SELECT m[1]::int > 1 AS batches, m[2]::int > m[1]::int AS ranges
-  FROM explain_masked('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id') AS e,
-	   regexp_match(e, '"Merge Batches": (\d+),\s+"Merge Key Ranges": (\d+)') AS m;
+DO $$
+DECLARE
+	ln text;
+	m text[];
+BEGIN
+	FOR ln IN EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id LOOP
+		m := coalesce(regexp_match(ln, 'batches (\d+), key ranges (\d+)'), m);
+	END LOOP;
+	RAISE NOTICE 'batches: %, ranges: %', m[1]::int > 1, m[2]::int > m[1]::int;
+END
+$$;
 SELECT gs_check('SELECT * FROM bm ORDER BY k, id');
 SELECT gs_check('SELECT * FROM bm ORDER BY k DESC, v NULLS FIRST, id');
 SELECT gs_check('SELECT k, v FROM bm ORDER BY v DESC NULLS LAST, k');

@@ -76,9 +76,23 @@
 /* runs one merge reads at once, at most (see above) */
 #define GS_SPILL_MAX_WAYS	32
 
-/* a batched merge's read buffer a run: the budget's share, within these */
+/*
+ * A batched merge's batch: this many bytes a thread, shared out among the
+ * runs' read buffers, each within these bounds and an eighth of the budget
+ */
+#define GS_MERGE_BATCH_PER_THREAD	((Size) 2 * 1024 * 1024)
 #define GS_MERGE_BUFFER_MIN	((Size) 256 * 1024)
 #define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
+
+/*
+ * Threads a batched merge needs to use them: with fewer, it merges on the
+ * backend alone.  Every batch starts and joins a team; on two cores busy
+ * with other work a helper thread waits for a core for milliseconds, and
+ * the join with it, while the backend could have merged the batch itself
+ * (measured: 2 threads made the merge 1.3-2.5x slower on a loaded 2-core
+ * machine, bench/results/sort/spill_2core_2026-11-26_merge.md).
+ */
+#define GS_MERGE_MIN_THREADS	4
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
 static GsMergeCmp merge_compare(GpuSortState *node);
@@ -340,19 +354,27 @@ merge_compare(GpuSortState *node)
 
 /*
  * A merge of nruns runs: where the keys decide, batched on threads
- * (spillbatch.c), each run read through a buffer of an eighth of the
- * memory budget shared out among the runs (the last run, in memory, may
- * hold most of the budget), within GS_MERGE_BUFFER_MIN .. _MAX; otherwise
- * through the tree of losers, which calls the comparators.
+ * (spillbatch.c); otherwise through the tree of losers, which calls the
+ * comparators.  A batch is sized to the threads: large enough that each
+ * has rows to merge between two joins, small enough that the rows are
+ * still in cache when they are returned; and an eighth of the budget at
+ * most (the last run, in memory, may hold most of it).
  */
 static GsMerge *
 begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
 {
-	Size		bufsize = gpusort_memory_budget() / 8 / Max(nruns, 1);
+	int			nthreads = gpusort_threads();
+	Size		bufsize;
+	Size		cap = gpusort_memory_budget() / 8 / Max(nruns, 1);
 
-	bufsize = Min(Max(bufsize, GS_MERGE_BUFFER_MIN), GS_MERGE_BUFFER_MAX);
+	/* (few cores: see GS_MERGE_MIN_THREADS) */
+	if (nthreads < GS_MERGE_MIN_THREADS)
+		nthreads = 1;
+	bufsize = GS_MERGE_BATCH_PER_THREAD * nthreads / Max(nruns, 1);
+	cap = Min(Max(cap, GS_MERGE_BUFFER_MIN), GS_MERGE_BUFFER_MAX);
+	bufsize = Min(Max(bufsize, GS_MERGE_BUFFER_MIN), cap);
 	return gs_merge_begin(cxt, runs, nruns, merge_compare(node), node,
-						  gpusort_threads(), bufsize);
+						  nthreads, bufsize);
 }
 
 /* all runs are written: the merge starts at their first rows */

@@ -33,8 +33,11 @@
  *		(key, run, place), so range p holds, of each run, the rows between
  *		pivot p and pivot p + 1, and its output starts where the ranges
  *		before it end: the sums of their splits.
- *	 4. Merge.  The threads merge their ranges, each through a tree of
- *		losers of its own (on its stack), into the pointer arrays.
+ *	 4. Merge.  The threads merge the ranges, each through a tree of losers
+ *		of its own (on its stack), into the pointer arrays.  A thread takes
+ *		one range (or one run to scan) at a time, so that a thread the
+ *		scheduler holds back on a busy machine leaves its share to the
+ *		others rather than holding up the batch.
  *
  * Invariant: between calls, out[out_i .. out_n) are the rows still to be
  * returned of the batch, in merge order, every one of them before every
@@ -63,6 +66,9 @@
 #define GS_BATCH_RANGES_PER_THREAD	4
 #define GS_BATCH_RANGE_ROWS		1024
 #define GS_BATCH_MAX_RANGES		(GS_BATCH_RANGES_PER_THREAD * GS_MAX_THREADS)
+
+/* rows ahead of the one returned whose first bytes are fetched into cache */
+#define GS_BATCH_PREFETCH		8
 
 /* a run's window: the rows it has read and not yet returned */
 typedef struct BatchRun
@@ -111,9 +117,10 @@ struct GsBatchMerge
 	uint64		out_i;			/* the next to return */
 	GsRun		cur;			/* what gs_batch_next returns */
 
-	/* run r of the tasks' runs to scan: scan[r] */
+	/* the file runs to scan: runs scan[0 .. nscan) */
 	int		   *scan;
 	int			nscan;
+	int			next_task;		/* atomic: the members' next task */
 
 	int			threads_used;
 	uint64		nbatches;
@@ -194,14 +201,40 @@ scan_window(BatchRun *br, int nwords)
 	br->n = n;
 }
 
+/*
+ * The next of ntasks tasks for a member to do, or -1: members take tasks
+ * one at a time, so that one the scheduler holds back (a busy machine)
+ * leaves its share to the others instead of holding up the join
+ */
+static int
+next_task(GsBatchMerge *b, int ntasks)
+{
+	int			t;
+
+	if (gs_slice_stopped())
+		return -1;
+	t = __atomic_fetch_add(&b->next_task, 1, __ATOMIC_RELAXED);
+	return t < ntasks ? t : -1;
+}
+
+/* a member's part of step 1 (the member number, lo, is not needed) */
 static void
-scan_tasks(void *arg, uint64 lo, uint64 hi)
+scan_member(void *arg, uint64 lo, uint64 hi)
 {
 	GsBatchMerge *b = (GsBatchMerge *) arg;
-	uint64		t;
+	int			t;
 
-	for (t = lo; t < hi; t++)
+	while ((t = next_task(b, b->nscan)) >= 0)
 		scan_window(&b->br[b->scan[t]], b->nwords);
+}
+
+/* runs fn on as many members as there are threads and tasks */
+static void
+run_members(GsBatchMerge *b, int ntasks,
+			void (*fn) (void *arg, uint64 lo, uint64 hi))
+{
+	b->next_task = 0;
+	gs_cpu_for_tasks(Min(ntasks, b->nthreads), b->nthreads, fn, b);
 }
 
 /* offs room for a buffer of the run's size (rows are kb + 16 bytes at least) */
@@ -277,7 +310,7 @@ load_windows(GsBatchMerge *b)
 		size_offs(b, br);
 		b->scan[b->nscan++] = r;
 	}
-	gs_cpu_for_tasks(b->nscan, b->nthreads, scan_tasks, b);
+	run_members(b, b->nscan, scan_member);
 	for (r = 0; r < b->nscan; r++)
 		check_window(b, &b->br[b->scan[r]]);
 }
@@ -406,39 +439,58 @@ choose_ranges(GsBatchMerge *b, uint64 total)
 	b->nranges = k;
 }
 
-/* does run x's row cx come before run y's row cy? (an ended run: never) */
+/*
+ * A thread's merge of one range: the tree of losers over the runs' parts
+ * of the range, and each run's current row (its key NULL past its part)
+ */
+typedef struct RangeMerge
+{
+	const GsBatchMerge *b;
+	uint64		cur[GS_BATCH_MAX_RUNS];
+	uint64		end[GS_BATCH_MAX_RUNS];
+	const uint64 *key[GS_BATCH_MAX_RUNS];
+	int			tree[GS_BATCH_MAX_RUNS];
+} RangeMerge;
+
+/* run r's current row's key, or NULL past its part */
+static inline void
+set_key(RangeMerge *rm, int r)
+{
+	rm->key[r] = rm->cur[r] < rm->end[r] ?
+		row_key(&rm->b->br[r], rm->cur[r], rm->b->nwords) : NULL;
+}
+
+/* does run x's current row come before run y's?  (past its part: never) */
 static inline bool
-beats(const GsBatchMerge *b, const uint64 *cur, const uint64 *end, int x, int y)
+beats(const RangeMerge *rm, int x, int y)
 {
 	int			c;
 
-	if (cur[x] >= end[x])
+	if (rm->key[x] == NULL)
 		return false;
-	if (cur[y] >= end[y])
+	if (rm->key[y] == NULL)
 		return true;
-	c = gs_key_cmp(row_key(&b->br[x], cur[x], b->nwords),
-				   row_key(&b->br[y], cur[y], b->nwords), b->nwords);
+	c = gs_key_cmp(rm->key[x], rm->key[y], rm->b->nwords);
 	return c < 0 || (c == 0 && x < y);
 }
 
 /* the tournament below node (as spillmerge.c's play) */
 static int
-play(const GsBatchMerge *b, const uint64 *cur, const uint64 *end, int *tree,
-	 int node)
+play(RangeMerge *rm, int node)
 {
 	int			l,
 				r;
 
-	if (node >= b->nruns)
-		return node - b->nruns;
-	l = play(b, cur, end, tree, 2 * node);
-	r = play(b, cur, end, tree, 2 * node + 1);
-	if (beats(b, cur, end, l, r))
+	if (node >= rm->b->nruns)
+		return node - rm->b->nruns;
+	l = play(rm, 2 * node);
+	r = play(rm, 2 * node + 1);
+	if (beats(rm, l, r))
 	{
-		tree[node] = r;
+		rm->tree[node] = r;
 		return l;
 	}
-	tree[node] = l;
+	rm->tree[node] = l;
 	return r;
 }
 
@@ -446,50 +498,53 @@ play(const GsBatchMerge *b, const uint64 *cur, const uint64 *end, int *tree,
 static void
 merge_range(GsBatchMerge *b, int p)
 {
-	uint64		cur[GS_BATCH_MAX_RUNS];
-	uint64		end[GS_BATCH_MAX_RUNS];
-	int			tree[GS_BATCH_MAX_RUNS];
+	RangeMerge	rm;
 	uint64		o = 0;
 	int			nr = b->nruns;
 	int			r,
 				w,
 				q;
 
+	rm.b = b;
 	for (r = 0; r < nr; r++)
 	{
-		cur[r] = b->split[p * nr + r];
-		end[r] = b->split[(p + 1) * nr + r];
-		o += cur[r];
+		rm.cur[r] = b->split[p * nr + r];
+		rm.end[r] = b->split[(p + 1) * nr + r];
+		o += rm.cur[r];
+		set_key(&rm, r);
 	}
-	w = play(b, cur, end, tree, 1);
-	while (cur[w] < end[w])
+	w = play(&rm, 1);
+	while (rm.key[w] != NULL)
 	{
-		b->out_key[o] = row_key(&b->br[w], cur[w], b->nwords);
-		b->out_tup[o] = row_tup(&b->br[w], cur[w], b->nwords);
-		cur[w]++;
+		b->out_key[o] = rm.key[w];
+		b->out_tup[o] = row_tup(&b->br[w], rm.cur[w], b->nwords);
+		rm.cur[w]++;
+		set_key(&rm, w);
 		if ((++o & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
 			return;
 		/* the winner's path to the root */
 		for (q = (nr + w) / 2; q > 0; q /= 2)
 		{
-			if (beats(b, cur, end, tree[q], w))
+			if (beats(&rm, rm.tree[q], w))
 			{
-				int			t = tree[q];
+				int			t = rm.tree[q];
 
-				tree[q] = w;
+				rm.tree[q] = w;
 				w = t;
 			}
 		}
 	}
 }
 
+/* a member's part of step 4 */
 static void
-merge_tasks(void *arg, uint64 lo, uint64 hi)
+merge_member(void *arg, uint64 lo, uint64 hi)
 {
-	uint64		p;
+	GsBatchMerge *b = (GsBatchMerge *) arg;
+	int			p;
 
-	for (p = lo; p < hi; p++)
-		merge_range((GsBatchMerge *) arg, (int) p);
+	while ((p = next_task(b, b->nranges)) >= 0)
+		merge_range(b, p);
 }
 
 /* the batch's rows leave the windows; a file run's end is checked */
@@ -547,7 +602,7 @@ next_batch(GsBatchMerge *b)
 		return false;
 	size_output(b, total);
 	choose_ranges(b, total);
-	gs_cpu_for_tasks(b->nranges, b->nthreads, merge_tasks, b);
+	run_members(b, b->nranges, merge_member);
 	b->threads_used = Max(b->threads_used, Min(b->nthreads, b->nranges));
 	b->nbatches++;
 	b->nranges_total += b->nranges;
@@ -587,6 +642,9 @@ gs_batch_next(GsBatchMerge *b)
 {
 	if (b->out_i == b->out_n && !next_batch(b))
 		return NULL;
+	/* the batch was merged a while ago: its rows are out of cache */
+	if (b->out_i + GS_BATCH_PREFETCH < b->out_n)
+		__builtin_prefetch(b->out_tup[b->out_i + GS_BATCH_PREFETCH]);
 	b->cur.key = b->out_key[b->out_i];
 	b->cur.tup = b->out_tup[b->out_i];
 	b->out_i++;
