@@ -172,10 +172,11 @@ SELECT gs_cursor_check('SELECT id, k, v FROM bm WHERE id % 4 = 0 ORDER BY v, id 
 SET gpusort.cpu_threads = 1;
 SELECT spill('SELECT * FROM bm ORDER BY v, k DESC, id');
 SELECT gs_check('SELECT * FROM bm ORDER BY v, k DESC, id');
-RESET gpusort.cpu_threads;
+SET gpusort.cpu_threads = 4;
 SET gpusort.max_memory = '1MB';
 SELECT spill('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
 SELECT gs_check('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
+RESET gpusort.cpu_threads;
 
 -- windows and GROUP BY over a spilled sort
 SELECT gs_check('SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY i8, id) AS r FROM sp ORDER BY k, r');
@@ -387,6 +388,14 @@ SELECT temp_files() AS temp_files,
 SET statement_timeout = '1s';
 SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) s) q;
 RESET statement_timeout;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+-- the same during a batched merge on threads (the keys decide)
+SET gpusort.cpu_threads = 4;
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY i8, id OFFSET 0) s) q;
+RESET statement_timeout;
+RESET gpusort.cpu_threads;
 SELECT temp_files() AS temp_files,
 	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
 

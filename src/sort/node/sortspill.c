@@ -188,6 +188,7 @@ merge_range(GpuSortState *node, int first, int k)
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
+	gs_merge_end(m);
 	for (r = first; r < first + k; r++)
 		gs_run_close(node->runs[r]);
 	node->runs[first] = out;
@@ -456,6 +457,9 @@ gs_spill_close(GpuSortState *node)
 {
 	int			i;
 
+	/* (a batched merge holds descriptors of the runs' files) */
+	if (node->merge)
+		gs_merge_end(node->merge);
 	for (i = 0; i < node->nruns; i++)
 		gs_run_close(node->runs[i]);
 	node->nruns = 0;

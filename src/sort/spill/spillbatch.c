@@ -53,6 +53,9 @@
  */
 #include "postgres.h"
 
+#include <unistd.h>
+
+#include "storage/fd.h"
 #include "utils/memutils.h"
 
 #include "spillbatch.h"
@@ -85,6 +88,9 @@ typedef struct BatchRun
 	uint64		take;			/* the window's first take rows: this batch */
 	uint64		returned;		/* rows taken since the start */
 	uint32		badlen;			/* the scan found this impossible length */
+	int			fd;				/* a file's own descriptor, or -1 */
+	bool		read;			/* a thread is to read the window (pread) */
+	int			read_errno;		/* what its read failed with, or 0 */
 } BatchRun;
 
 /* a sampled row: a pivot candidate, standing for weight rows */
@@ -202,6 +208,39 @@ scan_window(BatchRun *br, int nwords)
 }
 
 /*
+ * Fills the window's buffer from the run's own descriptor, as gs_run_load
+ * does through fd.c (a thread: pread, no ereport); the end of the file
+ * leaves no more rows beyond the window
+ */
+static void
+read_window(BatchRun *br)
+{
+	GsRun	   *run = br->run;
+	ssize_t		got;
+
+	br->read_errno = 0;
+	while (run->buflen < run->bufsize)
+	{
+		got = pread(br->fd, run->buf + run->buflen, run->bufsize - run->buflen,
+					run->fileoff);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+		{
+			br->read_errno = errno;
+			return;
+		}
+		if (got == 0)
+		{
+			br->more = false;
+			return;
+		}
+		run->buflen += got;
+		run->fileoff += got;
+	}
+}
+
+/*
  * The next of ntasks tasks for a member to do, or -1: members take tasks
  * one at a time, so that one the scheduler holds back (a busy machine)
  * leaves its share to the others instead of holding up the join
@@ -225,7 +264,14 @@ scan_member(void *arg, uint64 lo, uint64 hi)
 	int			t;
 
 	while ((t = next_task(b, b->nscan)) >= 0)
-		scan_window(&b->br[b->scan[t]], b->nwords);
+	{
+		BatchRun   *br = &b->br[b->scan[t]];
+
+		if (br->read)
+			read_window(br);
+		if (br->read_errno == 0)
+			scan_window(br, b->nwords);
+	}
 }
 
 /* runs fn on as many members as there are threads and tasks */
@@ -259,6 +305,13 @@ size_offs(GsBatchMerge *b, BatchRun *br)
 static void
 check_window(GsBatchMerge *b, BatchRun *br)
 {
+	if (br->read_errno != 0)
+	{
+		errno = br->read_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read GpuSort temporary file: %m")));
+	}
 	for (;;)
 	{
 		if (br->badlen != 0)
@@ -301,7 +354,11 @@ load_windows(GsBatchMerge *b)
 			br->more = left > br->n;
 			continue;
 		}
-		if (br->more)
+		/* the threads read where the run has a descriptor of its own */
+		br->read = br->more && br->fd >= 0;
+		if (br->read)
+			gs_run_make_room(run, br->consumed, b->bufsize);
+		else if (br->more)
 			br->more = !gs_run_load(run, br->consumed, b->bufsize);
 		else
 			run->pos += br->consumed;
@@ -610,6 +667,56 @@ next_batch(GsBatchMerge *b)
 	return true;
 }
 
+/*
+ * Closes the runs' own descriptors: at the end of the merge, or when its
+ * memory goes (a reset callback: an ERROR's cleanup too)
+ */
+static void
+close_fds(void *arg)
+{
+	GsBatchMerge *b = (GsBatchMerge *) arg;
+	int			r;
+
+	for (r = 0; r < b->nruns; r++)
+	{
+		if (b->br[r].fd >= 0)
+		{
+			close(b->br[r].fd);
+			ReleaseExternalFD();
+			b->br[r].fd = -1;
+		}
+	}
+}
+
+/*
+ * A descriptor of its own for each run in a file, for the threads' reads:
+ * a duplicate of fd.c's, which fd.c may close and reopen under another
+ * number whenever it runs short of descriptors, and which the threads must
+ * not reach through fd.c.  Counted as an external descriptor; a run that
+ * gets none is read by the backend through fd.c instead.
+ */
+static void
+open_fds(GsBatchMerge *b)
+{
+	MemoryContextCallback *cb = MemoryContextAlloc(b->cxt, sizeof(*cb));
+	int			r;
+
+	cb->func = close_fds;
+	cb->arg = b;
+	MemoryContextRegisterResetCallback(b->cxt, cb);
+	for (r = 0; r < b->nruns; r++)
+	{
+		GsRun	   *run = b->br[r].run;
+
+		b->br[r].fd = -1;
+		if (run->file < 0 || !AcquireExternalFD())
+			continue;
+		b->br[r].fd = dup(FileGetRawDesc(run->file));
+		if (b->br[r].fd < 0)
+			ReleaseExternalFD();
+	}
+}
+
 GsBatchMerge *
 gs_batch_begin(MemoryContext cxt, GsRun **runs, int nruns, int nthreads,
 			   Size bufsize)
@@ -634,7 +741,20 @@ gs_batch_begin(MemoryContext cxt, GsRun **runs, int nruns, int nthreads,
 	b->scan = MemoryContextAlloc(cxt, sizeof(int) * nruns);
 	b->cur.nwords = b->nwords;
 	gs_batch_rewind(b);
+	/* (after the rewind: a run being written is flushed to its file) */
+	if (b->nthreads > 1)
+		open_fds(b);
+	else
+		for (r = 0; r < nruns; r++)
+			b->br[r].fd = -1;
 	return b;
+}
+
+/* the runs' own descriptors are closed (before the runs' files are) */
+void
+gs_batch_end(GsBatchMerge *b)
+{
+	close_fds(b);
 }
 
 GsRun *

@@ -8,6 +8,7 @@
  *	   while ((row = gs_batch_next(b)) != NULL)
  *		   use row->key, row->tup (valid until the next gs_batch_next)
  *	   gs_batch_rewind(b);		to start over (a rescan)
+ *	   gs_batch_end(b);			before the runs are closed
  *
  * The same rows in the same order as spillmerge.c's tree of losers with no
  * comparator: by key, then by run, then by place in the run.
@@ -28,6 +29,7 @@ extern GsBatchMerge *gs_batch_begin(MemoryContext cxt, GsRun **runs, int nruns,
 									int nthreads, Size bufsize);
 extern GsRun *gs_batch_next(GsBatchMerge *b);
 extern void gs_batch_rewind(GsBatchMerge *b);
+extern void gs_batch_end(GsBatchMerge *b);
 
 /* threads used at most, batches and key ranges merged since the start */
 extern void gs_batch_stats(GsBatchMerge *b, int *nthreads, uint64 *nbatches,

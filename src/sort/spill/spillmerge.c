@@ -174,6 +174,14 @@ gs_merge_rewind(GsMerge *m)
 		load_heads(m);
 }
 
+/* before the runs are closed: a batched merge's descriptors go */
+void
+gs_merge_end(GsMerge *m)
+{
+	if (m->batch)
+		gs_batch_end(m->batch);
+}
+
 void
 gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches, uint64 *nranges)
 {

@@ -36,6 +36,7 @@ extern GsMerge *gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns,
 							   Size bufsize);
 extern GsRun *gs_merge_next(GsMerge *m);
 extern void gs_merge_rewind(GsMerge *m);
+extern void gs_merge_end(GsMerge *m);
 
 /* a batched merge's threads, batches and key ranges; all 0 for a serial one */
 extern void gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches,

@@ -91,6 +91,8 @@ extern bool gs_run_next(GsRun *run);
  * at least size bytes; true when the file ended (spillrun.c)
  */
 extern bool gs_run_load(GsRun *run, Size consumed, Size size);
+/* its first half: drops consumed bytes, makes room for size bytes */
+extern void gs_run_make_room(GsRun *run, Size consumed, Size size);
 
 /* closes the file: deletes it, or, of a file set, writes it out and keeps it */
 extern void gs_run_close(GsRun *run);
