@@ -6,19 +6,23 @@
  *
  * Where the keys alone order the rows (no comparator: spillmerge.h), the
  * merge needs nothing of PostgreSQL's but the rows' bytes, so threads can
- * do it.  The backend reads a window of every run into memory, the threads
- * merge those windows into an array of row pointers, and the backend hands
- * the rows out of that array one at a time, as the tree of losers did: no
+ * do it.  A window of every run is read into memory, the threads merge
+ * those windows into an array of row pointers, and the backend hands the
+ * rows out of that array one at a time, as the tree of losers did: no
  * second copy of the rows is made, and a row stays valid until the next
- * call, the next batch being read only when the array is used up.
+ * call, the next batch being read only when the array is used up.  The
+ * backend's share is the bound, the pivots and the handing out; the rest,
+ * reading included, is the threads'.
  *
  * A batch:
  *
  *	 1. Windows.  A run in a file has one buffer of bufsize bytes: the rows
- *		the last batch did not take stay, and one large read fills the rest
- *		(gs_run_load).  Threads scan the buffers, a run each, for the start
- *		of every whole row (offs[]).  A run in memory (the sort's last one)
- *		shows its next GS_BATCH_MEM_ROWS rows.
+ *		the last batch did not take stay, and one large read fills the rest.
+ *		With more than one thread, the threads read (pread on a descriptor
+ *		of the run's own, open_fds: fd.c is the backend's alone) and scan
+ *		the buffers, a run each, for the start of every whole row (offs[]);
+ *		alone, the backend reads through fd.c (gs_run_load).  A run in
+ *		memory (the sort's last one) shows its next GS_BATCH_MEM_ROWS rows.
  *	 2. The bound.  The merge orders rows by (key, run, place in run), a
  *		total order.  A run's rows beyond its window all come after its
  *		window's last row, so of the windows' rows, those up to the least of
@@ -44,9 +48,10 @@
  * row of the runs not in out[0 .. out_n); take of each run's window are
  * in the batch, and go from it when the next batch is read.
  *
- * Threads follow threads.h's rules: they read buffers and write the arrays
- * the backend allocated, nothing else; a scan that finds an impossible row
- * length leaves it in badlen for the backend to report.  A cancel stops
+ * Threads follow threads.h's rules: they read files and buffers and write
+ * the buffers and arrays the backend allocated, nothing else; a failed read
+ * or an impossible row length is left in the run's read_errno or badlen for
+ * the backend to report after the join.  A cancel stops
  * them (gs_slice_stopped) and is thrown once they are joined.
  *
  *-------------------------------------------------------------------------
