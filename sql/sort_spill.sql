@@ -21,8 +21,7 @@ SET max_parallel_workers_per_gather = 0;
 
 -- spill(q): the runs q's (first) GpuSort wrote and merged, from EXPLAIN
 -- ANALYZE: '5..20 runs' when between 5 and 20, else the number; the last
--- rows stay in memory, one more way of the merge; the batched merge's
--- threads, batches and ranges (spillbatch.c) depend on the machine: N
+-- rows stay in memory, one more way of the merge
 CREATE FUNCTION spill(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
@@ -37,8 +36,7 @@ BEGIN
 				CASE WHEN m[2]::int = m[1]::int + 1 THEN ', and the rows in memory, merged'
 					 WHEN m[2]::int < m[1]::int AND m[2]::int <= 33 THEN ', merged at most 33 ways'
 					 ELSE ', merged ' || m[2] || ' ways' END ||
-				regexp_replace(m[3], 'threads \d+, batches \d+, key ranges \d+',
-							   'threads N, batches N, key ranges N');
+				m[3];
 		END IF;
 	END LOOP;
 	RETURN 'no runs';
@@ -137,12 +135,13 @@ SELECT gs_check('SELECT * FROM sp ORDER BY lp, n DESC, id');
 SELECT spill('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 SELECT gs_check('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 
--- the batched merge (spillbatch.c), where the keys decide the order: the
--- runs read a window at a time (about 15 windows a run here), the rows up
--- to the least of the windows' last rows cut into key ranges that threads
--- merge.  Ties across the runs and the windows (50 values of k), DESC and
--- NULLs, several exact key columns, whole rows equal on the sort columns;
--- on 4 threads and on 1; a rescan and a SCROLL cursor; more than 32 runs
+-- the batched merge (spillbatch.c), where the keys decide the order and
+-- there are 4 threads or more: the runs read a window at a time (about 15
+-- windows a run here), the rows up to the least of the windows' last rows
+-- cut into key ranges that threads merge.  Ties across the runs and the
+-- windows (50 values of k), DESC and NULLs, several exact key columns,
+-- whole rows equal on the sort columns; a rescan and a SCROLL cursor; on
+-- 1 thread (the tree of losers); more than 32 runs
 CREATE TABLE bm AS
 SELECT i AS id, (hashint4(i) % 50)::int4 AS k,
 	   CASE WHEN i % 101 = 0 THEN NULL ELSE (hashint4(i * 3) % 1000)::int2 END AS v,
@@ -152,16 +151,17 @@ ANALYZE bm;
 SET gpusort.max_memory = '4MB';
 SET gpusort.cpu_threads = 4;
 SELECT spill('SELECT * FROM bm ORDER BY k, id');
--- (several batches, each cut into several ranges)
+-- (on threads, in several batches, each cut into several ranges)
 DO $$
 DECLARE
 	ln text;
 	m text[];
 BEGIN
-	FOR ln IN EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id LOOP
-		m := coalesce(regexp_match(ln, 'batches (\d+), key ranges (\d+)'), m);
+	FOR ln IN EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id LOOP
+		m := coalesce(regexp_match(ln, '"Merge Threads": (\d+),\s+"Merge Batches": (\d+),\s+"Merge Key Ranges": (\d+)'), m);
 	END LOOP;
-	RAISE NOTICE 'batches: %, ranges: %', m[1]::int > 1, m[2]::int > m[1]::int;
+	RAISE NOTICE 'threads: %, batches: %, ranges: %',
+		m[1]::int > 1, m[2]::int > 1, m[3]::int > m[2]::int;
 END
 $$;
 SELECT gs_check('SELECT * FROM bm ORDER BY k, id');

@@ -218,8 +218,11 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 	if (info->merge_passes > 0)
 		snprintf(passes, sizeof(passes), " (%d intermediate merge%s)",
 				 info->merge_passes, info->merge_passes > 1 ? "s" : "");
-	/* the batched merge on threads, where the keys decide (spillbatch.c) */
-	if (info->merge_batches > 0)
+	/*
+	 * the batched merge on threads (spillbatch.c): whether it runs depends
+	 * on the machine's cores, so it is told with the timing only
+	 */
+	if (es->timing && info->merge_batches > 0)
 		snprintf(par, sizeof(par), " (batched merge: threads %d, batches " UINT64_FORMAT ", key ranges " UINT64_FORMAT ")",
 				 info->merge_threads, info->merge_batches, info->merge_ranges);
 	if (info->runs_shared)

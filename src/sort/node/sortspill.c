@@ -38,6 +38,10 @@
  * own key.  Dictionary ranks (sortdict.c) number one run's values, so runs
  * are keyed without them.
  *
+ * Where the keys decide every comparison and gpusort has 4 threads or
+ * more, the merge is spillbatch.c's instead: batches of the runs' rows, cut
+ * into key ranges that threads merge, handed out in the same order.
+ *
  * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
  * buffer of its own: where more runs accumulated (a budget small for the
  * rows), runs are merged into one before the final merge (reduce_runs):
@@ -85,12 +89,13 @@
 #define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
 
 /*
- * Threads a batched merge needs to use them: with fewer, it merges on the
- * backend alone.  Every batch starts and joins a team; on two cores busy
- * with other work a helper thread waits for a core for milliseconds, and
- * the join with it, while the backend could have merged the batch itself
- * (measured: 2 threads made the merge 1.3-2.5x slower on a loaded 2-core
- * machine, bench/results/sort/spill_2core_2026-11-26_merge.md).
+ * Threads the batched merge needs: with fewer, the tree of losers merges.
+ * The batched merge does more passes over the rows (read, scan, merge,
+ * hand out) than the tree, which only pays where threads share them; and
+ * every batch starts and joins a team, whose helper thread may wait
+ * milliseconds for a core on a small busy machine (measured on 2 cores:
+ * the batched merge 5-40% slower on one thread, 1.3-2.5x on two,
+ * bench/results/sort/spill_2core_2026-11-26_merge.md).
  */
 #define GS_MERGE_MIN_THREADS	4
 
@@ -354,12 +359,13 @@ merge_compare(GpuSortState *node)
 }
 
 /*
- * A merge of nruns runs: where the keys decide, batched on threads
- * (spillbatch.c); otherwise through the tree of losers, which calls the
- * comparators.  A batch is sized to the threads: large enough that each
- * has rows to merge between two joins, small enough that the rows are
- * still in cache when they are returned; and an eighth of the budget at
- * most (the last run, in memory, may hold most of it).
+ * A merge of nruns runs: where the keys decide and there are threads
+ * enough, batched on threads (spillbatch.c); otherwise through the tree of
+ * losers, which calls the comparators where they are needed.  A batch is
+ * sized to the threads: large enough that each has rows to merge between
+ * two joins, small enough that the rows are still in cache when they are
+ * returned; and an eighth of the budget at most (the last run, in memory,
+ * may hold most of it).
  */
 static GsMerge *
 begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
@@ -368,10 +374,10 @@ begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
 	Size		bufsize;
 	Size		cap = gpusort_memory_budget() / 8 / Max(nruns, 1);
 
-	/* (few cores: see GS_MERGE_MIN_THREADS) */
+	/* (few cores: the tree of losers, GS_MERGE_MIN_THREADS) */
 	if (nthreads < GS_MERGE_MIN_THREADS)
-		nthreads = 1;
-	bufsize = GS_MERGE_BATCH_PER_THREAD * nthreads / Max(nruns, 1);
+		nthreads = 0;
+	bufsize = GS_MERGE_BATCH_PER_THREAD * Max(nthreads, 1) / Max(nruns, 1);
 	cap = Min(Max(cap, GS_MERGE_BUFFER_MIN), GS_MERGE_BUFFER_MAX);
 	bufsize = Min(Max(bufsize, GS_MERGE_BUFFER_MIN), cap);
 	return gs_merge_begin(cxt, runs, nruns, merge_compare(node), node,
