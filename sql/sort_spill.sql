@@ -155,6 +155,49 @@ RESET gpusort.debug_scramble_keys;
 SELECT spill('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 SELECT gs_check('SELECT g, md5(g::text) AS m FROM generate_series(1, 400000) g ORDER BY 2');
 
+-- the batched merge (spillbatch.c), where the keys decide the order and
+-- there are 4 threads or more: the runs read a window at a time (about 15
+-- windows a run here), the rows up to the least of the windows' last rows
+-- cut into key ranges that threads merge.  Ties across the runs and the
+-- windows (50 values of k), DESC and NULLs, several exact key columns,
+-- whole rows equal on the sort columns; a rescan and a SCROLL cursor; on
+-- 1 thread (the tree of losers); more than 32 runs
+CREATE TABLE bm AS
+SELECT i AS id, (hashint4(i) % 50)::int4 AS k,
+	   CASE WHEN i % 101 = 0 THEN NULL ELSE (hashint4(i * 3) % 1000)::int2 END AS v,
+	   repeat('x', 100 + i % 50) AS pad
+  FROM generate_series(1, 150000) i;
+ANALYZE bm;
+SET gpusort.max_memory = '4MB';
+SET gpusort.cpu_threads = 4;
+SELECT spill('SELECT * FROM bm ORDER BY k, id');
+-- (on threads, in several batches, each cut into several ranges)
+DO $$
+DECLARE
+	ln text;
+	m text[];
+BEGIN
+	FOR ln IN EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM bm ORDER BY k, id LOOP
+		m := coalesce(regexp_match(ln, '"Merge Threads": (\d+),\s+"Merge Batches": (\d+),\s+"Merge Key Ranges": (\d+)'), m);
+	END LOOP;
+	RAISE NOTICE 'threads: %, batches: %, ranges: %',
+		m[1]::int > 1, m[2]::int > 1, m[3]::int > m[2]::int;
+END
+$$;
+SELECT gs_check('SELECT * FROM bm ORDER BY k, id');
+SELECT gs_check('SELECT * FROM bm ORDER BY k DESC, v NULLS FIRST, id');
+SELECT gs_check('SELECT k, v FROM bm ORDER BY v DESC NULLS LAST, k');
+SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.id::text, '','')) FROM (SELECT id, k FROM bm ORDER BY k, id OFFSET 0) q WHERE q.id % 3 = s.x - 1) AS v FROM generate_series(1, 3) s(x)');
+SELECT gs_cursor_check('SELECT id, k, v FROM bm WHERE id % 4 = 0 ORDER BY v, id DESC');
+SET gpusort.cpu_threads = 1;
+SELECT spill('SELECT * FROM bm ORDER BY v, k DESC, id');
+SELECT gs_check('SELECT * FROM bm ORDER BY v, k DESC, id');
+SET gpusort.cpu_threads = 4;
+SET gpusort.max_memory = '1MB';
+SELECT spill('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
+SELECT gs_check('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
+RESET gpusort.cpu_threads;
+
 -- windows and GROUP BY over a spilled sort
 SELECT gs_check('SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY i8, id) AS r FROM sp ORDER BY k, r');
 SELECT gs_check('SELECT id, sum(i4) OVER (ORDER BY t, id) AS s FROM sp ORDER BY id');
@@ -365,6 +408,14 @@ SELECT temp_files() AS temp_files,
 SET statement_timeout = '1s';
 SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY t, id OFFSET 0) s) q;
 RESET statement_timeout;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+-- the same during a batched merge on threads (the keys decide)
+SET gpusort.cpu_threads = 4;
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT id, pg_sleep(0.001) FROM (SELECT * FROM sp ORDER BY i8, id OFFSET 0) s) q;
+RESET statement_timeout;
+RESET gpusort.cpu_threads;
 SELECT temp_files() AS temp_files,
 	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
 

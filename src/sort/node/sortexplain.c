@@ -213,10 +213,18 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 	const char *into = info->spill_stored ?
 		" into a tuplestore for backward scans and marks" : "";
 	char		passes[64] = "";
+	char		par[128] = "";
 
 	if (info->merge_passes > 0)
 		snprintf(passes, sizeof(passes), " (%d intermediate merge%s)",
 				 info->merge_passes, info->merge_passes > 1 ? "s" : "");
+	/*
+	 * the batched merge on threads (spillbatch.c): whether it runs depends
+	 * on the machine's cores, so it is told with the timing only
+	 */
+	if (es->timing && info->merge_batches > 0)
+		snprintf(par, sizeof(par), " (batched merge: threads %d, batches " UINT64_FORMAT ", key ranges " UINT64_FORMAT ")",
+				 info->merge_threads, info->merge_batches, info->merge_ranges);
 	if (info->runs_shared)
 	{
 		/* a participant's GpuSort: its runs are merged above the Gather */
@@ -233,25 +241,26 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 	{
 		/* the merger of the participants' runs (and of any of its own) */
 		if (es->timing)
-			explain_line(es, "Spill: %d runs of %d participants, " UINT64_FORMAT "kB (each sorted and written in %.3f ms at most), %d runs of its own, merged %d ways%s in %.3f ms%s",
+			explain_line(es, "Spill: %d runs of %d participants, " UINT64_FORMAT "kB (each sorted and written in %.3f ms at most), %d runs of its own, merged %d ways%s in %.3f ms%s%s",
 						 info->shared_runs, info->shared_parts,
 						 (info->shared_bytes + 1023) / 1024, info->ms_shared,
 						 info->spill_runs, info->merge_ways, passes,
-						 info->ms_merge, into);
+						 info->ms_merge, par, into);
 		else
-			explain_line(es, "Spill: %d runs of %d participants, %d runs of its own, merged %d ways%s%s",
+			explain_line(es, "Spill: %d runs of %d participants, %d runs of its own, merged %d ways%s%s%s",
 						 info->shared_runs, info->shared_parts, info->spill_runs,
-						 info->merge_ways, passes, into);
+						 info->merge_ways, passes, par, into);
 		return;
 	}
 	if (es->timing)
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways%s in %.3f ms%s",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written in %.3f ms, merged %d ways%s in %.3f ms%s%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->ms_spill, info->merge_ways, passes, info->ms_merge, into);
+					 info->ms_spill, info->merge_ways, passes, info->ms_merge,
+					 par, into);
 	else
-		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s%s",
+		explain_line(es, "Spill: %d runs, " UINT64_FORMAT "kB written, merged %d ways%s%s%s",
 					 info->spill_runs, (info->spill_bytes + 1023) / 1024,
-					 info->merge_ways, passes, into);
+					 info->merge_ways, passes, par, into);
 }
 
 /* the text format's lines of times and of the GPU's work */
@@ -374,6 +383,10 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 								(info->spill_bytes + 1023) / 1024, es);
 		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
 		ExplainPropertyInteger("Merge Passes", NULL, info->merge_passes, es);
+		/* the batched merge's (spillbatch.c); 0 for the tree of losers */
+		ExplainPropertyInteger("Merge Threads", NULL, info->merge_threads, es);
+		ExplainPropertyUInteger("Merge Batches", NULL, info->merge_batches, es);
+		ExplainPropertyUInteger("Merge Key Ranges", NULL, info->merge_ranges, es);
 		ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
 		if (es->timing)
 		{

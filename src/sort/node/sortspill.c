@@ -38,6 +38,10 @@
  * check), each row then written with its own runs' key (sort_run in
  * sortnode.c), so one run's ties cost no more than the sort in memory.
  *
+ * Where the keys decide every comparison and gpusort has 4 threads or
+ * more, the merge is spillbatch.c's instead: batches of the runs' rows, cut
+ * into key ranges that threads merge, handed out in the same order.
+ *
  * A merge reads GS_SPILL_MAX_WAYS runs at once at most, each through a
  * buffer of its own: where more runs accumulated (a budget small for the
  * rows), runs are merged into one before the final merge (reduce_runs):
@@ -63,6 +67,7 @@
 #include "utils/memutils.h"
 
 #include "engine.h"
+#include "settings.h"
 #include "sortkey.h"
 #include "sortstate.h"
 #include "spillmerge.h"
@@ -75,8 +80,29 @@
 /* runs one merge reads at once, at most (see above) */
 #define GS_SPILL_MAX_WAYS	32
 
+/*
+ * A batched merge's batch: this many bytes a thread, shared out among the
+ * runs' read buffers, each within these bounds and an eighth of the budget
+ */
+#define GS_MERGE_BATCH_PER_THREAD	((Size) 2 * 1024 * 1024)
+#define GS_MERGE_BUFFER_MIN	((Size) 256 * 1024)
+#define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
+
+/*
+ * Threads the batched merge needs: with fewer, the tree of losers merges.
+ * The batched merge does more passes over the rows (read, scan, merge,
+ * hand out) than the tree, which only pays where threads share them; and
+ * every batch starts and joins a team, whose helper thread may wait
+ * milliseconds for a core on a small busy machine (measured on 2 cores:
+ * the batched merge 5-40% slower on one thread, 1.3-2.5x on two,
+ * bench/results/sort/spill_2core_2026-11-26_merge.md).
+ */
+#define GS_MERGE_MIN_THREADS	4
+
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
 static GsMergeCmp merge_compare(GpuSortState *node);
+static GsMerge *begin_merge(GpuSortState *node, MemoryContext cxt,
+							GsRun **runs, int nruns);
 
 /*
  * Lays out the key of every run of this sort: statistics that cover any
@@ -147,8 +173,7 @@ merge_range(GpuSortState *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
-	GsMerge    *m = gs_merge_begin(passcxt, node->runs + first, k,
-								   merge_compare(node), node);
+	GsMerge    *m = begin_merge(node, passcxt, node->runs + first, k);
 	GsRun	   *out = gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
 										NULL, NULL);
 	GsRun	   *run;
@@ -163,6 +188,7 @@ merge_range(GpuSortState *node, int first, int k)
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
+	gs_merge_end(m);
 	for (r = first; r < first + k; r++)
 		gs_run_close(node->runs[r]);
 	node->runs[first] = out;
@@ -335,6 +361,32 @@ merge_compare(GpuSortState *node)
 	return spill_compare;
 }
 
+/*
+ * A merge of nruns runs: where the keys decide and there are threads
+ * enough, batched on threads (spillbatch.c); otherwise through the tree of
+ * losers, which calls the comparators where they are needed.  A batch is
+ * sized to the threads: large enough that each has rows to merge between
+ * two joins, small enough that the rows are still in cache when they are
+ * returned; and an eighth of the budget at most (the last run, in memory,
+ * may hold most of it).
+ */
+static GsMerge *
+begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
+{
+	int			nthreads = gpusort_threads();
+	Size		bufsize;
+	Size		cap = gpusort_memory_budget() / 8 / Max(nruns, 1);
+
+	/* (few cores: the tree of losers, GS_MERGE_MIN_THREADS) */
+	if (nthreads < GS_MERGE_MIN_THREADS)
+		nthreads = 0;
+	bufsize = GS_MERGE_BATCH_PER_THREAD * Max(nthreads, 1) / Max(nruns, 1);
+	cap = Min(Max(cap, GS_MERGE_BUFFER_MIN), GS_MERGE_BUFFER_MAX);
+	bufsize = Min(Max(bufsize, GS_MERGE_BUFFER_MIN), cap);
+	return gs_merge_begin(cxt, runs, nruns, merge_compare(node), node,
+						  nthreads, bufsize);
+}
+
 /* all runs are written: the merge starts at their first rows */
 void
 gs_spill_start_merge(GpuSortState *node)
@@ -345,8 +397,7 @@ gs_spill_start_merge(GpuSortState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	reduce_runs(node);
 	node->info.ms_spill += gs_elapsed_ms(start);
-	node->merge = gs_merge_begin(node->runcxt, node->runs, node->nruns,
-								 merge_compare(node), node);
+	node->merge = begin_merge(node, node->runcxt, node->runs, node->nruns);
 	node->info.merge_ways = node->nruns;
 }
 
@@ -365,6 +416,9 @@ gs_spill_next(GpuSortState *node)
 	ExecClearTuple(node->cmp_slot);
 	if (node->time_emit)
 		node->info.ms_merge += gs_elapsed_ms(start);
+	if (run == NULL)
+		gs_merge_stats(node->merge, &node->info.merge_threads,
+					   &node->info.merge_batches, &node->info.merge_ranges);
 	return run ? run->tup : NULL;
 }
 
@@ -412,6 +466,9 @@ gs_spill_close(GpuSortState *node)
 {
 	int			i;
 
+	/* (a batched merge holds descriptors of the runs' files) */
+	if (node->merge)
+		gs_merge_end(node->merge);
 	for (i = 0; i < node->nruns; i++)
 		gs_run_close(node->runs[i]);
 	node->nruns = 0;

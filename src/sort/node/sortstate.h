@@ -93,6 +93,9 @@ typedef struct GsRunInfo
 	double		ms_spill;		/* writing the runs */
 	double		ms_merge;		/* merging them, as rows are returned */
 	int			merge_passes;	/* runs merged into longer runs meanwhile */
+	int			merge_threads;	/* the batched merge's threads (spillbatch.c) */
+	uint64		merge_batches;	/* its batches */
+	uint64		merge_ranges;	/* and key ranges merged, over all batches */
 	bool		spill_stored;	/* merged into a tuplestore (random access) */
 	bool		runs_shared;	/* the runs went to the shared files */
 	uint64		rows_passed;	/* a participant's few rows, passed on */

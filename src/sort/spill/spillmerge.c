@@ -30,12 +30,17 @@
  * its two subtrees; when pending is set, tree[0]'s row was returned and is
  * still to be replaced.
  *
+ * Where the keys alone decide (no cmp) and threads are allowed, the merge
+ * is handed to spillbatch.c, which merges batches of the runs' rows in key
+ * ranges on threads; GsMerge then only passes the calls on.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
 
+#include "spillbatch.h"
 #include "spillmerge.h"
 
 struct GsMerge
@@ -49,6 +54,7 @@ struct GsMerge
 	void	   *arg;
 	int			nwords;
 	uint64		ncompares;
+	GsBatchMerge *batch;		/* or NULL: the tree of losers merges */
 };
 
 /* does run a's current row come before run b's?  (a run at its end: never) */
@@ -101,9 +107,16 @@ load_heads(GsMerge *m)
 
 GsMerge *
 gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns, GsMergeCmp cmp,
-			   void *arg)
+			   void *arg, int nthreads, Size bufsize)
 {
 	GsMerge    *m = MemoryContextAllocZero(cxt, sizeof(GsMerge));
+
+	if (cmp == NULL && nthreads > 0 && nruns >= 2 && nruns <= GS_BATCH_MAX_RUNS)
+	{
+		m->nruns = nruns;
+		m->batch = gs_batch_begin(cxt, runs, nruns, nthreads, bufsize);
+		return m;
+	}
 
 	m->runs = runs;
 	m->nruns = nruns;
@@ -123,6 +136,8 @@ gs_merge_next(GsMerge *m)
 	int			w;
 	int			p;
 
+	if (m->batch)
+		return gs_batch_next(m->batch);
 	if (m->nruns == 0)
 		return NULL;
 	w = m->tree[0];
@@ -153,6 +168,25 @@ gs_merge_next(GsMerge *m)
 void
 gs_merge_rewind(GsMerge *m)
 {
-	if (m->nruns > 0)
+	if (m->batch)
+		gs_batch_rewind(m->batch);
+	else if (m->nruns > 0)
 		load_heads(m);
+}
+
+/* before the runs are closed: a batched merge's descriptors go */
+void
+gs_merge_end(GsMerge *m)
+{
+	if (m->batch)
+		gs_batch_end(m->batch);
+}
+
+void
+gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches, uint64 *nranges)
+{
+	*nthreads = 0;
+	*nbatches = *nranges = 0;
+	if (m->batch)
+		gs_batch_stats(m->batch, nthreads, nbatches, nranges);
 }

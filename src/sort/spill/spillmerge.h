@@ -15,6 +15,11 @@
  * come in run order, so the merge is stable over runs written in input
  * order.
  *
+ * Where cmp is NULL and nthreads is above 0, the merge is spillbatch.c's
+ * instead: the same rows in the same order, merged in batches by threads
+ * (nthreads at most, through read buffers of bufsize bytes a run).
+ * gs_merge_stats tells how it went.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUSORT_SPILLMERGE_H
@@ -27,9 +32,15 @@ typedef int (*GsMergeCmp) (void *arg, const GsRun *a, const GsRun *b);
 typedef struct GsMerge GsMerge;
 
 extern GsMerge *gs_merge_begin(MemoryContext cxt, GsRun **runs, int nruns,
-							   GsMergeCmp cmp, void *arg);
+							   GsMergeCmp cmp, void *arg, int nthreads,
+							   Size bufsize);
 extern GsRun *gs_merge_next(GsMerge *m);
 extern void gs_merge_rewind(GsMerge *m);
+extern void gs_merge_end(GsMerge *m);
+
+/* a batched merge's threads, batches and key ranges; all 0 for a serial one */
+extern void gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches,
+						   uint64 *nranges);
 
 /* compares two keys of nwords words as the engines do (engine.h) */
 static inline int

@@ -86,6 +86,14 @@ extern bool gs_run_rewind(GsRun *run);
 /* the next row into run->key and run->tup; false at the end */
 extern bool gs_run_next(GsRun *run);
 
+/*
+ * the batched merge's read: drops consumed bytes, reads on into a buffer of
+ * at least size bytes; true when the file ended (spillrun.c)
+ */
+extern bool gs_run_load(GsRun *run, Size consumed, Size size);
+/* its first half: drops consumed bytes, makes room for size bytes */
+extern void gs_run_make_room(GsRun *run, Size consumed, Size size);
+
 /* closes the file: deletes it, or, of a file set, writes it out and keeps it */
 extern void gs_run_close(GsRun *run);
 

@@ -139,7 +139,8 @@ END
 $f$;
 
 -- explain_masked(q): the lines of EXPLAIN statement q, with what varies
--- from run to run masked: times, memory and disk sizes; and what differs
+-- from run to run masked: times, memory and disk sizes, the batched
+-- merge's threads and ranges (machine's); and what differs
 -- between PostgreSQL versions written one way: row counts without 18's two
 -- decimals, 18's "Disabled" properties and Window lines dropped, Gather's
 -- "Params Evaluated" (up to 16) dropped, initPlan outputs written as
@@ -165,6 +166,9 @@ BEGIN
 		ln := regexp_replace(ln, 'Reserved: \d+kB', 'Reserved: NkB', 'g');
 		ln := regexp_replace(ln, 'Spill: (\d+) runs, \d+kB written', 'Spill: \1 runs, NkB written', 'g');
 		ln := regexp_replace(ln, '(Spill Written): \d+', '\1: N', 'g');
+		-- (the batched merge's threads are the machine's, and with them its ranges)
+		ln := regexp_replace(ln, 'threads \d+, batches \d+, key ranges \d+', 'threads N, batches N, key ranges N', 'g');
+		ln := regexp_replace(ln, '(Merge Threads|Merge Batches|Merge Key Ranges)("?): \d+', '\1\2: N', 'g');
 		ln := regexp_replace(ln, '(Memory Used|Memory Faulted In Ahead|Memory Reserved): \d+', '\1: N', 'g');
 		RETURN NEXT ln;
 	END LOOP;
