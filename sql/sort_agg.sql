@@ -310,9 +310,17 @@ SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM a HAVING count(DISTINCT x
 SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM a HAVING count(*) > 1000');
 SELECT * FROM agg_check('SELECT o.g, (SELECT count(DISTINCT x) FROM a WHERE a.g = o.g), (SELECT sum(DISTINCT i8) FROM a WHERE a.g <= o.g) FROM (VALUES (1), (5), (101), (103), (7)) o(g)');
 SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM b');
+-- values of a small range (negative ones too) are counted in a bitmap of
+-- it, others sorted
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x) FROM a WHERE g < 100');
+SELECT * FROM agg_check('SELECT count(DISTINCT i2), sum(DISTINCT i2), avg(DISTINCT i2), count(*) FROM a WHERE g < 100');
+SELECT * FROM agg_check('SELECT sum(DISTINCT x), avg(DISTINCT x), count(DISTINCT x), count(x) FROM b');
+SELECT agg_explain_has('SELECT count(DISTINCT i2) FROM a WHERE g < 100', 'Values Counted By: bitmap') AS small_range,
+	   agg_explain_has('SELECT count(DISTINCT x) FROM a', 'Values Counted By: bitmap') AS int4_limits,
+	   agg_explain_has('SELECT count(DISTINCT i8) FROM a WHERE g < 100', 'Values Counted By: bitmap') AS sparse;
 -- not over values: another column read, a float, numeric, FILTER (the
 -- Agg, or from 16 on a GpuAgg over the Sort PostgreSQL plans below it)
-SELECT q, agg_explain_has(q, 'Values Sorted By') AS over_values
+SELECT q, agg_explain_has(q, 'Values Counted By') AS over_values
   FROM (VALUES ('SELECT count(DISTINCT x), count(f8) FROM a'),
 			   ('SELECT count(DISTINCT f8) FROM a'),
 			   ('SELECT count(DISTINCT n) FROM a'),

@@ -42,8 +42,8 @@
  * Where that Sort is not put in (or from 16 on, is the planner's), a plain
  * Agg whose aggregates are count, sum or avg DISTINCT of one integer column,
  * count(*) and count of that column, becomes a GpuAgg over bare values
- * instead (values_eligible; aggvalues.c): its input, without any Sort,
- * narrowed to the column; the node sorts the column's values as one-word
+ * instead (values_eligible; aggvalues.c): its input as the planner made
+ * it, without any Sort; the node sorts the column's values as one-word
  * keys and stores no row.
  *
  *-------------------------------------------------------------------------
@@ -519,11 +519,13 @@ gs_agg_values_plan(Agg *agg, CollectContext *collect, const GsAggWalker *walker)
 		(input = values_input(agg, collect)) == NULL ||
 		(gpusort_min_rows > 0 && input->plan_rows < (double) gpusort_min_rows))
 		return NULL;
+	/*
+	 * The input stays as the planner made it, often the scan's whole row:
+	 * no row is stored, and a narrower targetlist would be a projection of
+	 * every row to pay for
+	 */
+	input = walker->walk(walker->cxt, input);
 	agg->plan.lefttree = input;
-	/* the column's number changes with the input's */
-	narrow_input(agg);
-	(void) agg_supported(agg, collect);
-	input = walker->walk(walker->cxt, agg->plan.lefttree);
 
 	cscan = makeNode(CustomScan);
 	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));

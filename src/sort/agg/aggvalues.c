@@ -11,11 +11,16 @@
  * would store every input row whole before sorting it, which on a machine
  * whose GpuSort reads its rows in one process on the CPU costs about what
  * the Datum sort costs.  This node stores neither rows nor Datums: it reads
- * its input (the scan, narrowed to the column), pushes each non-NULL value
+ * its input (the scan, as the planner made it), pushes each non-NULL value
  * as its one-word key (the two's complement value with the sign bit
  * flipped, which orders as the integer does) into a sort engine
  * (engine.h: radix sort on threads, or the GPU), and counts the runs of
- * equal keys of the sorted keys, summing one value of each run.
+ * equal keys of the sorted keys, summing one value of each run.  Where the
+ * values span a range of at most GS_BITMAP_BITS_PER_VALUE times as many
+ * integers as there are values (user ids, days: a dense domain), the sort
+ * is not needed at all: one bit per integer of the range is set for each
+ * value, and the bits set are the distinct values, in order (the bitmap
+ * takes at most the keys' own memory, and one pass over them).
  *
  * Why only integers: the key must be equal exactly when the column's
  * equality says the values are equal, for the runs to be the DISTINCT
@@ -54,6 +59,7 @@
 #include "portability/instr_time.h"
 #include "utils/fmgroids.h"
 #include "utils/memutils.h"
+#include "port/pg_bitutils.h"
 #include "utils/tuplesort.h"
 
 #include "compat.h"
@@ -80,6 +86,9 @@
 
 #define GS_SIGN_BIT			((uint64) 1 << 63)
 
+/* a bitmap instead of the sort where the range has at most this many bits a value */
+#define GS_BITMAP_BITS_PER_VALUE	64
+
 typedef struct GpuAggValuesState
 {
 	CustomScanState css;
@@ -101,6 +110,8 @@ typedef struct GpuAggValuesState
 	uint64		reserved_values;	/* values the reservation covers */
 	int64		nrows;
 	int64		nnotnull;
+	int64		min;			/* of the values, once there is one */
+	int64		max;
 	int64		ndistinct;
 #ifdef HAVE_INT128
 	int128		sum;			/* of the distinct values */
@@ -311,6 +322,10 @@ read_values(GpuAggValuesState *node)
 		if (isnull)
 			continue;
 		v = value_int(type, d);
+		if (node->nnotnull == 0 || v < node->min)
+			node->min = v;
+		if (node->nnotnull == 0 || v > node->max)
+			node->max = v;
 		node->nnotnull++;
 		if (node->tuplesort == NULL &&
 			(uint64) node->nnotnull > node->reserved_values && !reserve_step(node))
@@ -401,6 +416,59 @@ fill_results(GpuAggValuesState *node)
 }
 
 /*
+ * Counts (and sums) the distinct values pushed so far with a bitmap of
+ * their range, where it is small enough and its memory can be had (see
+ * the header); false, having done nothing, otherwise
+ */
+static bool
+count_by_bitmap(GpuAggValuesState *node)
+{
+	uint64		n = gs_sorter_count(node->sorter);
+	uint64		span = (uint64) node->max - (uint64) node->min;
+	const uint64 *keys;
+	uint64	   *bits;
+	uint64		nwords;
+	Size		bytes;
+	uint64		i;
+
+	if (n == 0 || span / GS_BITMAP_BITS_PER_VALUE >= n)
+		return false;
+	nwords = span / 64 + 1;
+	bytes = nwords * sizeof(uint64);
+	if (node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return false;
+	node->reserved += bytes;
+	bits = MemoryContextAllocExtended(node->runcxt, bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	keys = gs_sorter_pushed(node->sorter);
+	for (i = 0; i < n; i++)
+	{
+		uint64		b = (uint64) key_int(keys[i]) - (uint64) node->min;
+
+		if ((i + 1) % (GS_INTERRUPT_EVERY * 16) == 0)
+			CHECK_FOR_INTERRUPTS();
+		bits[b / 64] |= (uint64) 1 << (b % 64);
+	}
+	for (i = 0; i < nwords; i++)
+	{
+		uint64		w = bits[i];
+
+		node->ndistinct += pg_popcount64(w);
+#ifdef HAVE_INT128
+		while (w != 0)
+		{
+			node->sum += (int64) ((uint64) node->min + i * 64 + pg_rightmost_one_pos64(w));
+			w &= w - 1;
+		}
+#endif
+	}
+	pfree(bits);
+	return true;
+}
+
+/*
  * reads, sorts and counts; the results are in node->funcs.  The input is
  * read in the caller's context (a scan begun there lives as long as the
  * plan does); the engine and the tuplesort live in runcxt.
@@ -437,9 +505,14 @@ values_run(GpuAggValuesState *node)
 	}
 	else
 	{
-		gs_sorter_sort(node->sorter);
-		node->engine = gs_sorter_stats(node->sorter)->engine;
-		count_sorted_keys(node);
+		if (count_by_bitmap(node))
+			node->engine = "bitmap";
+		else
+		{
+			gs_sorter_sort(node->sorter);
+			node->engine = gs_sorter_stats(node->sorter)->engine;
+			count_sorted_keys(node);
+		}
 		gs_sorter_end(node->sorter);
 		node->sorter = NULL;
 	}
@@ -543,7 +616,7 @@ values_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Aggregates", names, es);
 	if (!es->analyze || !node->ran)
 		return;
-	ExplainPropertyText("Values Sorted By", node->engine, es);
+	ExplainPropertyText("Values Counted By", node->engine, es);
 	if (node->why[0])
 		ExplainPropertyText("GpuAgg Fallback", node->why, es);
 	ExplainPropertyInteger("Values", NULL, node->nnotnull, es);
@@ -552,6 +625,6 @@ values_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Time Reading Values", "ms", node->ms_read, 3, es);
-		ExplainPropertyFloat("Time Sorting Values", "ms", node->ms_sort, 3, es);
+		ExplainPropertyFloat("Time Counting Values", "ms", node->ms_sort, 3, es);
 	}
 }
