@@ -502,9 +502,9 @@ values_input(Agg *agg, const CollectContext *collect)
 }
 
 /*
- * agg as a GpuAgg over its column's values, or NULL where it may not be
- * one (values_eligible); the input is walked in either case only by the
- * caller, after NULL
+ * agg as a GpuAgg over its column's values, its input walked here; or
+ * NULL, agg unchanged and its input for the caller to walk, where it may
+ * not be one (values_eligible, values_input, gpusort.min_rows)
  */
 static Plan *
 gs_agg_values_plan(Agg *agg, CollectContext *collect, const GsAggWalker *walker)
