@@ -290,6 +290,55 @@ SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'GpuAgg Fallbac
 RESET gpusort.max_memory;
 SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'Groups: 1');
 
+-- a plain Agg's DISTINCT aggregates of one integer column, where no Sort
+-- is put in below it (no parallel node, no GPU): a GpuAgg over the
+-- column's bare values (aggvalues.c), every integer type, NULLs, the
+-- integers' limits, no rows, HAVING, rescans; the rest keeps the Agg
+SET gpusort.parallel = off;
+SELECT * FROM agg_check('SELECT count(DISTINCT x), count(*), count(x) FROM a');
+SELECT * FROM agg_check('SELECT sum(DISTINCT x), avg(DISTINCT x), count(DISTINCT x) + 1 FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT i2), sum(DISTINCT i2), avg(DISTINCT i2), count(i2) FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT i8), sum(DISTINCT i8), avg(DISTINCT i8) FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT i8) FROM a WHERE g = 103');
+SELECT * FROM agg_check('SELECT sum(DISTINCT i8), avg(DISTINCT i8) FROM a WHERE g = 103');
+SELECT * FROM agg_check('SELECT count(DISTINCT d), count(d) FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT ts) FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT tz), count(*) FROM a');
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), count(*) FROM a WHERE g = 101');
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x), count(*), count(x) FROM empty');
+SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM a HAVING count(DISTINCT x) > 1000');
+SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM a HAVING count(*) > 1000');
+SELECT * FROM agg_check('SELECT o.g, (SELECT count(DISTINCT x) FROM a WHERE a.g = o.g), (SELECT sum(DISTINCT i8) FROM a WHERE a.g <= o.g) FROM (VALUES (1), (5), (101), (103), (7)) o(g)');
+SELECT * FROM agg_check('SELECT count(DISTINCT x) FROM b');
+-- values of a small range (negative ones too) are counted in a bitmap of
+-- it, others sorted
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x) FROM a WHERE g < 100');
+SELECT * FROM agg_check('SELECT count(DISTINCT i2), sum(DISTINCT i2), avg(DISTINCT i2), count(*) FROM a WHERE g < 100');
+SELECT * FROM agg_check('SELECT sum(DISTINCT x), avg(DISTINCT x), count(DISTINCT x), count(x) FROM b');
+SELECT agg_explain_has('SELECT count(DISTINCT i2) FROM a WHERE g < 100', 'Values Counted By: bitmap') AS small_range,
+	   agg_explain_has('SELECT count(DISTINCT x) FROM a', 'Values Counted By: bitmap') AS int4_limits,
+	   agg_explain_has('SELECT count(DISTINCT i8) FROM a WHERE g < 100', 'Values Counted By: bitmap') AS sparse;
+-- not over values: another column read, a float, numeric, FILTER (the
+-- Agg, or from 16 on a GpuAgg over the Sort PostgreSQL plans below it)
+SELECT q, agg_explain_has(q, 'Values Counted By') AS over_values
+  FROM (VALUES ('SELECT count(DISTINCT x), count(f8) FROM a'),
+			   ('SELECT count(DISTINCT f8) FROM a'),
+			   ('SELECT count(DISTINCT n) FROM a'),
+			   ('SELECT count(DISTINCT x) FILTER (WHERE g > 3) FROM a')) v(q);
+SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b', 'Distinct Values: ' ||
+		(SELECT count(*) FROM (SELECT x FROM b WHERE x IS NOT NULL GROUP BY x) s)) AS distinct_values,
+	   agg_explain_has('SELECT count(DISTINCT x) FROM b', 'Values: ' ||
+		(SELECT count(x) FROM b)) AS values_line;
+-- the values outgrow gpusort.max_memory: those sorted so far and the rest
+-- go to a tuplesort (after 65536 values at 3MB, from the first at 1MB)
+SET gpusort.max_memory = '3MB';
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x), count(*), count(x) FROM b');
+SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b', 'GpuAgg Fallback: the values need more than gpusort.max_memory');
+SET gpusort.max_memory = '1MB';
+SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x), count(*), count(x) FROM b');
+RESET gpusort.max_memory;
+SET gpusort.parallel = on;
+
 -- text: count(DISTINCT) and percentile_disc in the database's collation,
 -- en_US.UTF-8 and C.UTF-8 (equal under strcoll, different bytes: counted
 -- apart, as texteq compares bytes in a deterministic collation)

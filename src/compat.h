@@ -32,6 +32,8 @@
  *	- EXPLAIN qualifies column names when the range table has more than
  *	  one entry; 18 adds an RTE_GROUP entry that does not count
  *	  (es->rtable_size): gs_explain_rtable_size.
+ *	- tuplesort_getdatum gained its copy argument in 16:
+ *	  gs_tuplesort_getdatum.
  *	- EXPLAIN deparses a WindowFunc as "OVER (?)" before 18; 18 names its
  *	  window and raises an error unless a WindowAgg of that window is the
  *	  node being shown: GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG.
@@ -68,6 +70,7 @@
 #include "storage/backendid.h"
 #endif
 #include "utils/lsyscache.h"
+#include "utils/tuplesort.h"
 
 /*
  * pg_locale.h includes ICU's headers when the server was built with ICU.  A
@@ -205,6 +208,20 @@ gs_my_backend_slot(void)
 	return MyProcNumber;
 #else
 	return MyBackendId;
+#endif
+}
+
+/*
+ * The next Datum of a sorted Datum tuplesort, forwards, not copied (a
+ * by-value type's); false at the end.  16 added the copy argument.
+ */
+static inline bool
+gs_tuplesort_getdatum(Tuplesortstate *state, Datum *val, bool *isnull)
+{
+#if PG_VERSION_NUM >= 160000
+	return tuplesort_getdatum(state, true, false, val, isnull, NULL);
+#else
+	return tuplesort_getdatum(state, true, val, isnull, NULL);
 #endif
 }
 

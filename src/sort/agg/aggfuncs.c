@@ -870,7 +870,9 @@ array_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows, TupleTableSlot *slot,
 
 /*
  * string_agg of the group's rows [s, e): as string_agg_transfn and its
- * final function build it (text and bytea alike: the bytes of each value)
+ * final function build it (text and bytea alike: the bytes of each value).
+ * The bytes are appended after room for the varlena header, so that the
+ * buffer becomes the result without a copy.
  */
 static Datum
 string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
@@ -878,10 +880,13 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 {
 	StringInfoData buf;
 	bool		first = true;
+	struct varlena *delim = NULL;
 	uint64		i;
-	bytea	   *result;
 
+	if (!f->delim_null)
+		delim = PG_DETOAST_DATUM_PACKED(f->delim);
 	initStringInfo(&buf);
+	buf.len = VARHDRSZ;
 	for (i = s; i < e; i++)
 	{
 		bool		vnull;
@@ -892,23 +897,20 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 			CHECK_FOR_INTERRUPTS();
 		if (vnull)
 			continue;
-		if (!first && !f->delim_null)
-		{
-			t = PG_DETOAST_DATUM_PACKED(f->delim);
-			appendBinaryStringInfo(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-		}
+		if (!first && delim)
+			appendBinaryStringInfo(&buf, VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim));
 		first = false;
 		t = PG_DETOAST_DATUM_PACKED(v);
 		appendBinaryStringInfo(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 	}
 	*isnull = first;
 	if (first)
+	{
+		pfree(buf.data);
 		return (Datum) 0;
-	result = (bytea *) palloc(buf.len + VARHDRSZ);
-	SET_VARSIZE(result, buf.len + VARHDRSZ);
-	memcpy(VARDATA(result), buf.data, buf.len);
-	pfree(buf.data);
-	return PointerGetDatum(result);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	return PointerGetDatum(buf.data);
 }
 
 /* array_agg of the group's rows [s, e), NULLs kept; NULL over no rows */

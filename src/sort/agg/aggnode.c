@@ -119,8 +119,11 @@ gs_agg_register(void)
 static Node *
 agg_create_state(CustomScan *cscan)
 {
-	GpuAggState *node = palloc0(sizeof(GpuAggState));
+	GpuAggState *node;
 
+	if (list_length(cscan->custom_private) > GSAP_VALUES)
+		return gs_agg_values_create_state(cscan);
+	node = palloc0(sizeof(GpuAggState));
 	NodeSetTag(node, T_CustomScanState);
 	node->css.flags = cscan->flags;
 	node->css.methods = &agg_exec_methods;

@@ -39,6 +39,13 @@
  *	   machine's load deciding).  PostgreSQL 16's presorted aggregates
  *	   plan that Sort themselves, and it becomes a GpuSort as any other.
  *
+ * Where that Sort is not put in (or from 16 on, is the planner's), a plain
+ * Agg whose aggregates are count, sum or avg DISTINCT of one integer column,
+ * count(*) and count of that column, becomes a GpuAgg over bare values
+ * instead (values_eligible; aggvalues.c): its input as the planner made
+ * it, without any Sort; the node sorts the column's values as one-word
+ * keys and stores no row.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -420,6 +427,133 @@ distinct_in_byte_order(CollectContext *collect)
 		col->collation = C_COLLATION_OID;
 }
 
+/* a Var of the Agg's input outside its aggregates? */
+static bool
+var_outside_aggrefs(Node *node, void *unused)
+{
+	if (node == NULL || IsA(node, Aggref))
+		return false;
+	if (IsA(node, Var))
+		return true;
+	return expression_tree_walker(node, var_outside_aggrefs, unused);
+}
+
+/*
+ * May agg be computed from its sorted column's values alone (aggvalues.c)?
+ * A plain Agg whose aggregates are count, sum or avg DISTINCT of one
+ * integer column, count(*) and count of that column, reading no other
+ * column; where its GpuSort would read its rows in one process on the CPU
+ * (neither the parallel node nor gpusort.device = gpu), whose storing of
+ * every row whole costs about what the Agg's own sort of bare Datums costs.
+ */
+static bool
+values_eligible(Agg *agg, const CollectContext *collect)
+{
+	ListCell   *lc;
+
+	if (agg->aggstrategy != AGG_PLAIN || agg->numCols != 0 ||
+		gpusort_parallel_enabled() || gpusort_device == GS_DEVICE_GPU ||
+		var_outside_aggrefs((Node *) agg->plan.targetlist, NULL) ||
+		var_outside_aggrefs((Node *) agg->plan.qual, NULL))
+		return false;
+	foreach(lc, collect->aggrefs)
+	{
+		GsAggFunc	f;
+		GsAggSortCol sort;
+		bool		sorts;
+		const char *why;
+
+		if (!gs_agg_func_from_aggref(lfirst(lc), &f, &sort, &sorts, &why))
+			return false;
+		if (f.fn == GSA_COUNT_STAR)
+			continue;
+		if (f.fn == GSA_COUNT)
+		{
+			if (f.argattno != collect->sort.attno)
+				return false;
+			continue;
+		}
+		if ((f.fn != GSA_COUNT_DISTINCT && f.fn != GSA_SUM_DISTINCT &&
+			 f.fn != GSA_AVG_DISTINCT) ||
+			!gs_agg_values_type_ok(f.argtype, collect->sort.eqop))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The input of a GpuAgg over values: the Agg's, less the Sort by the
+ * column that PostgreSQL 16 and later plan below it (presorted
+ * aggregates); or NULL where the input is another sort
+ */
+static Plan *
+values_input(Agg *agg, const CollectContext *collect)
+{
+	Plan	   *input = agg->plan.lefttree;
+	Sort	   *sort = (Sort *) input;
+
+	if (IsA(input, GatherMerge) || IsA(input, IncrementalSort))
+		return NULL;
+	if (!IsA(input, Sort))
+		return input;
+	if (sort->numCols != 1 || sort->sortColIdx[0] != collect->sort.attno)
+		return NULL;
+	return input->lefttree;
+}
+
+/*
+ * agg as a GpuAgg over its column's values, its input walked here; or
+ * NULL, agg unchanged and its input for the caller to walk, where it may
+ * not be one (values_eligible, values_input, gpusort.min_rows)
+ */
+static Plan *
+gs_agg_values_plan(Agg *agg, CollectContext *collect, const GsAggWalker *walker)
+{
+	CustomScan *cscan;
+	Plan	   *input;
+	List	   *scan_tlist;
+	ListCell   *lc;
+	int			resno;
+
+	if (!values_eligible(agg, collect) ||
+		(input = values_input(agg, collect)) == NULL ||
+		(gpusort_min_rows > 0 && input->plan_rows < (double) gpusort_min_rows))
+		return NULL;
+	/*
+	 * The input stays as the planner made it, often the scan's whole row:
+	 * no row is stored, and a narrower targetlist would be a projection of
+	 * every row to pay for
+	 */
+	input = walker->walk(walker->cxt, input);
+	agg->plan.lefttree = input;
+
+	cscan = makeNode(CustomScan);
+	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.lefttree = input;
+	cscan->scan.plan.righttree = NULL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* as Agg: no backward scan, no mark */
+	scan_tlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
+	resno = list_length(scan_tlist);
+	foreach(lc, collect->aggrefs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 ++resno, NULL, false));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->scan.plan.targetlist = (List *)
+		gs_plan_retarget((Node *) agg->plan.targetlist, collect->aggrefs,
+						 list_length(input->targetlist));
+	cscan->scan.plan.qual = (List *)
+		gs_plan_retarget((Node *) agg->plan.qual, collect->aggrefs,
+						 list_length(input->targetlist));
+	cscan->custom_private = list_make3(NULL, copyObject(collect->aggrefs),
+									   makeInteger(GSAP_VALUES_MODE));
+	cscan->custom_exprs = NIL;
+	cscan->methods = &gpuagg_plan_methods;
+	return (Plan *) cscan;
+}
+
 /*
  * The Sort (or Gather Merge over a Sort) under agg whose keys become the
  * group columns' and then col, with *old its keys as they were; or NULL
@@ -452,6 +586,10 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 	memset(&old, 0, sizeof(old));
 	if (agg_supported(agg, &collect))
 	{
+		Plan	   *values = gs_agg_values_plan(agg, &collect, walker);
+
+		if (values)
+			return values;
 		distinct_in_byte_order(&collect);
 		sort = sort_to_extend(agg, &old);
 		if (sort == NULL && agg->aggstrategy == AGG_PLAIN &&

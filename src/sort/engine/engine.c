@@ -297,6 +297,13 @@ gs_sorter_sort(GsSorter *s)
 	s->sorted = true;
 }
 
+const uint64 *
+gs_sorter_pushed(const GsSorter *s)
+{
+	Assert(!s->sorted);
+	return s->keys;
+}
+
 uint64
 gs_sorter_count(const GsSorter *s)
 {

@@ -56,6 +56,11 @@ extern uint64 *gs_sorter_push(GsSorter *s);
  * gs_sorter_sort.
  */
 extern uint64 *gs_sorter_push_n(GsSorter *s, uint64 n);
+/*
+ * The keys pushed so far, in row order: valid until the next push or
+ * gs_sorter_sort (a caller that may not need the sort reads them here)
+ */
+extern const uint64 *gs_sorter_pushed(const GsSorter *s);
 extern void gs_sorter_sort(GsSorter *s);
 extern uint64 gs_sorter_count(const GsSorter *s);
 extern const uint32 *gs_sorter_rows(const GsSorter *s);

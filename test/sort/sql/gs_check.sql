@@ -12,7 +12,8 @@
 -- gs_plan_has(q, node): whether EXPLAIN (COSTS OFF) of q, under the
 -- settings in force, shows a Custom Scan (node)
 -- gs_plan_uses_gpusort(q): turns GpuSort on for every sort (for the rest
--- of the transaction) and says whether q's plan has a GpuSort
+-- of the transaction) and says whether q's plan has a GpuSort (or a GpuAgg,
+-- which over bare values has no GpuSort below it)
 -- gs_cursor_check(q): walks a SCROLL cursor over q in every direction
 -- (gs_cursor_walk), with GpuSort on and off, and compares what it saw
 CREATE OR REPLACE FUNCTION gs_plan_has(q text, node text) RETURNS boolean LANGUAGE plpgsql AS $f$
@@ -32,7 +33,7 @@ CREATE OR REPLACE FUNCTION gs_plan_uses_gpusort(q text) RETURNS boolean LANGUAGE
 BEGIN
 	PERFORM set_config('gpusort.enabled', 'on', true);
 	PERFORM set_config('gpusort.min_rows', '0', true);
-	RETURN gs_plan_has(q, 'GpuSort');
+	RETURN gs_plan_has(q, 'GpuSort') OR gs_plan_has(q, 'GpuAgg');
 END
 $f$;
 
