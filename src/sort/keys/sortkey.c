@@ -1926,23 +1926,30 @@ gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
 }
 
 bool
-gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
-							   TupleTableSlot *a, TupleTableSlot *b,
-							   int *result)
+gs_keys_column_value_nothrow(const GsKeySpec *spec, int c,
+							 TupleTableSlot *slot, Datum *value)
 {
 	const GsKeyCol *col = &spec->cols[c];
-	bool		anull,
-				bnull;
-	Datum		ad = slot_getattr(a, col->attno, &anull);
-	Datum		bd = slot_getattr(b, col->attno, &bnull);
+	bool		isnull;
+	const char *data;
+	Size		len;
+
+	*value = slot_getattr(slot, col->attno, &isnull);
+	return !isnull && string_peek(col, *value, &data, &len);
+}
+
+bool
+gs_keys_compare_values_nothrow(const GsKeySpec *spec, int c, Datum a,
+							   Datum b, int *result)
+{
+	const GsKeyCol *col = &spec->cols[c];
 	const char *adata,
 			   *bdata;
 	Size		alen,
 				blen;
 
-	if (anull || bnull ||
-		!string_peek(col, ad, &adata, &alen) ||
-		!string_peek(col, bd, &bdata, &blen))
+	if (!string_peek(col, a, &adata, &alen) ||
+		!string_peek(col, b, &bdata, &blen))
 		return false;
 	if (KIND_IS_BPCHAR(col->kind))
 	{
@@ -1954,4 +1961,17 @@ gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 	if (col->desc)
 		*result = -*result;
 	return true;
+}
+
+bool
+gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
+							   TupleTableSlot *a, TupleTableSlot *b,
+							   int *result)
+{
+	Datum		ad,
+				bd;
+
+	return gs_keys_column_value_nothrow(spec, c, a, &ad) &&
+		gs_keys_column_value_nothrow(spec, c, b, &bd) &&
+		gs_keys_compare_values_nothrow(spec, c, ad, bd, result);
 }

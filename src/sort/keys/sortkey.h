@@ -136,7 +136,12 @@ extern int	gs_keys_first_inexact(const GsKeySpec *spec);
  * gs_keys_compare_column_nothrow compares that column of two rows with
  * strcoll as the sort orders it (DESC inverted), on any thread: false where
  * it cannot (a NULL, a value to detoast, a long string), and the caller's
- * thread then compares with PostgreSQL's comparator.
+ * thread then compares with PostgreSQL's comparator.  The same in two
+ * steps, for a caller that compares each row many times:
+ * gs_keys_column_value_nothrow gives the column's value where it can be
+ * compared on a thread (not NULL, not to detoast: it points into the row,
+ * and stays valid while the row is stored), and
+ * gs_keys_compare_values_nothrow compares two such values.
  */
 extern int	gs_keys_verified_column(const GsKeySpec *spec);
 extern bool gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
@@ -144,6 +149,10 @@ extern bool gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
 extern bool gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 										   TupleTableSlot *a,
 										   TupleTableSlot *b, int *result);
+extern bool gs_keys_column_value_nothrow(const GsKeySpec *spec, int c,
+										 TupleTableSlot *slot, Datum *value);
+extern bool gs_keys_compare_values_nothrow(const GsKeySpec *spec, int c,
+										   Datum a, Datum b, int *result);
 
 /*
  * Refining ties (sortrefine.c): gs_keys_refinable says whether column c

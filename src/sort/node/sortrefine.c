@@ -70,6 +70,8 @@
 #define GS_REFINE_THREADS_MIN	8192
 #define GS_REFINE_TASKS_PER_THREAD	4
 #define GS_REFINE_BATCH_ROWS	((uint64) 1 << 20)
+/* rows ahead whose tuples a chunk task prefetches */
+#define GS_REFINE_AHEAD			16
 
 /* a group of rows still tied: order[lo, hi), transform from off */
 typedef struct RefineGroup
@@ -177,6 +179,11 @@ chunk_tasks(void *p, uint64 tlo, uint64 thi)
 		g = group_of(a, lo);
 		for (i = lo; i < hi; i++)
 		{
+			/* the rows lie at random places: ask for those ahead */
+			if (i + 2 * GS_REFINE_AHEAD < hi)
+				gs_prefetch(&a->tuples[a->rows[i + 2 * GS_REFINE_AHEAD]]);
+			if (i + GS_REFINE_AHEAD < hi)
+				gs_prefetch_row(a->tuples[a->rows[i + GS_REFINE_AHEAD]]);
 			while (i >= a->gstart[g + 1])
 				g++;
 			if (!chunk_of(a, a->slots[t], i, g, true))

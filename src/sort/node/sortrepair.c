@@ -39,9 +39,12 @@
  * The comparators may allocate and raise, so they run on the backend's
  * thread, checking for interrupts as it goes.  Where the checked column is
  * the sort's first and many runs are to be merged, segments of runs are
- * merged on helper threads first with strcoll (gs_keys_compare_column_
+ * merged on helper threads first with strcoll (gs_keys_compare_values_
  * nothrow), each in a copy that the backend takes only where its thread
- * decided every comparison (see repair_threaded).  Memory: runcxt.
+ * decided every comparison (see repair_threaded).  A merge compares a row
+ * a few times, at random places of the store: each thread first takes its
+ * rows' values (pointers into the rows, deformed once, in values[] by row
+ * number), and its comparisons read only those.  Memory: runcxt.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,6 +66,7 @@ typedef struct RepairCtx
 	uint32	   *tmp;			/* room for the longest run's rows */
 	uint64		ncompares;
 	/* on a helper thread: the column compared with strcoll, nothrow */
+	const Datum *values;		/* by row number: the column's values */
 	const GsKeySpec *keys;
 	int			col;
 	bool		later_cols;		/* sort columns after col */
@@ -72,9 +76,10 @@ typedef struct RepairCtx
 /*
  * Compares stored rows a and b by every sort column: with PostgreSQL's
  * comparators on the backend; on a helper thread, where the sort's first
- * column is the checked one, with strcoll (gs_keys_compare_column_nothrow),
- * noting in rc->failed what only the backend can decide (a NULL, a value
- * to detoast, equal strings with later sort columns).
+ * column is the checked one, with strcoll on the values taken before
+ * (gs_keys_compare_values_nothrow), noting in rc->failed what only the
+ * backend can decide (a long string, equal strings with later sort
+ * columns).
  */
 static int
 repair_compare(RepairCtx *rc, uint32 a, uint32 b)
@@ -82,12 +87,11 @@ repair_compare(RepairCtx *rc, uint32 a, uint32 b)
 	int			r;
 
 	rc->ncompares++;
-	ExecStoreMinimalTuple(rc->tuples[a], rc->sa, false);
-	ExecStoreMinimalTuple(rc->tuples[b], rc->sb, false);
 	if (rc->node == NULL)
 	{
 		if (rc->failed ||
-			!gs_keys_compare_column_nothrow(rc->keys, rc->col, rc->sa, rc->sb, &r) ||
+			!gs_keys_compare_values_nothrow(rc->keys, rc->col, rc->values[a],
+											rc->values[b], &r) ||
 			(r == 0 && rc->later_cols))
 		{
 			rc->failed = true;
@@ -97,6 +101,8 @@ repair_compare(RepairCtx *rc, uint32 a, uint32 b)
 	}
 	if (rc->ncompares % GS_INTERRUPT_EVERY == 0)
 		CHECK_FOR_INTERRUPTS();
+	ExecStoreMinimalTuple(rc->tuples[a], rc->sa, false);
+	ExecStoreMinimalTuple(rc->tuples[b], rc->sb, false);
 	return gs_sort_compare_slots(rc->node, rc->sa, rc->sb, 0);
 }
 
@@ -250,6 +256,8 @@ repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
  */
 #define GS_REPAIR_THREADED_MIN_RUNS	64
 #define GS_REPAIR_SEGMENTS_PER_THREAD	2
+/* rows ahead whose tuples are prefetched while the values are taken */
+#define GS_REPAIR_AHEAD					16
 
 typedef struct RepairSeg
 {
@@ -266,6 +274,7 @@ typedef struct RepairThreadArg
 {
 	RepairCtx  *ctx;			/* [nsegs], one per segment */
 	RepairSeg  *segs;
+	Datum	   *values;			/* by row number */
 	const uint32 *order;
 	const uint64 *bad;
 } RepairThreadArg;
@@ -281,6 +290,31 @@ seg_starts(const RepairSeg *seg, const uint64 *bad)
 	return seg->ihi - seg->ilo;
 }
 
+/*
+ * The checked column's values of the segment's rows, in a->values; false
+ * where one cannot be compared on a thread (a NULL, a value to detoast).
+ */
+static bool
+seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
+{
+	const uint32 *order = a->order;
+	MinimalTuple *tuples = a->ctx[0].tuples;
+	const GsKeySpec *keys = a->ctx[0].keys;
+	int			col = a->ctx[0].col;
+	uint64		p;
+
+	for (p = seg->lo; p < seg->hi; p++)
+	{
+		/* the rows lie at random places: ask for those ahead */
+		if (p + GS_REPAIR_AHEAD < seg->hi)
+			gs_prefetch_row(tuples[order[p + GS_REPAIR_AHEAD]]);
+		ExecStoreMinimalTuple(tuples[order[p]], slot, false);
+		if (!gs_keys_column_value_nothrow(keys, col, slot, &a->values[order[p]]))
+			return false;
+	}
+	return true;
+}
+
 static void
 repair_seg_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -292,10 +326,14 @@ repair_seg_tasks(void *p, uint64 tlo, uint64 thi)
 		RepairSeg  *seg = &a->segs[t];
 		uint64		len = seg->hi - seg->lo;
 
-		memcpy(seg->copy, a->order + seg->lo, sizeof(uint32) * len);
-		merge_all_runs(&a->ctx[t], seg->copy, len, seg->starts,
-					   seg_starts(seg, a->bad));
-		seg->ok = !a->ctx[t].failed;
+		seg->ok = seg_values(a, seg, a->ctx[t].sa);
+		if (seg->ok)
+		{
+			memcpy(seg->copy, a->order + seg->lo, sizeof(uint32) * len);
+			merge_all_runs(&a->ctx[t], seg->copy, len, seg->starts,
+						   seg_starts(seg, a->bad));
+			seg->ok = !a->ctx[t].failed;
+		}
 		ExecClearTuple(a->ctx[t].sa);
 		ExecClearTuple(a->ctx[t].sb);
 	}
@@ -326,6 +364,7 @@ make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
 		c->sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		c->sb = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 		c->tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(seg->hi - seg->lo, 1));
+		c->values = a->values;
 		c->keys = node->keys;
 		c->col = 0;
 		c->later_cols = node->nkeys > 1;
@@ -355,6 +394,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 		return false;
 	a.order = order;
 	a.bad = bad;
+	a.values = MemoryContextAllocHuge(node->runcxt, sizeof(Datum) * n);
 	a.segs = make_segments(node, n, bad, nbad, nsegs, &a);
 	gs_thread_rows_prepare(node->row_slot, node->tuples[0]);
 	gs_cpu_for_tasks(nsegs, nthreads, repair_seg_tasks, &a);
@@ -382,6 +422,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 	pfree(segstarts);
 	pfree(a.ctx);
 	pfree(a.segs);
+	pfree(a.values);
 	return true;
 }
 

@@ -23,10 +23,13 @@
  * that cannot go on (a value to detoast, a long string) the task stops, and
  * the backend's thread does the rest of the task's pairs with PostgreSQL's
  * comparators.  A pair out of order means that the transform disagreed
- * with strcoll there: the positions of such pairs are recorded (a task
- * records up to GS_VERIFY_BAD_PER_TASK of them in an array of its own, and
- * leaves the rest of its pairs to the backend past that), and
- * sortrepair.c then merges the ascending runs between them with the
+ * with strcoll there: a task marks such a position j in a byte array of
+ * one entry per position (isbad[j]; a task writes only the positions of
+ * its own slice, so threads never share an entry, and need no room that
+ * could run out: a data set where the transform disagrees often is
+ * checked on every thread, not handed to the backend after a few), the
+ * backend collects the marks in position order, and sortrepair.c then
+ * merges the ascending runs between them with the
  * comparators, moving only the rows that are out of place.  The result is
  * exact whatever glibc's strxfrm does; the check costs one comparison per
  * row, and a disagreement little more than the rows it misplaces.
@@ -48,7 +51,8 @@
 #include "thread_slots.h"
 
 #define GS_VERIFY_TASKS_PER_THREAD	4
-#define GS_VERIFY_BAD_PER_TASK		256
+/* rows ahead whose tuples are prefetched (twice as far: their pointers) */
+#define GS_VERIFY_AHEAD				16
 
 typedef struct VerifyArg
 {
@@ -66,7 +70,7 @@ typedef struct VerifyArg
 	uint64	   *stopped;		/* [ntasks]: the first position not done */
 	uint64	   *checked;		/* [ntasks] */
 	uint64	   *bad;			/* [ntasks] */
-	uint64	   *badpos;			/* [ntasks][GS_VERIFY_BAD_PER_TASK]: where */
+	uint8	   *isbad;			/* [n]: the tasks' positions out of order */
 	uint64	   *rest;			/* the backend's positions, ascending */
 	uint64		nrest;
 	uint64		maxrest;
@@ -98,6 +102,22 @@ needs_check(const VerifyArg *a, uint64 p, uint64 j)
 							 a->sorted_keys + j * a->nwords);
 }
 
+/*
+ * Asks for the pointer of the row GS_VERIFY_AHEAD positions past j +
+ * GS_VERIFY_AHEAD, and for the row at j + GS_VERIFY_AHEAD where its pair
+ * is to be checked: the rows of sorted positions lie at random places.
+ */
+static inline void
+verify_prefetch(const VerifyArg *a, uint64 j, uint64 hi)
+{
+	uint64		k = j + GS_VERIFY_AHEAD;
+
+	if (k + GS_VERIFY_AHEAD < hi)
+		gs_prefetch(&a->tuples[a->order[k + GS_VERIFY_AHEAD]]);
+	if (k < hi && needs_check(a, partner(a, k), k))
+		gs_prefetch_row(a->tuples[a->order[k]]);
+}
+
 static void
 verify_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -121,6 +141,7 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 			TupleTableSlot *sb;
 			int			r;
 
+			verify_prefetch(a, j, hi);
 			if (!needs_check(a, q, j))
 				continue;
 			/* a row checked against its successor was just deformed as one */
@@ -134,11 +155,12 @@ verify_tasks(void *p, uint64 tlo, uint64 thi)
 			/* equal under strcoll with different prefixes: the backend decides */
 			if (!gs_keys_compare_column_nothrow(a->keys, a->col, sa, sb, &r) || r == 0)
 				break;
-			if (r > 0 && a->bad[t] == GS_VERIFY_BAD_PER_TASK)
-				break;			/* no room: the backend goes on from here */
 			a->checked[t]++;
 			if (r > 0)
-				a->badpos[t * GS_VERIFY_BAD_PER_TASK + a->bad[t]++] = j;
+			{
+				a->isbad[j] = 1;
+				a->bad[t]++;
+			}
 		}
 		a->stopped[t] = j;
 	}
@@ -169,9 +191,11 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 				hi,
 				j;
 
-	for (j = 0; j < a->bad[t]; j++)
-		note_bad(a, a->badpos[t * GS_VERIFY_BAD_PER_TASK + j]);
 	verify_bounds(a, t, &lo, &hi);
+	if (a->bad[t] > 0)
+		for (j = lo; j < a->stopped[t]; j++)
+			if (a->isbad[j])
+				note_bad(a, j);
 	for (j = a->stopped[t]; j < hi; j++)
 	{
 		uint64		q = partner(a, j);
@@ -268,7 +292,7 @@ verify_alloc(VerifyArg *a, TupleDesc desc)
 	a->stopped = palloc(sizeof(uint64) * a->ntasks);
 	a->checked = palloc0(sizeof(uint64) * a->ntasks);
 	a->bad = palloc0(sizeof(uint64) * a->ntasks);
-	a->badpos = palloc(sizeof(uint64) * a->ntasks * GS_VERIFY_BAD_PER_TASK);
+	a->isbad = palloc_extended(a->n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	a->maxrest = 64;
 	a->rest = palloc(sizeof(uint64) * a->maxrest);
 	a->nrest = 0;
@@ -287,7 +311,7 @@ verify_free(VerifyArg *a)
 	pfree(a->stopped);
 	pfree(a->checked);
 	pfree(a->bad);
-	pfree(a->badpos);
+	pfree(a->isbad);
 	pfree(a->rest);
 }
 

@@ -188,6 +188,11 @@ SELECT gs_check('SELECT odd, g, id FROM kr_big ORDER BY odd DESC, g, id');
 SET max_parallel_workers_per_gather = 0;
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g LIMIT 1000');
 RESET max_parallel_workers_per_gather;
+-- NULLs among them: a thread that meets one in its segment of runs
+-- leaves that segment to the backend's comparators
+UPDATE kr_big SET odd = NULL WHERE id % 400 = 0;
+SELECT gs_check('SELECT odd FROM kr_big ORDER BY odd');
+SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd NULLS FIRST, id, g');
 RESET gpusort.dict_ranks;
 
 DROP TABLE kr, kr_big;
