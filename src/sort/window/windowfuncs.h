@@ -271,14 +271,24 @@ extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 #define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
 
 /*
- * Whether f is computed over frame's EXCLUDE (or there is none): the
- * aggregates whose state takes rows out exactly and whose argument cannot
- * raise an error (see aggregate_partition), and the functions that read
- * no frame
+ * Whether f is computed over frame's EXCLUDE (or there is none): every
+ * function but an aggregate whose argument may raise an error
  */
 extern bool gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame);
 
-/* Whether f over frame recomputes every row's frame (see above) */
+/*
+ * Whether f's value over frame, which has an EXCLUDE clause, is computed
+ * from the frame's rows for every row, as WindowAgg computes it
+ * (aggregate_excluding): min, max and the float sums and statistics, whose
+ * states cannot take rows out
+ */
+extern bool gs_win_excludes_afresh(const GsWinFunc *f, const GsWinFrame *frame);
+
+/*
+ * Whether f over frame recomputes every row's frame from its moved start
+ * (see above), which the plan allows only under GSW_MAX_RESTART_ROWS rows;
+ * not those gs_win_excludes_afresh computes
+ */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* The frame in words, for EXPLAIN (palloc'd) */
