@@ -209,6 +209,10 @@ SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELEC
 -- bytes
 SELECT * FROM win_args($$WITH x AS MATERIALIZED (SELECT i AS id, i % 97 AS g, round((1 + abs(hashint8(i)) % (10::numeric ^ (1 + i % 17))) / (10::numeric ^ (i % 11)), i % 11) * (1 - 2 * (i % 3 / 2)) AS v FROM generate_series(1, 20000) i) SELECT id, numeric_send(q), numeric_send(r), numeric_send(p) FROM (SELECT id, v / sum(v) OVER w AS q, sum(v) OVER w / v AS r, v * avg(v) OVER w AS p FROM x WINDOW w AS (PARTITION BY g)) y ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), m * sum(m) OVER (ORDER BY id) FROM (VALUES (1, 3.0), (2, 1e-30), (3, 7), (4, NULL), (5, -1e-31)) x(id, m)$$);
+-- an operand that is an aggregate's argument column is read from the
+-- aggregate's arguments, every row's, FILTER or not; another column by
+-- its program
+SELECT * FROM win_args($$SELECT id, price / sum(price) FILTER (WHERE qty > 5) OVER w, m - avg(m) FILTER (WHERE s > 0) OVER w, fee * sum(price) FILTER (WHERE qty > 5) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct) ORDER BY id$$);
 SELECT * FROM win_error($$SELECT id, 1 / (qty - 5), price / sum(price) OVER (PARTITION BY acct) FROM wa_money$$);
 SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct), qty / (qty - 5) FROM wa_money WHERE qty <> 5 ORDER BY id$$);
 SELECT * FROM win_args($$SELECT * FROM (SELECT id, price / sum(price) OVER (PARTITION BY acct) AS s FROM wa_money) x WHERE s > 0.01 ORDER BY id$$);

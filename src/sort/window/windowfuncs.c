@@ -2663,6 +2663,15 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
 	gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
+	pfree(a.task_first);
+	pfree(starts);
+	return nparts;
+}
+
+void
+gs_win_free_arguments(GsWinFunc *funcs, int nfuncs)
+{
+	int			k;
 
 	for (k = 0; k < nfuncs; k++)
 	{
@@ -2693,9 +2702,6 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		f->argf = NULL;
 		/* argerr stays, for gs_win_first_error */
 	}
-	pfree(a.task_first);
-	pfree(starts);
-	return nparts;
 }
 
 /* ---- RANGE frames with offsets --------------------------------------------------- */

@@ -326,6 +326,13 @@ extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 							 GsWinFunc *funcs, int nfuncs, int nthreads);
 
 /*
+ * Frees the arguments' arrays gs_win_compute read (not argerr, which
+ * gs_win_first_error reads): the derived expressions (winproject.h) may
+ * read them after it
+ */
+extern void gs_win_free_arguments(GsWinFunc *funcs, int nfuncs);
+
+/*
  * Row i's result of f, as WindowAgg returns it (in the current memory
  * context); nav_slot deforms the row lag, lead and the value functions
  * read from.

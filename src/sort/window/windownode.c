@@ -376,7 +376,7 @@ derived_begin(GpuWindowState *node, CustomScan *cscan, List *wfuncs)
 														  wfuncs, node->ninput);
 
 		gs_win_derived_init(&node->derived[k++], lfirst(lc), scan_expr, wfuncs,
-							&node->css.ss.ps);
+							node->funcs, &node->css.ss.ps);
 	}
 }
 
@@ -900,6 +900,7 @@ window_run(GpuWindowState *node)
 	}
 	encode_results(node, flags, n);
 	derived_compute(node, indesc);
+	gs_win_free_arguments(node->funcs, node->nfuncs);
 	node->ms_funcs = gs_elapsed_ms(start);
 
 	node->flags = flags;
@@ -1062,6 +1063,15 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].skip = NULL;
 		node->funcs[k].argerr = NULL;
 		node->funcs[k].argback = NULL;
+		/* the arguments' arrays, when a run stopped before freeing them */
+		node->funcs[k].argnull = NULL;
+		node->funcs[k].argi = NULL;
+		node->funcs[k].argf = NULL;
+#ifdef HAVE_INT128
+		node->funcs[k].argw = NULL;
+#endif
+		node->funcs[k].argscale = NULL;
+		node->funcs[k].deque = NULL;
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
 		node->funcs[k].resbytes = NULL;
