@@ -54,9 +54,10 @@
  * part before the excluded rows while the frame's start stays put
  * (aggregate_excluding); the value functions move their row past the
  * excluded ones as WindowAgg does (value_row_excluding).  Frames whose
- * start moves slide: counts, integer and numeric sums in and out exactly, min and max
- * through a monotone queue (minmax_sliding); float sums and statistics
- * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.
+ * start moves slide: counts, integer and numeric sums in and out exactly,
+ * min and max through a monotone queue (minmax_sliding); float sums and
+ * statistics restart as WindowAgg does, on ROWS frames under
+ * GSW_MAX_RESTART_ROWS.
  *
  * avg, variance and stddev of float4 and float8 run float8_accum's
  * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
