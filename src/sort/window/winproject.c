@@ -215,15 +215,18 @@ function_value(const GsWinFunc *f, uint64 i, int128 *v, int16 *scale)
 	return gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, v, scale);
 }
 
-/* a op b of numeric.c; false when the threads cannot give it */
+/*
+ * a op b of numeric.c; false when the threads cannot give it.  div keeps
+ * the last divisor's leading digit, b's from row to row.
+ */
 static inline bool
-apply_op(Oid opfunc, int128 a, int16 as, int128 b, int16 bs, int128 *r,
-		 int16 *rs)
+apply_op(Oid opfunc, int128 a, int16 as, int128 b, int16 bs,
+		 GsWinDivisor *div, int128 *r, int16 *rs)
 {
 	switch (opfunc)
 	{
 		case F_NUMERIC_DIV:
-			return gs_win_numeric_div(a, as, b, bs, r, rs);
+			return gs_win_numeric_div_by(a, as, b, bs, div, r, rs);
 		case F_NUMERIC_MUL:
 			*rs = as + bs;
 			return *rs <= GSW_NUM_ENCODED_SCALE && !__builtin_mul_overflow(a, b, r);
@@ -243,6 +246,9 @@ typedef struct DerivedArg
 	uint64		n;
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [ntasks] */
+#ifdef HAVE_INT128
+	GsWinDivisor *divs;			/* [ntasks * nds]: each task's last divisors */
+#endif
 	AttrNumber	maxatt;
 } DerivedArg;
 
@@ -264,10 +270,13 @@ argument_operand(const GsWinFunc *a, uint64 i, int128 *x, int16 *xs)
 	return GSWX_VALUE;
 }
 
-/* derived expression d at row i, deformed in slot (funcs: the functions) */
+/*
+ * derived expression d at row i, deformed in slot (funcs: the functions;
+ * div: d's last divisor)
+ */
 static inline void
 derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
-			uint64 i)
+			uint64 i, GsWinDivisor *div)
 {
 	const GsWinFunc *f = &funcs[d->fidx];
 	char	   *out = d->bytes + i * GSW_NUM_ENCODED_MAX;
@@ -292,8 +301,8 @@ derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
 	}
 	if (!function_value(f, i, &w, &ws))
 		return;
-	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, &r, &rs) :
-		  apply_op(d->opfunc, x, xs, w, ws, &r, &rs)))
+	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, div, &r, &rs) :
+		  apply_op(d->opfunc, x, xs, w, ws, div, &r, &rs)))
 		return;
 	if (gs_win_numeric_encode(r, rs, out) > 0)
 		d->state[i] = GSW_DERIVED_BYTES;
@@ -310,11 +319,14 @@ derived_tasks(void *p, uint64 tlo, uint64 thi)
 	for (t = tlo; t < thi; t++)
 	{
 		TupleTableSlot *slot = a->slots[t];
+		GsWinDivisor *div = a->divs + t * a->nds;
 		uint64		lo,
 					hi,
 					i;
 		int			k;
 
+		for (k = 0; k < a->nds; k++)
+			div[k].valid = false;
 		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
@@ -324,7 +336,7 @@ derived_tasks(void *p, uint64 tlo, uint64 thi)
 			if (a->maxatt > 0)
 				gs_thread_slot_store(slot, a->rows[i], a->maxatt);
 			for (k = 0; k < a->nds; k++)
-				derived_row(&a->ds[k], a->funcs, slot, i);
+				derived_row(&a->ds[k], a->funcs, slot, i, &div[k]);
 		}
 	}
 #endif
@@ -359,6 +371,12 @@ gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
 	a.ntasks = (uint64) Max(nthreads, 1) * 4;
 	slots = gs_thread_slots_create(desc, (int) a.ntasks, rows[0]);
 	a.slots = slots->slots;
+#ifdef HAVE_INT128
+	a.divs = palloc(sizeof(GsWinDivisor) * a.ntasks * nds);
+#endif
 	gs_cpu_for_tasks(a.ntasks, nthreads, derived_tasks, &a);
+#ifdef HAVE_INT128
+	pfree(a.divs);
+#endif
 	gs_thread_slots_free(slots);
 }
