@@ -626,9 +626,8 @@ bool
 gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
 				   int16 *scale)
 {
-	GsWinDivisor div;
+	GsWinDivisor div = {.valid = false};
 
-	div.valid = false;
 	return gs_win_numeric_div_by(a, ascale, b, bscale, &div, q, scale);
 }
 
