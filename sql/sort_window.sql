@@ -234,8 +234,8 @@ SELECT * FROM win_check($$SELECT id, sum(k8) OVER (PARTITION BY g ORDER BY k, id
 -- (a frame from the current row to the partition's end is computed since
 -- issue 27)
 SELECT * FROM win_check($$SELECT id, sum(k8) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM w$$);
--- (EXCLUDE is computed for counts, sums and averages since issue 27, see
--- sort_window_args; min and max over it are not)
+-- (EXCLUDE is computed since issue 27, see sort_window_args; min and max
+-- too, each frame afresh as WindowAgg does)
 SELECT * FROM win_check($$SELECT id, sum(k) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW) FROM w$$);
 SELECT * FROM win_check($$SELECT id, min(k) OVER (PARTITION BY g ORDER BY k, id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW) FROM w$$);
 SELECT * FROM win_check($$SELECT id, my_sum(k) OVER (PARTITION BY g ORDER BY k, id) FROM w WHERE g <> 103$$);

@@ -209,6 +209,10 @@ SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELEC
 -- bytes
 SELECT * FROM win_args($$WITH x AS MATERIALIZED (SELECT i AS id, i % 97 AS g, round((1 + abs(hashint8(i)) % (10::numeric ^ (1 + i % 17))) / (10::numeric ^ (i % 11)), i % 11) * (1 - 2 * (i % 3 / 2)) AS v FROM generate_series(1, 20000) i) SELECT id, numeric_send(q), numeric_send(r), numeric_send(p) FROM (SELECT id, v / sum(v) OVER w AS q, sum(v) OVER w / v AS r, v * avg(v) OVER w AS p FROM x WINDOW w AS (PARTITION BY g)) y ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), m * sum(m) OVER (ORDER BY id) FROM (VALUES (1, 3.0), (2, 1e-30), (3, 7), (4, NULL), (5, -1e-31)) x(id, m)$$);
+-- an operand that is an aggregate's argument column is read from the
+-- aggregate's arguments, every row's, FILTER or not; another column by
+-- its program
+SELECT * FROM win_args($$SELECT id, price / sum(price) FILTER (WHERE qty > 5) OVER w, m - avg(m) FILTER (WHERE s > 0) OVER w, fee * sum(price) FILTER (WHERE qty > 5) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct) ORDER BY id$$);
 SELECT * FROM win_error($$SELECT id, 1 / (qty - 5), price / sum(price) OVER (PARTITION BY acct) FROM wa_money$$);
 SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct), qty / (qty - 5) FROM wa_money WHERE qty <> 5 ORDER BY id$$);
 SELECT * FROM win_args($$SELECT * FROM (SELECT id, price / sum(price) OVER (PARTITION BY acct) AS s FROM wa_money) x WHERE s > 0.01 ORDER BY id$$);
@@ -227,9 +231,9 @@ SELECT * FROM win_args($$SELECT id, stddev(v) OVER w FROM (VALUES (1, 9223372036
 
 -- 6. EXCLUDE CURRENT ROW, GROUP and TIES: counts, sums, averages and
 -- integer statistics over frames that grow, slide, span the partition,
--- RANGE and GROUPS offsets; peers of many rows; FILTER.  Functions whose
--- state cannot take rows out (min, max, float sums), the value functions
--- and arguments that may raise keep WindowAgg.
+-- RANGE and GROUPS offsets; peers of many rows; FILTER.  Arguments that
+-- may raise keep WindowAgg.  (min, max, the float aggregates and the value
+-- functions: 7.)
 SELECT * FROM win_args($$SELECT id, count(*) OVER w, count(price) OVER w, sum(price) OVER w, avg(m) OVER w, sum(qty) OVER w, avg(k8) OVER w, var_samp(qty) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT cat, day, count(*) OVER w, sum(price) OVER w, avg(m) OVER w, stddev_pop(s) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP) ORDER BY 1, 2, 3, 4, 5, 6$$);
 SELECT * FROM win_args($$SELECT cat, day, count(*) OVER w, sum(m) OVER w, avg(qty) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW EXCLUDE TIES) ORDER BY 1, 2, 3, 4, 5$$);
@@ -242,3 +246,62 @@ SELECT * FROM win_args($$SELECT id, min(price) OVER w FROM wa_money WINDOW w AS 
 SELECT * FROM win_args($$SELECT id, first_value(id) OVER w, row_number() OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, sum(qty * 2) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
 SELECT * FROM win_args($$SELECT id, rank() OVER w, sum(price) OVER w, dense_rank() OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day, id % 2 RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES) ORDER BY id$$);
+
+-- 7. EXCLUDE for min, max, the float sums and statistics (each frame
+-- computed afresh, as WindowAgg does) and first_value, last_value and
+-- nth_value (WindowAgg's step past the excluded rows, NULL where it
+-- lands outside the frame).  Rows of one base b are copies alike in every
+-- column but id, and a key k (NULL for b % 50 = 0, whose rows are alike
+-- too) tells base rows apart, so that peers' order, which the sorts may
+-- give differently, changes no result the queries read.  f: float8 with
+-- NULL, NaN, -0, the infinities and eighths (sums exact in any order);
+-- r4: real; v: int4; n: numeric of scales 0 to 2.
+CREATE TABLE wa_ex (id int, g int, k int, f float8, r4 real, v int, n numeric);
+INSERT INTO wa_ex
+SELECT b * 10 + c, b % 7, CASE WHEN b % 50 = 0 THEN NULL ELSE b END,
+	   CASE WHEN b % 50 = 0 THEN 1.5 WHEN b % 11 = 0 THEN NULL
+			WHEN b % 29 = 0 THEN 'NaN' WHEN b % 31 = 0 THEN '-0'
+			WHEN b % 37 = 0 THEN 'Infinity' WHEN b % 41 = 0 THEN '-Infinity'
+			WHEN b % 43 = 0 THEN 0 ELSE (hashint4(b) % 10000) / 8.0 END,
+	   CASE WHEN b % 50 = 0 THEN 2 ELSE ((hashint4(b + 1) % 1000) / 3.0)::real END,
+	   CASE WHEN b % 50 = 0 THEN 7 WHEN b % 13 = 0 THEN NULL ELSE hashint4(b + 2) % 100 END,
+	   CASE WHEN b % 50 = 0 THEN 3.25 WHEN b % 17 = 0 THEN NULL
+			ELSE round((hashint4(b + 3) % 100000) / 100.0, b % 3) END
+  FROM generate_series(1, 700) b, generate_series(1, 1 + b % 3) c;
+ANALYZE wa_ex;
+-- rows in a unique order: ROWS frames around, after and before the row,
+-- past the partition's ends, empty, DESC
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, max(f) OVER w, avg(f) OVER w, stddev(f) OVER w, var_pop(r4) OVER w, sum(r4) OVER w, min(v) OVER w, max(n) OVER w, first_value(n) OVER w, last_value(f) OVER w, nth_value(v, 2) OVER w, nth_value(id, 5) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, max(r4) OVER w, avg(f) OVER w, stddev_samp(f) OVER w, max(v) OVER w, min(n) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 3) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, avg(r4) OVER w, variance(f) OVER w, max(n) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, max(f) OVER w, avg(f) OVER w, min(n) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 4 PRECEDING AND 2 PRECEDING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, sum(f) OVER w, max(v) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 7) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 5 PRECEDING AND 40 FOLLOWING EXCLUDE GROUP)$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, avg(f) OVER w, first_value(id) OVER w, last_value(id) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, max(n) OVER w, stddev_pop(f) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 100) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW)$$);
+-- peers (copies), NULL keys first and last: RANGE, GROUPS and partition
+-- frames under each EXCLUDE
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(f) OVER w, avg(f) OVER w, sum(f) OVER w, stddev(f) OVER w, avg(r4) OVER w, min(v) OVER w, max(n) OVER w, first_value(f) OVER w, last_value(n) OVER w, nth_value(v, 3) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k RANGE BETWEEN 60 PRECEDING AND 30 FOLLOWING EXCLUDE GROUP)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(f) OVER w, avg(f) OVER w, var_samp(f) OVER w, max(r4) OVER w, min(n) OVER w, first_value(f) OVER w, last_value(n) OVER w, nth_value(v, 2) OVER w, nth_value(k, 4) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k DESC NULLS LAST RANGE BETWEEN 60 PRECEDING AND 30 FOLLOWING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(v) OVER w, avg(f) OVER w, stddev_samp(r4) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w, nth_value(f, 3) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(n) OVER w, avg(f) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k GROUPS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE GROUP)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(f) OVER w, avg(f) OVER w, variance(f) OVER w, min(n) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 3) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k NULLS FIRST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, max(f) OVER w, avg(f) OVER w, max(v) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, avg(f) OVER w, min(n) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP)$$);
+-- ROWS offsets over peers: the frame cuts the current row's peers, where
+-- WindowAgg's one step past them lands outside the frame (NULL)
+SELECT * FROM win_args($$SELECT g, k, min(f) OVER w, avg(f) OVER w, max(n) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT g, k, max(f) OVER w, stddev(f) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING EXCLUDE TIES)$$);
+SELECT * FROM win_args($$SELECT g, k, min(v) OVER w, avg(r4) OVER w, first_value(k) OVER w, last_value(k) OVER w, nth_value(k, 3) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ORDER BY k DESC ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE GROUP)$$);
+-- no ORDER BY: every row of the partition is a peer
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, max(n) OVER w, avg(f) OVER w, stddev(f) OVER w, first_value(id) OVER w, last_value(id) OVER w, nth_value(id, 1) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE TIES) ORDER BY 1$$);
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, avg(f) OVER w, first_value(id) OVER w, nth_value(id, 2) OVER w FROM wa_ex WINDOW w AS (PARTITION BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP) ORDER BY 1$$);
+-- numerics of one value at different scales: min and max keep the newer
+SELECT * FROM win_args($$SELECT i, min(x) OVER w, max(x) OVER w, min(y) OVER w, max(y) OVER w FROM (VALUES (1, 1.0, '0'::float8), (2, 1.00, '-0'), (3, 1, '0'), (4, 1.000, '-0'), (5, NULL, NULL), (6, 'NaN', 'NaN')) v(i, x, y) WINDOW w AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW)$$);
+-- an overflow of float8_accum, at the row whose frame has both large values
+SELECT * FROM win_error($$SELECT i, avg(x) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM (VALUES (1, 1e308::float8), (2, 1), (3, 1e308), (4, 2)) v(i, x)$$);
+SELECT * FROM win_error($$SELECT i, avg(x) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM (VALUES (1, 1e308::float8), (2, 1), (3, 1), (4, 1e308)) v(i, x)$$);
+-- a frame whose start moves, wider than GSW_MAX_RESTART_ROWS: computed
+-- afresh all the same (WindowAgg too computes every row's frame), unlike
+-- a float sum's without EXCLUDE, which slides and keeps WindowAgg there
+SELECT * FROM win_args($$SELECT id, min(f) OVER w, avg(f) OVER w FROM wa_ex WINDOW w AS (ORDER BY id ROWS BETWEEN 2000 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)$$);
+SELECT * FROM win_args($$SELECT id, avg(f) OVER w FROM wa_ex WINDOW w AS (ORDER BY id ROWS BETWEEN 2000 PRECEDING AND CURRENT ROW)$$);

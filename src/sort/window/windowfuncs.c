@@ -48,10 +48,16 @@
  * keys on threads for integer, date and timestamp keys (winrange.c), else
  * in the backend with the window's in_range functions, as WindowAgg's
  * update_frameheadpos and update_frametailpos do (gs_win_range_bounds);
- * EXCLUDE takes the excluded rows out of exact states (put_excluding).  Frames whose start moves
- * slide: counts, integer and numeric sums in and out exactly, min and max
- * through a monotone queue (minmax_sliding); float sums and statistics
- * restart as WindowAgg does, on ROWS frames under GSW_MAX_RESTART_ROWS.
+ * EXCLUDE takes the excluded rows out of exact states (put_excluding);
+ * min, max and float aggregates, whose states cannot take rows out, compute
+ * each row's frame less the excluded rows as WindowAgg does, keeping the
+ * part before the excluded rows while the frame's start stays put
+ * (aggregate_excluding); the value functions move their row past the
+ * excluded ones as WindowAgg does (value_row_excluding).  Frames whose
+ * start moves slide: counts, integer and numeric sums in and out exactly,
+ * min and max through a monotone queue (minmax_sliding); float sums and
+ * statistics restart as WindowAgg does, on ROWS frames under
+ * GSW_MAX_RESTART_ROWS.
  *
  * avg, variance and stddev of float4 and float8 run float8_accum's
  * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
@@ -740,37 +746,70 @@ gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
 	return true;
 }
 
-bool
-gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame)
+/*
+ * Whether f's state is computed again from a moved frame start rather than
+ * slid (see gs_win_restarts): the float sums and statistics, whose values
+ * depend on the order of their inputs and which have no inverse
+ */
+static bool
+restarts_when_moved(const GsWinFunc *f)
 {
-	if (frame->exclude == GSW_EXCLUDE_NONE)
-		return true;
 	switch (f->fn)
 	{
-		case GSW_FIRST_VALUE:
-		case GSW_LAST_VALUE:
-		case GSW_NTH_VALUE:
-		case GSW_MIN:
-		case GSW_MAX:
-			return false;
-		case GSW_COUNT_STAR:
-		case GSW_COUNT:
 		case GSW_SUM:
 		case GSW_AVG:
+			return f->arg != GSW_ARG_INT && f->arg != GSW_ARG_NUMERIC;
 		case GSW_VAR_POP:
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
 		case GSW_STDDEV_SAMP:
-			{
-				/* a state that slides, as if restarted (see gs_win_restarts) */
-				GsWinFrame	moving = *frame;
-
-				moving.start = GSW_BOUND_ROW;
-				return !gs_win_restarts(f, &moving) && !f->arg_may_raise;
-			}
+			return f->arg != GSW_ARG_INT;	/* integers' sums slide exactly */
 		default:
-			return true;		/* ranks, lag and lead read no frame */
+			return false;		/* counts; min and max slide (minmax_sliding) */
 	}
+}
+
+static bool
+is_aggregate(const GsWinFunc *f)
+{
+	switch (f->fn)
+	{
+		case GSW_COUNT_STAR:
+		case GSW_COUNT:
+		case GSW_SUM:
+		case GSW_AVG:
+		case GSW_MIN:
+		case GSW_MAX:
+		case GSW_VAR_POP:
+		case GSW_VAR_SAMP:
+		case GSW_STDDEV_POP:
+		case GSW_STDDEV_SAMP:
+			return true;
+		default:
+			return false;
+	}
+}
+
+bool
+gs_win_excludes_afresh(const GsWinFunc *f, const GsWinFrame *frame)
+{
+	return frame->exclude != GSW_EXCLUDE_NONE && is_aggregate(f) &&
+		(f->fn == GSW_MIN || f->fn == GSW_MAX || restarts_when_moved(f));
+}
+
+bool
+gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame)
+{
+	if (frame->exclude == GSW_EXCLUDE_NONE || !is_aggregate(f))
+		return true;			/* ranks, lag, lead; value_row_excluding */
+
+	/*
+	 * put_excluding takes rows out of a state ahead of WindowAgg, and
+	 * aggregate_excluding evaluates rows as WindowAgg does but was not
+	 * built to give an argument's error: an argument that may raise keeps
+	 * WindowAgg
+	 */
+	return !f->arg_may_raise;
 }
 
 bool
@@ -778,25 +817,13 @@ gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
 {
 	if (frame->start == GSW_BOUND_PARTITION)
 		return false;
-	switch (f->fn)
-	{
-		case GSW_COUNT_STAR:
-		case GSW_COUNT:
-			return false;
-		case GSW_SUM:
-		case GSW_AVG:
-			return f->arg != GSW_ARG_INT && f->arg != GSW_ARG_NUMERIC;
-		case GSW_MIN:
-		case GSW_MAX:
-			return false;		/* they slide: minmax_sliding */
-		case GSW_VAR_POP:
-		case GSW_VAR_SAMP:
-		case GSW_STDDEV_POP:
-		case GSW_STDDEV_SAMP:
-			return f->arg != GSW_ARG_INT;	/* integers' sums slide exactly */
-		default:
-			return false;
-	}
+
+	/*
+	 * aggregate_excluding computes every row's frame too, but takes no more
+	 * rows for a row than WindowAgg does and checks for interrupts by the
+	 * rows it takes, so its frames need no limit
+	 */
+	return !gs_win_excludes_afresh(f, frame) && restarts_when_moved(f);
 }
 
 static void
@@ -2023,6 +2050,101 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 }
 
 /*
+ * aggregate_excluding's failure to take row x for row r: a numeric the
+ * threads cannot compute with (too_wide), or row x's error, raised at r
+ */
+static uint64
+excluding_failed(GsWinFunc *f, const WinAggState *s, uint64 r, uint64 x)
+{
+	if (s->wide_fail)
+	{
+		__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+		return PG_UINT64_MAX;
+	}
+	f->errrow[r] = (uint32) (x + 1);
+	return r;
+}
+
+/*
+ * An aggregate whose state cannot take rows out (min, max, float sums and
+ * statistics: gs_win_excludes_afresh) over frames with an EXCLUDE clause.
+ * WindowAgg computes such a frame's value afresh for every row, from the
+ * frame's first row on, skipping the excluded ones; the same rows taken in
+ * the same order give the same value, float bits and the newer of equal
+ * minimums included, and fail at the same row.
+ *
+ * The excluded rows [xs, xe) (the current row, or its peers [gs, ge)) split
+ * the frame [fs, fe) in two: the rows before them, [fs, cut), are a head
+ * state kept from row to row while the frame's start stays put, since cut
+ * then only moves forward (xs is the row or its first peer, and the frame's
+ * end does not move back); each row's value is a copy of that state taking
+ * the row itself (EXCLUDE TIES) and the frame's rows from xe on.  A frame
+ * that starts at the partition's first row costs a row the frame's rows past
+ * its peers; one whose start moves, all its rows, as in WindowAgg, where
+ * the frame's head also moves with every row.  Returns as
+ * aggregate_partition.
+ */
+static uint64
+aggregate_excluding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
+					const GsWinFrame *frame)
+{
+	WinAggState head,
+				s;
+	uint64		lo = ps,
+				hi = ps,
+				gs = ps,
+				ge = ps,
+				work = 0,
+				r;
+
+	memset(&head, 0, sizeof(head));
+	for (r = ps; r < pe; r++)
+	{
+		uint64		fs,
+					fe,
+					xs,
+					xe,
+					cut,
+					x;
+
+		/* the rows taken, not the rows put, bound the time between checks */
+		if (work >= GS_INTERRUPT_EVERY)
+		{
+			if (gs_slice_stopped())
+				return PG_UINT64_MAX;
+			work = 0;
+		}
+		if (r == ge)
+		{
+			gs = r;
+			ge = peers_end(flags, r, pe);
+		}
+		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		xs = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r : gs;
+		xe = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r + 1 : ge;
+		cut = Min(Max(xs, fs), fe);
+		if (fs != lo || cut < hi)
+		{
+			memset(&head, 0, sizeof(head));
+			lo = hi = fs;
+		}
+		work += cut - hi + 1;
+		for (; hi < cut; hi++)
+			if (!agg_take(f, &head, hi))
+				return excluding_failed(f, &head, r, hi);
+		s = head;
+		if (frame->exclude == GSW_EXCLUDE_TIES && r >= fs && r < fe &&
+			!agg_take(f, &s, r))
+			return excluding_failed(f, &s, r, r);
+		for (x = Max(xe, fs); x < fe; x++, work++)
+			if (!agg_take(f, &s, x))
+				return excluding_failed(f, &s, r, x);
+		agg_put(f, &s, r);
+	}
+	return PG_UINT64_MAX;
+}
+
+/*
  * Whether, for min (max), row b's value takes the place of row a's (b
  * after a): int4smaller, float8smaller (NaN above everything) and
  * numeric_smaller keep the newer value on ties; -1 when two numerics do not
@@ -2193,6 +2315,65 @@ lag_lead_partition(GsWinFunc *f, uint64 ps, uint64 pe)
 	}
 }
 
+/*
+ * The row first_value, last_value or nth_value reads for row r (peers
+ * [gs, ge), frame [fs, fe)) under an EXCLUDE clause, or -1 (NULL), as
+ * WindowAgg's WinGetFuncArgInFrame finds it: the row an offset from the
+ * frame's head (tail) is moved past the excluded rows in one step, as if
+ * they were all inside the frame, and is read only if it is in the frame
+ * and not excluded (row_is_in_frame).  Where the frame cuts the excluded
+ * rows that step can miss, and WindowAgg then returns NULL: so does this.
+ */
+static int64
+value_row_excluding(const GsWinFunc *f, GsWinExclude exclude, uint64 r,
+					uint64 gs, uint64 ge, uint64 fs, uint64 fe)
+{
+	int64		pos,
+				over;
+
+	if (fs >= fe)
+		return -1;
+	if (f->fn != GSW_LAST_VALUE)
+	{
+		pos = (int64) fs + (f->fn == GSW_NTH_VALUE ? f->param - 1 : 0);
+		over = (int64) Max(gs, fs);
+		if (exclude == GSW_EXCLUDE_CURRENT_ROW)
+			pos += (pos >= (int64) r && r >= fs);
+		else if (pos >= (int64) gs && ge > fs)
+		{
+			if (exclude == GSW_EXCLUDE_GROUP)
+				pos += (int64) ge - over;
+			else if (pos == over)
+				pos = (int64) r;
+			else
+				pos += (int64) ge - over - 1;
+		}
+	}
+	else
+	{
+		pos = (int64) fe - 1;
+		over = (int64) Min(ge, fe);
+		if (exclude == GSW_EXCLUDE_CURRENT_ROW)
+			pos -= (pos <= (int64) r && r < fe);
+		else if (pos < (int64) ge && gs < fe)
+		{
+			if (exclude == GSW_EXCLUDE_GROUP)
+				pos -= over - (int64) gs;
+			else if (pos == over - 1)
+				pos = (int64) r;
+			else
+				pos -= over - 1 - (int64) gs;
+		}
+	}
+	if (pos < (int64) fs || pos >= (int64) fe)
+		return -1;
+	if (exclude == GSW_EXCLUDE_CURRENT_ROW ? pos == (int64) r :
+		(pos >= (int64) gs && pos < (int64) ge &&
+		 (exclude == GSW_EXCLUDE_GROUP || pos != (int64) r)))
+		return -1;
+	return pos;
+}
+
 /* the functions that read positions: ranks and the value functions */
 static void
 position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
@@ -2215,6 +2396,14 @@ position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 						fe;
 
 			frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+			if (frame->exclude != GSW_EXCLUDE_NONE &&
+				(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
+				 f->fn == GSW_NTH_VALUE))
+			{
+				f->i64[r] = value_row_excluding(f, frame->exclude, r, gs, ge,
+												fs, fe);
+				continue;
+			}
 
 			switch (f->fn)
 			{
@@ -2273,6 +2462,8 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 			break;
 		case GSW_MIN:
 		case GSW_MAX:
+			if (frame->exclude != GSW_EXCLUDE_NONE)
+				return aggregate_excluding(f, flags, ps, pe, frame);
 			if (frame->start != GSW_BOUND_PARTITION)
 				return minmax_sliding(f, flags, ps, pe, frame);
 			return aggregate_partition(f, flags, ps, pe, frame);
@@ -2284,6 +2475,8 @@ compute_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		case GSW_VAR_SAMP:
 		case GSW_STDDEV_POP:
 		case GSW_STDDEV_SAMP:
+			if (gs_win_excludes_afresh(f, frame))
+				return aggregate_excluding(f, flags, ps, pe, frame);
 			return aggregate_partition(f, flags, ps, pe, frame);
 		default:
 			position_partition(f, flags, ps, pe, frame);
@@ -2419,7 +2612,8 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		GsWinFunc  *f = &funcs[k];
 
 		alloc_results(f, n);
-		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start != GSW_BOUND_PARTITION)
+		if ((f->fn == GSW_MIN || f->fn == GSW_MAX) && frame->start != GSW_BOUND_PARTITION &&
+			frame->exclude == GSW_EXCLUDE_NONE)
 			f->deque = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		/* a NULL argument makes every row NULL; WindowAgg checks the rest first */
 		if (f->param_null)
@@ -2470,6 +2664,15 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
 	gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
+	pfree(a.task_first);
+	pfree(starts);
+	return nparts;
+}
+
+void
+gs_win_free_arguments(GsWinFunc *funcs, int nfuncs)
+{
+	int			k;
 
 	for (k = 0; k < nfuncs; k++)
 	{
@@ -2500,9 +2703,6 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 		f->argf = NULL;
 		/* argerr stays, for gs_win_first_error */
 	}
-	pfree(a.task_first);
-	pfree(starts);
-	return nparts;
 }
 
 /* ---- RANGE frames with offsets --------------------------------------------------- */

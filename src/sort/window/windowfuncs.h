@@ -271,14 +271,24 @@ extern void gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
 #define GSW_BOUND_IS_ARRAY(b)	((b) == GSW_BOUND_RANGE || (b) == GSW_BOUND_GROUPS)
 
 /*
- * Whether f is computed over frame's EXCLUDE (or there is none): the
- * aggregates whose state takes rows out exactly and whose argument cannot
- * raise an error (see aggregate_partition), and the functions that read
- * no frame
+ * Whether f is computed over frame's EXCLUDE (or there is none): every
+ * function but an aggregate whose argument may raise an error
  */
 extern bool gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame);
 
-/* Whether f over frame recomputes every row's frame (see above) */
+/*
+ * Whether f's value over frame, which has an EXCLUDE clause, is computed
+ * from the frame's rows for every row, as WindowAgg computes it
+ * (aggregate_excluding): min, max and the float sums and statistics, whose
+ * states cannot take rows out
+ */
+extern bool gs_win_excludes_afresh(const GsWinFunc *f, const GsWinFrame *frame);
+
+/*
+ * Whether f over frame recomputes every row's frame from its moved start
+ * (see above), which the plan allows only under GSW_MAX_RESTART_ROWS rows;
+ * not those gs_win_excludes_afresh computes
+ */
 extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* The frame in words, for EXPLAIN (palloc'd) */
@@ -314,6 +324,13 @@ extern void gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
  */
 extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 							 GsWinFunc *funcs, int nfuncs, int nthreads);
+
+/*
+ * Frees the arguments' arrays gs_win_compute read (not argerr, which
+ * gs_win_first_error reads): the derived expressions (winproject.h) may
+ * read them after it
+ */
+extern void gs_win_free_arguments(GsWinFunc *funcs, int nfuncs);
 
 /*
  * Row i's result of f, as WindowAgg returns it (in the current memory

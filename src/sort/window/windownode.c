@@ -92,6 +92,8 @@ typedef struct GpuWindowState
 	GsWinFunc  *funcs;			/* specs; result arrays while computed */
 	int			nfuncs;
 	int			ninput;			/* input columns, before the functions' */
+	int			readatts;		/* the input columns the projection and the
+								 * qual read: 1 .. readatts */
 	TupleTableSlot *row_slot;	/* deforms the input rows */
 	TupleTableSlot **nav_slots; /* [nfuncs] */
 	ExprState **filters;		/* [nfuncs]: an aggregate's FILTER, or NULL */
@@ -374,8 +376,48 @@ derived_begin(GpuWindowState *node, CustomScan *cscan, List *wfuncs)
 														  wfuncs, node->ninput);
 
 		gs_win_derived_init(&node->derived[k++], lfirst(lc), scan_expr, wfuncs,
-							&node->css.ss.ps);
+							node->funcs, &node->css.ss.ps);
 	}
+}
+
+/* the largest input column (1 .. *ninput) a Var of the scan tuple reads */
+static bool
+input_columns_walker(Node *node, int *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		int			attno = ((Var *) node)->varattno;
+
+		/* context[0]: the largest so far; context[1]: the input's columns */
+		if (attno <= 0)
+			context[0] = context[1];	/* the whole row */
+		else if (attno <= context[1])
+			context[0] = Max(context[0], attno);
+		return false;
+	}
+	return expression_tree_walker(node, input_columns_walker, (void *) context);
+}
+
+/*
+ * How many of the input columns a row returned must deform: those the
+ * projection and the qual read (the window values come after them), all of
+ * them when the scan tuple itself is returned.  Often none: then the rows
+ * go out without deforming the sorted tuples in the backend.
+ */
+static int
+read_input_columns(GpuWindowState *node, CustomScan *cscan)
+{
+	int			context[2];
+
+	if (node->css.ss.ps.ps_ProjInfo == NULL)
+		return node->ninput;
+	context[0] = 0;
+	context[1] = node->ninput;
+	(void) input_columns_walker((Node *) cscan->scan.plan.targetlist, context);
+	(void) input_columns_walker((Node *) cscan->scan.plan.qual, context);
+	return context[0];
 }
 
 static void
@@ -434,6 +476,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 		k++;
 	}
 	derived_begin(node, cscan, wfuncs);
+	node->readatts = read_input_columns(node, cscan);
 }
 
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
@@ -857,11 +900,30 @@ window_run(GpuWindowState *node)
 	}
 	encode_results(node, flags, n);
 	derived_compute(node, indesc);
+	gs_win_free_arguments(node->funcs, node->nfuncs);
 	node->ms_funcs = gs_elapsed_ms(start);
 
 	node->flags = flags;
 	node->current = 0;
 	node->computed = true;
+}
+
+/*
+ * Row i's first natts input columns in the scan tuple, the rest NULL (no
+ * expression reads them, see read_input_columns)
+ */
+static void
+fill_input_columns(GpuWindowState *node, uint64 i, TupleTableSlot *scan,
+				   int natts)
+{
+	if (natts > 0)
+	{
+		ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
+		slot_getsomeattrs(node->row_slot, natts);
+		memcpy(scan->tts_values, node->row_slot->tts_values, sizeof(Datum) * natts);
+		memcpy(scan->tts_isnull, node->row_slot->tts_isnull, sizeof(bool) * natts);
+	}
+	memset(scan->tts_isnull + natts, true, node->ninput - natts);
 }
 
 /*
@@ -886,6 +948,9 @@ fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 			scan->tts_values[col] = PointerGetDatum(d->bytes + i * GSW_NUM_ENCODED_MAX);
 		else if (state == GSW_DERIVED_BACKEND)
 		{
+			/* the expression reads input columns the projection may not */
+			if (node->readatts < node->ninput)
+				fill_input_columns(node, i, scan, node->ninput);
 			econtext->ecxt_scantuple = scan;
 			scan->tts_values[col] = ExecEvalExprSwitchContext(d->backend, econtext,
 															  &scan->tts_isnull[col]);
@@ -903,12 +968,7 @@ fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 	int			k;
 
 	ExecClearTuple(scan);
-	ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
-	slot_getallattrs(node->row_slot);
-	memcpy(scan->tts_values, node->row_slot->tts_values,
-		   sizeof(Datum) * node->ninput);
-	memcpy(scan->tts_isnull, node->row_slot->tts_isnull,
-		   sizeof(bool) * node->ninput);
+	fill_input_columns(node, i, scan, node->readatts);
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (k = 0; k < node->nfuncs; k++)
 		scan->tts_values[node->ninput + k] =
@@ -1003,6 +1063,15 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].skip = NULL;
 		node->funcs[k].argerr = NULL;
 		node->funcs[k].argback = NULL;
+		/* the arguments' arrays, when a run stopped before freeing them */
+		node->funcs[k].argnull = NULL;
+		node->funcs[k].argi = NULL;
+		node->funcs[k].argf = NULL;
+#ifdef HAVE_INT128
+		node->funcs[k].argw = NULL;
+#endif
+		node->funcs[k].argscale = NULL;
+		node->funcs[k].deque = NULL;
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
 		node->funcs[k].resbytes = NULL;

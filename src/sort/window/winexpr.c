@@ -626,6 +626,15 @@ bool
 gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
 				   int16 *scale)
 {
+	GsWinDivisor div = {.valid = false};
+
+	return gs_win_numeric_div_by(a, ascale, b, bscale, &div, q, scale);
+}
+
+bool
+gs_win_numeric_div_by(int128 a, int ascale, int128 b, int bscale,
+					  GsWinDivisor *div, int128 *q, int16 *scale)
+{
 	int			w1,
 				f1,
 				w2,
@@ -641,7 +650,15 @@ gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale, int128 *q,
 		return false;
 	/* select_div_scale */
 	base10000_lead(a, ascale, &w1, &f1);
-	base10000_lead(b, bscale, &w2, &f2);
+	if (!div->valid || div->v != b || div->scale != bscale)
+	{
+		base10000_lead(b, bscale, &div->weight, &div->first);
+		div->v = b;
+		div->scale = bscale;
+		div->valid = true;
+	}
+	w2 = div->weight;
+	f2 = div->first;
 	qweight = w1 - w2;
 	if (f1 <= f2)
 		qweight--;

@@ -72,17 +72,35 @@ extern bool gs_win_numeric_div(int128 a, int ascale, int128 b, int bscale,
 							   int128 *q, int16 *scale);
 
 /*
+ * A divisor's leading base-10000 digit and weight (select_div_scale's
+ * firstdigit2 and weight2), kept for the next division by the same value
+ * (a share's sum, the same for a whole partition); valid false at first
+ */
+typedef struct GsWinDivisor
+{
+	bool		valid;
+	int			scale;
+	int128		v;
+	int			weight;
+	int			first;
+} GsWinDivisor;
+
+/* gs_win_numeric_div, with b's leading digit from div when it is b's */
+extern bool gs_win_numeric_div_by(int128 a, int ascale, int128 b, int bscale,
+								  GsWinDivisor *div, int128 *q, int16 *scale);
+
+/*
  * numeric_add (numeric_sub when sub) of a / 10^ascale and b / 10^bscale:
  * exact, at the larger scale; false past 128 bits or GSW_NUM_ENCODED_SCALE
  */
+extern bool gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale,
+								  bool sub, int128 *r, int16 *scale);
+
 /*
  * sqrt_var of v / 10^scale (v >= 0) at the same scale, rounded half up:
  * *root / 10^scale; false past 128 bits.  Threads call it.
  */
 extern bool gs_win_numeric_sqrt(int128 v, int scale, int128 *root);
-
-extern bool gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale,
-								  bool sub, int128 *r, int16 *scale);
 #endif
 
 /* makes the tables the functions above read (in the backend, first) */

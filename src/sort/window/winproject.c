@@ -148,9 +148,30 @@ gs_win_derived_retarget(Node *expr, List *derived, int first_resno)
 
 /* ---- executor ------------------------------------------------------------------------ */
 
+/*
+ * A function of funcs whose argument is the numeric column operand reads,
+ * or -1: the boundaries pass read that column of every row into its
+ * argument arrays, FILTER or not (gs_win_store_arg), as gs_win_numeric_fixed
+ * gives it, which is what the operand's program gives
+ */
+static int
+argument_function(Node *operand, const GsWinFunc *funcs, int nfuncs)
+{
+	int			k;
+
+	if (!IsA(operand, Var) || ((Var *) operand)->varno != OUTER_VAR ||
+		((Var *) operand)->varattno <= 0)
+		return -1;
+	for (k = 0; k < nfuncs; k++)
+		if (funcs[k].arg == GSW_ARG_NUMERIC && funcs[k].argexpr == NULL &&
+			funcs[k].argattno == ((Var *) operand)->varattno)
+			return k;
+	return -1;
+}
+
 void
 gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
-					PlanState *parent)
+					const GsWinFunc *funcs, PlanState *parent)
 {
 	OpExpr	   *op = (OpExpr *) expr;
 	Node	   *a = linitial(op->args);
@@ -171,6 +192,8 @@ gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
 			d->fidx = k;
 		k++;
 	}
+	d->argfidx = argument_function(d->func_left ? b : a, funcs,
+								   list_length(wfuncs));
 	d->backend = ExecInitExpr(scan_expr, parent);
 }
 
@@ -192,15 +215,18 @@ function_value(const GsWinFunc *f, uint64 i, int128 *v, int16 *scale)
 	return gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, v, scale);
 }
 
-/* a op b of numeric.c; false when the threads cannot give it */
+/*
+ * a op b of numeric.c; false when the threads cannot give it.  div keeps
+ * the last divisor's leading digit, b's from row to row.
+ */
 static inline bool
-apply_op(Oid opfunc, int128 a, int16 as, int128 b, int16 bs, int128 *r,
-		 int16 *rs)
+apply_op(Oid opfunc, int128 a, int16 as, int128 b, int16 bs,
+		 GsWinDivisor *div, int128 *r, int16 *rs)
 {
 	switch (opfunc)
 	{
 		case F_NUMERIC_DIV:
-			return gs_win_numeric_div(a, as, b, bs, r, rs);
+			return gs_win_numeric_div_by(a, as, b, bs, div, r, rs);
 		case F_NUMERIC_MUL:
 			*rs = as + bs;
 			return *rs <= GSW_NUM_ENCODED_SCALE && !__builtin_mul_overflow(a, b, r);
@@ -220,14 +246,39 @@ typedef struct DerivedArg
 	uint64		n;
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [ntasks] */
+#ifdef HAVE_INT128
+	GsWinDivisor *divs;			/* [ntasks * nds]: each task's last divisors */
+#endif
 	AttrNumber	maxatt;
 } DerivedArg;
 
 #ifdef HAVE_INT128
-/* derived expression d at row i, deformed in slot */
-static inline void
-derived_row(GsWinDerived *d, const GsWinFunc *f, TupleTableSlot *slot, uint64 i)
+/*
+ * The column operand at row i from an argument's arrays: a NaN, an
+ * infinity or a value too wide for the threads is the backend's, as the
+ * operand's program leaves it
+ */
+static inline GsWxResult
+argument_operand(const GsWinFunc *a, uint64 i, int128 *x, int16 *xs)
 {
+	if (a->argnull[i])
+		return GSWX_NULL;
+	if (a->argscale[i] < 0)
+		return GSWX_BACKEND;
+	*x = a->argw[i];
+	*xs = a->argscale[i];
+	return GSWX_VALUE;
+}
+
+/*
+ * derived expression d at row i, deformed in slot (funcs: the functions;
+ * div: d's last divisor)
+ */
+static inline void
+derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
+			uint64 i, GsWinDivisor *div)
+{
+	const GsWinFunc *f = &funcs[d->fidx];
 	char	   *out = d->bytes + i * GSW_NUM_ENCODED_MAX;
 	int128		x = 0,
 				w = 0,
@@ -238,7 +289,8 @@ derived_row(GsWinDerived *d, const GsWinFunc *f, TupleTableSlot *slot, uint64 i)
 	GsWxResult	res;
 
 	d->state[i] = GSW_DERIVED_BACKEND;
-	res = gs_win_expr_eval(d->prog, slot->tts_values, slot->tts_isnull, &x, &xs);
+	res = d->argfidx >= 0 ? argument_operand(&funcs[d->argfidx], i, &x, &xs) :
+		gs_win_expr_eval(d->prog, slot->tts_values, slot->tts_isnull, &x, &xs);
 	if (res == GSWX_BACKEND)
 		return;
 	/* strict: a NULL operand, the other one evaluated without an error */
@@ -249,8 +301,8 @@ derived_row(GsWinDerived *d, const GsWinFunc *f, TupleTableSlot *slot, uint64 i)
 	}
 	if (!function_value(f, i, &w, &ws))
 		return;
-	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, &r, &rs) :
-		  apply_op(d->opfunc, x, xs, w, ws, &r, &rs)))
+	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, div, &r, &rs) :
+		  apply_op(d->opfunc, x, xs, w, ws, div, &r, &rs)))
 		return;
 	if (gs_win_numeric_encode(r, rs, out) > 0)
 		d->state[i] = GSW_DERIVED_BYTES;
@@ -267,20 +319,24 @@ derived_tasks(void *p, uint64 tlo, uint64 thi)
 	for (t = tlo; t < thi; t++)
 	{
 		TupleTableSlot *slot = a->slots[t];
+		GsWinDivisor *div = a->divs + t * a->nds;
 		uint64		lo,
 					hi,
 					i;
 		int			k;
 
+		for (k = 0; k < a->nds; k++)
+			div[k].valid = false;
 		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
 				gs_slice_stopped())
 				return;
-			gs_thread_slot_store(slot, a->rows[i], a->maxatt);
+			if (a->maxatt > 0)
+				gs_thread_slot_store(slot, a->rows[i], a->maxatt);
 			for (k = 0; k < a->nds; k++)
-				derived_row(&a->ds[k], &a->funcs[a->ds[k].fidx], slot, i);
+				derived_row(&a->ds[k], a->funcs, slot, i, &div[k]);
 		}
 	}
 #endif
@@ -302,7 +358,8 @@ gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
 		ds[k].state = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
 		ds[k].bytes = palloc_extended((Size) GSW_NUM_ENCODED_MAX * Max(n, 1),
 									  MCXT_ALLOC_HUGE);
-		a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(ds[k].prog));
+		if (ds[k].argfidx < 0)
+			a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(ds[k].prog));
 	}
 	if (n == 0)
 		return;
@@ -314,6 +371,12 @@ gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
 	a.ntasks = (uint64) Max(nthreads, 1) * 4;
 	slots = gs_thread_slots_create(desc, (int) a.ntasks, rows[0]);
 	a.slots = slots->slots;
+#ifdef HAVE_INT128
+	a.divs = palloc(sizeof(GsWinDivisor) * a.ntasks * nds);
+#endif
 	gs_cpu_for_tasks(a.ntasks, nthreads, derived_tasks, &a);
+#ifdef HAVE_INT128
+	pfree(a.divs);
+#endif
 	gs_thread_slots_free(slots);
 }

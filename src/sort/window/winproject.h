@@ -32,6 +32,8 @@ typedef struct GsWinDerived
 {
 	struct GsWinExpr *prog;		/* the operand that is not the function */
 	int			fidx;			/* the window function's index */
+	int			argfidx;		/* a function whose argument arrays hold that
+								 * operand, a column (or -1) */
 	bool		func_left;		/* the function is the left operand */
 	Oid			opfunc;			/* numeric_div, _mul, _add or _sub */
 	ExprState  *backend;		/* the expression over the scan tuple */
@@ -47,17 +49,20 @@ typedef struct GsWinDerived
 
 /*
  * Sets up d from the plan's expression expr (WindowAgg's terms), whose
- * backend state is made from scan_expr (retargeted to the scan tuple)
+ * backend state is made from scan_expr (retargeted to the scan tuple);
+ * funcs: the node's functions, wfuncs'
  */
 extern void gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr,
-								List *wfuncs, PlanState *parent);
+								List *wfuncs, const GsWinFunc *funcs,
+								PlanState *parent);
 
 /* bytes of memory per row of a derived expression */
 #define GSW_DERIVED_ROW_BYTES	(GSW_NUM_ENCODED_MAX + 1)
 
 /*
  * Computes every derived expression over rows [0, n), on threads, from the
- * functions' results (funcs) and the rows (desc): allocates state and bytes
+ * functions' results (funcs) and the rows (desc), or the functions'
+ * arguments that are still there (argfidx): allocates state and bytes
  */
 extern void gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
 								   MinimalTuple *rows, uint64 n, TupleDesc desc,
