@@ -294,7 +294,9 @@ SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'Groups: 1');
 -- is put in below it (no parallel node, no GPU): a GpuAgg over the
 -- column's bare values (aggvalues.c), every integer type, NULLs, the
 -- integers' limits, no rows, HAVING, rescans; the rest keeps the Agg
+-- (gpusort.device = cpu: a machine without a GPU, also on the GPU tests')
 SET gpusort.parallel = off;
+SET gpusort.device = cpu;
 SELECT * FROM agg_check('SELECT count(DISTINCT x), count(*), count(x) FROM a');
 SELECT * FROM agg_check('SELECT sum(DISTINCT x), avg(DISTINCT x), count(DISTINCT x) + 1 FROM a');
 SELECT * FROM agg_check('SELECT count(DISTINCT i2), sum(DISTINCT i2), avg(DISTINCT i2), count(i2) FROM a');
@@ -337,6 +339,7 @@ SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b', 'GpuAgg Fallback: the 
 SET gpusort.max_memory = '1MB';
 SELECT * FROM agg_check('SELECT count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x), count(*), count(x) FROM b');
 RESET gpusort.max_memory;
+RESET gpusort.device;
 SET gpusort.parallel = on;
 
 -- text: count(DISTINCT) and percentile_disc in the database's collation,
