@@ -261,30 +261,27 @@ is_gpusort(Plan *plan)
 		((CustomScan *) plan)->methods == &gpusort_plan_methods;
 }
 
-/* the GpuAgg over gpusort that computes agg's aggregates */
+/*
+ * The GpuAgg in agg's place over input: its scan tuple is input's columns,
+ * then one column per aggregate of aggrefs, which agg's targetlist and qual
+ * read instead of the Aggrefs; custom_private as the caller makes it
+ */
 static Plan *
-make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
+agg_scan(Agg *agg, Plan *input, List *aggrefs, List *private)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	Agg		   *fallback;
 	List	   *scan_tlist;
 	ListCell   *lc;
 	int			resno;
 
-	agg->plan.lefttree = NULL;
-	fallback = copyObject(agg);
-	agg->plan.lefttree = gpusort;
-	fallback->plan.initPlan = NIL;
-	fallback->plan.lefttree = gs_feed_plan(gpusort);
-
 	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));
 	cscan->scan.plan.type = T_CustomScan;
-	cscan->scan.plan.lefttree = gpusort;
+	cscan->scan.plan.lefttree = input;
 	cscan->scan.plan.righttree = NULL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* as Agg: no backward scan, no mark */
 
-	scan_tlist = gs_plan_column_refs(gpusort->targetlist, OUTER_VAR);
+	scan_tlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
 	resno = list_length(scan_tlist);
 	foreach(lc, aggrefs)
 		scan_tlist = lappend(scan_tlist,
@@ -293,14 +290,30 @@ make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->scan.plan.targetlist = (List *)
 		gs_plan_retarget((Node *) agg->plan.targetlist, aggrefs,
-						 list_length(gpusort->targetlist));
+						 list_length(input->targetlist));
 	cscan->scan.plan.qual = (List *)
 		gs_plan_retarget((Node *) agg->plan.qual, aggrefs,
-						 list_length(gpusort->targetlist));
-	cscan->custom_private = list_make2(fallback, copyObject(aggrefs));
+						 list_length(input->targetlist));
+	cscan->custom_private = private;
 	cscan->custom_exprs = NIL;
 	cscan->methods = &gpuagg_plan_methods;
 	return (Plan *) cscan;
+}
+
+/* the GpuAgg over gpusort that computes agg's aggregates */
+static Plan *
+make_gpuagg(Agg *agg, Plan *gpusort, List *aggrefs)
+{
+	Agg		   *fallback;
+
+	agg->plan.lefttree = NULL;
+	fallback = copyObject(agg);
+	agg->plan.lefttree = gpusort;
+	fallback->plan.initPlan = NIL;
+	fallback->plan.lefttree = gs_feed_plan(gpusort);
+
+	return agg_scan(agg, gpusort, aggrefs,
+					list_make2(fallback, copyObject(aggrefs)));
 }
 
 /* the input columns an Agg's expressions read */
@@ -509,11 +522,7 @@ values_input(Agg *agg, const CollectContext *collect)
 static Plan *
 gs_agg_values_plan(Agg *agg, CollectContext *collect, const GsAggWalker *walker)
 {
-	CustomScan *cscan;
 	Plan	   *input;
-	List	   *scan_tlist;
-	ListCell   *lc;
-	int			resno;
 
 	if (!values_eligible(agg, collect) ||
 		(input = values_input(agg, collect)) == NULL ||
@@ -527,31 +536,9 @@ gs_agg_values_plan(Agg *agg, CollectContext *collect, const GsAggWalker *walker)
 	input = walker->walk(walker->cxt, input);
 	agg->plan.lefttree = input;
 
-	cscan = makeNode(CustomScan);
-	memcpy(&cscan->scan.plan, &agg->plan, sizeof(Plan));
-	cscan->scan.plan.type = T_CustomScan;
-	cscan->scan.plan.lefttree = input;
-	cscan->scan.plan.righttree = NULL;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = 0;			/* as Agg: no backward scan, no mark */
-	scan_tlist = gs_plan_column_refs(input->targetlist, OUTER_VAR);
-	resno = list_length(scan_tlist);
-	foreach(lc, collect->aggrefs)
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
-											 ++resno, NULL, false));
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->scan.plan.targetlist = (List *)
-		gs_plan_retarget((Node *) agg->plan.targetlist, collect->aggrefs,
-						 list_length(input->targetlist));
-	cscan->scan.plan.qual = (List *)
-		gs_plan_retarget((Node *) agg->plan.qual, collect->aggrefs,
-						 list_length(input->targetlist));
-	cscan->custom_private = list_make3(NULL, copyObject(collect->aggrefs),
-									   makeInteger(GSAP_VALUES_MODE));
-	cscan->custom_exprs = NIL;
-	cscan->methods = &gpuagg_plan_methods;
-	return (Plan *) cscan;
+	return agg_scan(agg, input, collect->aggrefs,
+					list_make3(NULL, copyObject(collect->aggrefs),
+							   makeInteger(GSAP_VALUES_MODE)));
 }
 
 /*

@@ -188,6 +188,24 @@ gs_run_rewind(GsRun *run)
 	return run->left > 0;
 }
 
+/* reads what fits after the buffer's bytes; 0 at the file's end */
+static ssize_t
+read_more(GsRun *run)
+{
+	ssize_t		got;
+
+	got = FileRead(run->file, run->buf + run->buflen,
+				   run->bufsize - run->buflen, run->fileoff,
+				   WAIT_EVENT_BUFFILE_READ);
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read GpuSort temporary file: %m")));
+	run->buflen += got;
+	run->fileoff += got;
+	return got;
+}
+
 /*
  * At least need bytes from pos on in the buffer, reading more where
  * needed; false when the file ends first (nothing was left: at a row's
@@ -196,8 +214,6 @@ gs_run_rewind(GsRun *run)
 static bool
 fill(GsRun *run, Size need)
 {
-	ssize_t		got;
-
 	if (run->buflen - run->pos >= need)
 		return true;
 	if (need > run->bufsize)
@@ -210,14 +226,7 @@ fill(GsRun *run, Size need)
 	}
 	while (run->buflen < need)
 	{
-		got = FileRead(run->file, run->buf + run->buflen,
-					   run->bufsize - run->buflen, run->fileoff,
-					   WAIT_EVENT_BUFFILE_READ);
-		if (got < 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read GpuSort temporary file: %m")));
-		if (got == 0)
+		if (read_more(run) == 0)
 		{
 			if (run->buflen == 0)
 				return false;
@@ -225,8 +234,6 @@ fill(GsRun *run, Size need)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("could not read GpuSort temporary file: it ends within a row")));
 		}
-		run->buflen += got;
-		run->fileoff += got;
 	}
 	return true;
 }
@@ -262,22 +269,11 @@ gs_run_make_room(GsRun *run, Size consumed, Size size)
 bool
 gs_run_load(GsRun *run, Size consumed, Size size)
 {
-	ssize_t		got;
-
 	gs_run_make_room(run, consumed, size);
 	while (run->buflen < run->bufsize)
 	{
-		got = FileRead(run->file, run->buf + run->buflen,
-					   run->bufsize - run->buflen, run->fileoff,
-					   WAIT_EVENT_BUFFILE_READ);
-		if (got < 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read GpuSort temporary file: %m")));
-		if (got == 0)
+		if (read_more(run) == 0)
 			return true;
-		run->buflen += got;
-		run->fileoff += got;
 	}
 	return false;
 }
