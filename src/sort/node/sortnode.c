@@ -667,10 +667,11 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
  * order, into a new sorter: from the kept raw keys, or from the stored rows
  * (on threads where the raw key is small enough to capture there).
  *
- * run_layout asks for the runs' layout (gs_spill_fix_layout): keys that
- * compare across runs, so no ranks, which number one run's values; with
- * flags GS_SORTER_KEYS_ONLY the sorter only holds them for the run's
- * writer.  Otherwise the layout is the one a sort that fits would choose.
+ * run_layout keeps the runs' layout, which the caller fixed
+ * (gs_spill_fix_layout): keys that compare across runs, so no ranks, which
+ * number one run's values; with flags GS_SORTER_KEYS_ONLY the sorter only
+ * holds them for the run's writer.  Otherwise the layout is the one a sort
+ * that fits would choose.
  */
 static GsSorter *
 build_keys(GpuSortState *node, bool run_layout, int flags)
@@ -682,9 +683,7 @@ build_keys(GpuSortState *node, bool run_layout, int flags)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (run_layout)
-		gs_spill_fix_layout(node);
-	else
+	if (!run_layout)
 	{
 		gs_sort_rank_columns(node);
 		gs_keys_choose_layout(keys, n, row_raw, node);
@@ -953,6 +952,7 @@ sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
 	bool		resorted_before = node->info.verify_resorted;
 
 	memset(rk, 0, sizeof(*rk));
+	gs_spill_fix_layout(node);
 	if (gs_spill_layout_exact(node) || !gs_sort_ranks_promising(node))
 	{
 		*run = NULL;

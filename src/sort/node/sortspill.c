@@ -129,14 +129,14 @@ gs_spill_fix_layout(GpuSortState *node)
 }
 
 /*
- * Do the runs' keys decide every comparison: no libc prefix (whose order
- * strcoll checks) and every sort column exact?  The merge then compares
- * keys alone (merge_compare), and a run is sorted by those keys.
+ * Does the runs' layout (node->keys after gs_spill_fix_layout) decide every
+ * comparison: no libc prefix (whose order strcoll checks) and every sort
+ * column exact?  The merge then compares keys alone (merge_compare), and a
+ * run is sorted by those keys.
  */
 bool
 gs_spill_layout_exact(GpuSortState *node)
 {
-	gs_spill_fix_layout(node);
 	return node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys;
 }
 
