@@ -234,6 +234,29 @@ SET gpusort.parallel = on;
 -- under a LIMIT the workers' top-N Sorts stay
 EXPLAIN (COSTS OFF) SELECT * FROM p1 ORDER BY i8, id LIMIT 10;
 
+-- rows that take more than 64MB of shared memory: the leader gives their
+-- pages back on threads before it detaches (GS_PAR_RELEASE_MIN), and the
+-- workers keep their areas mapped until they exit.  The rows must be
+-- whole for as long as the GpuSort may return them: to the end of the
+-- query, through a rescan that returns them again from memory, and in a
+-- second sort of the same session
+CREATE TABLE p4 (id int, i8 int8, pad text);
+INSERT INTO p4 SELECT i, hashint8(i), repeat(md5(i::text), 10) FROM generate_series(1, 240000) i;
+ANALYZE p4;
+SET work_mem = '1GB';
+SELECT par_intake('SELECT * FROM p4 ORDER BY i8, id');
+SELECT gs_check('SELECT id, i8, md5(pad) AS h FROM (SELECT * FROM p4 ORDER BY i8, id OFFSET 0) s');
+SELECT gs_check('SELECT id, md5(pad) AS h FROM (SELECT * FROM p4 ORDER BY pad COLLATE "C" DESC, id OFFSET 0) s');
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT par_intake('SELECT x, s.id, s.pad FROM (VALUES (1), (2), (3)) v(x), (SELECT id, i8, pad FROM p4 ORDER BY i8, id) s WHERE s.id % 1000 = x');
+SELECT gs_check('SELECT x, s.id, md5(s.pad) AS h FROM (VALUES (1), (2), (3)) v(x), (SELECT id, i8, pad FROM p4 ORDER BY i8, id) s WHERE s.id % 1000 = x');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET work_mem;
+
 DROP FUNCTION slow_key(int);
 DROP FUNCTION par_intake(text);
-DROP TABLE p1, p2, p3;
+DROP TABLE p1, p2, p3, p4;

@@ -80,13 +80,29 @@
  * tuplesort (the server-wide account full).
  *
  * Memory: the areas are created by the leader when the Gather sets up its
- * DSM (and again before a rescan), attached by each worker for its share,
- * and detached by the leader when the node ends; an ERROR detaches them
- * with the query's resource owner, which frees them.
+ * DSM (and again before a rescan), attached by each worker for its share
+ * until it exits, and detached by the leader when the node ends; an ERROR
+ * detaches them with the query's resource owner, which frees them.
+ *
+ * Unmapping is not free: the kernel visits every page a process mapped,
+ * and frees it when the last process lets go.  Shared memory is rarely
+ * backed by huge pages, so that is a visit per 4kB, a fifth of a second
+ * per gigabyte or more.  A worker therefore keeps its area mapped past its
+ * ExecutorEnd (dsa_pin_mapping): the Gather waits for that, since a worker
+ * reports that it finished afterwards, while its exit runs beside the
+ * leader's sort.  And the leader, the last process attached, frees every
+ * page of every chunk when it detaches, on the executor's thread once the
+ * last row is out; so before that it has threads punch the chunks' pages
+ * out (release_chunks), each over its own pieces, and the detach then
+ * frees little.  It notes where the chunks lie (note_chunks) while the
+ * Gather's DSM segment, which holds the lists, is still there.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
@@ -139,6 +155,14 @@
 #define GS_PAR_AREA_BYTES	((Size) 1024 * 1024 + 65536)
 #define GS_PAR_SEGMENT_SLACK_DIV	8
 
+/*
+ * The chunks' memory is given back on threads in pieces of this size (a
+ * few ms of the kernel's work each), and only from this much on: below
+ * it, starting threads costs more than the freeing they would share.
+ */
+#define GS_PAR_RELEASE_PIECE	((Size) 8 * 1024 * 1024)
+#define GS_PAR_RELEASE_MIN		((Size) 64 * 1024 * 1024)
+
 typedef struct GsParChunk
 {
 	dsa_pointer next;			/* the participant's next chunk */
@@ -184,6 +208,13 @@ typedef struct GsParShared
 	/* then GsKeyColStats[nparts][ncols], then the shared runs (part_runs) */
 } GsParShared;
 
+/* a chunk's place in the leader's address space, to give its pages back */
+typedef struct GsChunkSpan
+{
+	char	   *p;
+	Size		size;
+} GsChunkSpan;
+
 typedef struct GsStoreState GsStoreState;
 
 struct GsStoreState
@@ -222,6 +253,11 @@ struct GsStoreState
 	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
 	GsParPart  *seen;
 	int			nseen;
+
+	/* the leader's: where every participant's chunks lie (note_chunks) */
+	GsChunkSpan *spans;
+	int			nspans;
+	Size		span_bytes;
 
 	/* the leader's reservation for the chunks (es_query_cxt) */
 	GsReservation *reservation;
@@ -738,16 +774,153 @@ reset_share(GsStoreState *st)
 }
 
 static void
+forget_chunks(GsStoreState *st)
+{
+	if (st->spans)
+		pfree(st->spans);
+	st->spans = NULL;
+	st->nspans = 0;
+	st->span_bytes = 0;
+}
+
+/*
+ * The leader's: notes where the participants' chunks lie, while the DSM
+ * segment that holds their lists is there (it goes when the Gather shuts
+ * down, before the node ends)
+ */
+static void
+note_chunks(GsStoreState *st)
+{
+	GsParShared *sh = st->shared;
+	int			cap = 64;
+	int			i;
+
+	if (sh == NULL || st->areas == NULL || IsParallelWorker())
+		return;
+	/* only the latest areas' chunks: a rescan made new ones */
+	forget_chunks(st);
+	if (!sh->enabled)
+		return;
+	st->spans = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+								   sizeof(GsChunkSpan) * cap);
+	st->nspans = 0;
+	st->span_bytes = 0;
+	for (i = 0; i < st->nareas && i < sh->nparts; i++)
+	{
+		dsa_pointer dp;
+
+		if (!sh->parts[i].ran || st->areas[i] == NULL)
+			continue;
+		for (dp = sh->parts[i].first; DsaPointerIsValid(dp);)
+		{
+			GsParChunk *c = dsa_get_address(st->areas[i], dp);
+
+			if (st->nspans == cap)
+			{
+				cap *= 2;
+				st->spans = repalloc(st->spans, sizeof(GsChunkSpan) * cap);
+			}
+			st->spans[st->nspans].p = (char *) c;
+			st->spans[st->nspans].size = c->size;
+			st->nspans++;
+			st->span_bytes += c->size;
+			dp = c->next;
+		}
+	}
+}
+
+typedef struct ReleaseArg
+{
+	const GsChunkSpan *spans;
+	int			nspans;
+	uint64	   *first_piece;	/* [nspans + 1]: the pieces before span i */
+	Size		page;
+} ReleaseArg;
+
+/*
+ * Pieces [lo, hi) of the chunks: their whole pages punched out of the
+ * shared memory that backs them.  On a thread: a system call only.  A
+ * kernel that cannot (no MADV_REMOVE for this kind of shared memory)
+ * leaves the pages to the detach, which frees them as it always did.
+ */
+static void
+release_slice(void *p, uint64 lo, uint64 hi)
+{
+	ReleaseArg *a = (ReleaseArg *) p;
+	int			s = 0;
+	uint64		k;
+
+	while (a->first_piece[s + 1] <= lo)
+		s++;
+	for (k = lo; k < hi; k++)
+	{
+		const GsChunkSpan *span;
+		uintptr_t	start,
+					end;
+
+		while (a->first_piece[s + 1] <= k)
+			s++;
+		span = &a->spans[s];
+		start = (uintptr_t) span->p + (k - a->first_piece[s]) * GS_PAR_RELEASE_PIECE;
+		end = Min(start + GS_PAR_RELEASE_PIECE, (uintptr_t) span->p + span->size);
+		start = TYPEALIGN(a->page, start);
+		end = TYPEALIGN_DOWN(a->page, end);
+#ifdef MADV_REMOVE
+		if (end > start)
+			(void) madvise((void *) start, end - start, MADV_REMOVE);
+#endif
+	}
+}
+
+/*
+ * The leader's, just before it detaches the areas, when no one reads the
+ * rows any more: gives the chunks' pages back on threads (see the header
+ * comment).  Only an optimisation: whatever is not punched out here, the
+ * detach frees.
+ */
+static void
+release_chunks(GsStoreState *st)
+{
+	ReleaseArg	a;
+	int			i;
+
+	if (st->spans == NULL || st->span_bytes < GS_PAR_RELEASE_MIN ||
+		gpusort_threads() < 2)
+		return;
+	a.spans = st->spans;
+	a.nspans = st->nspans;
+	a.page = (Size) sysconf(_SC_PAGESIZE);
+	a.first_piece = palloc(sizeof(uint64) * (st->nspans + 1));
+	a.first_piece[0] = 0;
+	for (i = 0; i < st->nspans; i++)
+		a.first_piece[i + 1] = a.first_piece[i] +
+			(st->spans[i].size + GS_PAR_RELEASE_PIECE - 1) / GS_PAR_RELEASE_PIECE;
+	/* no interrupt poll: the detach would free the same pages, unpolled */
+	(void) gs_for_slices(a.first_piece[st->nspans], 2, gpusort_threads(),
+						 release_slice, &a, NULL, NULL);
+	pfree(a.first_piece);
+}
+
+static void
 detach_areas(GsStoreState *st)
 {
 	int			i;
 
+	/* rescans reach here with the DSM still there: the latest chunks */
+	note_chunks(st);
+	release_chunks(st);
+	forget_chunks(st);
 	for (i = 0; i < st->nareas; i++)
 		if (st->areas[i])
 			dsa_detach(st->areas[i]);
 	st->nareas = 0;
-	if (st->area && st->areas == NULL)
-		dsa_detach(st->area);
+
+	/*
+	 * A worker's area stays mapped until the worker exits (see the header
+	 * comment): the leader holds every area until it is done with the
+	 * rows, so unmapping it here would free no memory sooner, and the
+	 * Gather would wait for it
+	 */
 	st->area = NULL;
 	/* the chunks are gone: their room goes back to the account */
 	if (st->reservation)
@@ -967,6 +1140,8 @@ store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	if (sh->enabled && st->part < sh->nparts && st->keys)
 	{
 		st->area = dsa_attach(sh->parts[st->part].area);
+		/* kept until the worker exits: see detach_areas */
+		dsa_pin_mapping(st->area);
 		st->runs_ok = sh->runs_allowed && gs_shared_runs_attach(part_runs(sh));
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -993,6 +1168,7 @@ store_shutdown(CustomScanState *node)
 	GsStoreState *st = (GsStoreState *) node;
 
 	keep_seen(st);
+	note_chunks(st);
 	st->shared = NULL;
 }
 
