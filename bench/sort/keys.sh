@@ -143,7 +143,8 @@ insert_sql() {
 
 psql_bench() { gs_as_pg psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-# cell MODE QUERY: the best of REPS runs, in ms ("error", ">N")
+# cell MODE QUERY: the best of REPS runs, in ms; "error" if any run failed,
+# ">N" if none finished in time (each run's time goes to stderr)
 cell() {
 	local mode=$1 q=$2 sql log script r
 	sql=$(query_sql "$q") || return 1
@@ -163,11 +164,13 @@ cell() {
 	chmod a+r "$script" "$log"
 	gs_as_pg psql -X -q -f "$script" >"$log" 2>&1
 	awk -v tmo="$TIMEOUT" '
-		/^Time: / { if (best == "" || $2 + 0 < best + 0) best = $2 }
+		/^Time: / { if (best == "" || $2 + 0 < best + 0) best = $2; all = all " " $2 }
 		/canceling statement due to statement timeout/ { to = 1 }
-		/ERROR/ && !/statement timeout/ { err = 1 }
+		/ERROR/ && !/statement timeout/ { err = 1; msg = $0 }
 		END {
-			if (best != "") printf "%.0f\n", best
+			printf "  runs (ms):%s%s\n", all, err ? "; " msg : "" > "/dev/stderr"
+			if (err) print "error"
+			else if (best != "") printf "%.0f\n", best
 			else if (to) print ">" tmo * 1000
 			else print "error"
 		}' "$log"
