@@ -110,7 +110,7 @@
 #define GS_BATCH_MAX_RANGES		(GS_BATCH_RANGES_PER_THREAD * GS_MAX_THREADS)
 
 /* rows ahead of the one returned whose first bytes are fetched into cache */
-#define GS_BATCH_PREFETCH		8
+#define GS_BATCH_PREFETCH		16
 
 /* the backend's wait for the driver between looks at interrupts */
 #define GS_BATCH_WAIT_NS		(10 * 1000 * 1000)
@@ -979,9 +979,10 @@ batch_exit_callback(int code, Datum arg)
 /*
  * Switches to the next batch, prepared by the driver or here; false when
  * the runs are done.  The side left is where the driver prepares the
- * batch after: its rows were all returned.
+ * batch after: its rows were all returned.  (Not inlined: gs_batch_next,
+ * called once a row, then needs no stack frame of its own.)
  */
-static bool
+static pg_noinline bool
 next_batch(GsBatchMerge *b)
 {
 	int			nx = 1 - b->cur;
