@@ -189,6 +189,32 @@ SELECT gs_check('SELECT * FROM bm ORDER BY k DESC, v NULLS FIRST, id');
 SELECT gs_check('SELECT k, v FROM bm ORDER BY v DESC NULLS LAST, k');
 SELECT gs_check('SELECT s.x, (SELECT md5(string_agg(q.id::text, '','')) FROM (SELECT id, k FROM bm ORDER BY k, id OFFSET 0) q WHERE q.id % 3 = s.x - 1) AS v FROM generate_series(1, 3) s(x)');
 SELECT gs_cursor_check('SELECT id, k, v FROM bm WHERE id % 4 = 0 ORDER BY v, id DESC');
+-- the next batch is read and merged in the background (a driver thread
+-- and its team) while the rows of the batch before are returned: rescans
+-- that start over mid-batch after a LIMIT, an ERROR mid-merge, and a
+-- cursor read on after a subtransaction's abort stopped the driver (the
+-- backend then prepares the batch itself)
+SELECT gs_check('SELECT s.x, (SELECT q.id FROM (SELECT id, k FROM bm ORDER BY k DESC, id OFFSET 0) q WHERE q.id % 5 = s.x OFFSET 20000 LIMIT 1) AS v FROM generate_series(0, 4) s(x)');
+SELECT id, 1 / (id - 77777) FROM (SELECT * FROM bm ORDER BY k, id OFFSET 0) q;
+SELECT temp_files() AS temp_files,
+	   (SELECT bytes FROM gpusort_memory() WHERE name = 'reserved_session') AS reserved;
+BEGIN;
+DECLARE cb NO SCROLL CURSOR FOR SELECT id, k FROM bm ORDER BY k, id;
+FETCH 2 FROM cb;
+MOVE 60000 IN cb;
+FETCH 2 FROM cb;
+SAVEPOINT a;
+SELECT 1 / 0;
+ROLLBACK TO a;
+FETCH 2 FROM cb;
+MOVE 50000 IN cb;
+FETCH 2 FROM cb;
+COMMIT;
+-- (stock's rows at those places)
+SET gpusort.enabled = off;
+SELECT id, k FROM (SELECT id, k, row_number() OVER (ORDER BY k, id) AS n FROM bm) q
+ WHERE n IN (1, 2, 60003, 60004, 60005, 60006, 110007, 110008) ORDER BY n;
+RESET gpusort.enabled;
 SET gpusort.cpu_threads = 1;
 SELECT spill('SELECT * FROM bm ORDER BY v, k DESC, id');
 SELECT gs_check('SELECT * FROM bm ORDER BY v, k DESC, id');
@@ -196,6 +222,9 @@ SET gpusort.cpu_threads = 4;
 SET gpusort.max_memory = '1MB';
 SELECT spill('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
 SELECT gs_check('SELECT g, hashint4(g) AS h FROM generate_series(1, 400000) g ORDER BY 2, 1');
+-- rows longer than a window (384 kB): it grows
+SELECT spill('SELECT g, CASE WHEN g % 40000 = 0 THEN repeat(md5(g::text), 12000) END AS big FROM generate_series(1, 200000) g ORDER BY hashint4(g), g');
+SELECT gs_check('SELECT g, CASE WHEN g % 40000 = 0 THEN repeat(md5(g::text), 12000) END AS big FROM generate_series(1, 200000) g ORDER BY hashint4(g), g');
 RESET gpusort.cpu_threads;
 
 -- windows and GROUP BY over a spilled sort

@@ -223,8 +223,9 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 	 * on the machine's cores, so it is told with the timing only
 	 */
 	if (es->timing && info->merge_batches > 0)
-		snprintf(par, sizeof(par), " (batched merge: threads %d, batches " UINT64_FORMAT ", key ranges " UINT64_FORMAT ")",
-				 info->merge_threads, info->merge_batches, info->merge_ranges);
+		snprintf(par, sizeof(par), " (batched merge: threads %d, batches " UINT64_FORMAT ", key ranges " UINT64_FORMAT ", waited for batches %.3f ms)",
+				 info->merge_threads, info->merge_batches, info->merge_ranges,
+				 info->ms_merge_waited);
 	if (info->runs_shared)
 	{
 		/* a participant's GpuSort: its runs are merged above the Gather */
@@ -392,6 +393,8 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		{
 			ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);
 			ExplainPropertyFloat("Time Merging", "ms", info->ms_merge, 3, es);
+			ExplainPropertyFloat("Time Waiting For Batches", "ms",
+								 info->ms_merge_waited, 3, es);
 		}
 	}
 	if (info->engine.bytes_h2d > 0)

@@ -367,15 +367,16 @@ merge_compare(GpuSortState *node)
  * losers, which calls the comparators where they are needed.  A batch is
  * sized to the threads: large enough that each has rows to merge between
  * two joins, small enough that the rows are still in cache when they are
- * returned; and an eighth of the budget at most (the last run, in memory,
- * may hold most of it).
+ * returned.  The batched merge holds two windows a run (one batch is
+ * returned while the next is read), together an eighth of the budget at
+ * most (the last run, in memory, may hold most of it).
  */
 static GsMerge *
 begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
 {
 	int			nthreads = gpusort_threads();
 	Size		bufsize;
-	Size		cap = gpusort_memory_budget() / 8 / Max(nruns, 1);
+	Size		cap = gpusort_memory_budget() / 8 / 2 / Max(nruns, 1);
 
 	/* (few cores: the tree of losers, GS_MERGE_MIN_THREADS) */
 	if (nthreads < GS_MERGE_MIN_THREADS)
@@ -411,14 +412,17 @@ gs_spill_next(GpuSortState *node)
 	if (node->time_emit)
 		INSTR_TIME_SET_CURRENT(start);
 	run = gs_merge_next(node->merge);
-	/* the comparators may have left rows in these slots */
-	ExecClearTuple(node->row_slot);
-	ExecClearTuple(node->cmp_slot);
+	/* the comparators may have left rows in these slots (not the keys) */
+	if (!TTS_EMPTY(node->row_slot))
+		ExecClearTuple(node->row_slot);
+	if (!TTS_EMPTY(node->cmp_slot))
+		ExecClearTuple(node->cmp_slot);
 	if (node->time_emit)
 		node->info.ms_merge += gs_elapsed_ms(start);
 	if (run == NULL)
 		gs_merge_stats(node->merge, &node->info.merge_threads,
-					   &node->info.merge_batches, &node->info.merge_ranges);
+					   &node->info.merge_batches, &node->info.merge_ranges,
+					   &node->info.ms_merge_waited);
 	return run ? run->tup : NULL;
 }
 

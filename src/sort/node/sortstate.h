@@ -96,6 +96,7 @@ typedef struct GsRunInfo
 	int			merge_threads;	/* the batched merge's threads (spillbatch.c) */
 	uint64		merge_batches;	/* its batches */
 	uint64		merge_ranges;	/* and key ranges merged, over all batches */
+	double		ms_merge_waited;	/* its backend waiting for a batch */
 	bool		spill_stored;	/* merged into a tuplestore (random access) */
 	bool		runs_shared;	/* the runs went to the shared files */
 	uint64		rows_passed;	/* a participant's few rows, passed on */

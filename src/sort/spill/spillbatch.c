@@ -2,7 +2,8 @@
  *
  * spillbatch.c
  *	  The merge of sorted runs whose keys decide the order, in batches that
- *	  threads merge at once, cut into key ranges.
+ *	  threads merge at once, cut into key ranges, the next batch merged in
+ *	  the background while the backend returns the rows of the one before.
  *
  * Where the keys alone order the rows (no comparator: spillmerge.h), the
  * merge needs nothing of PostgreSQL's but the rows' bytes, so threads can
@@ -10,19 +11,18 @@
  * those windows into an array of row pointers, and the backend hands the
  * rows out of that array one at a time, as the tree of losers did: no
  * second copy of the rows is made, and a row stays valid until the next
- * call, the next batch being read only when the array is used up.  The
- * backend's share is the bound, the pivots and the handing out; the rest,
- * reading included, is the threads'.
+ * call.  The backend's share is the handing out; the rest, reading
+ * included, is the threads'.
  *
- * A batch:
+ * Preparing a batch:
  *
- *	 1. Windows.  A run in a file has one buffer of bufsize bytes: the rows
- *		the last batch did not take stay, and one large read fills the rest.
- *		With more than one thread, the threads read (pread on a descriptor
- *		of the run's own, open_fds: fd.c is the backend's alone) and scan
- *		the buffers, a run each, for the start of every whole row (offs[]);
- *		alone, the backend reads through fd.c (gs_run_load).  A run in
- *		memory (the sort's last one) shows its next GS_BATCH_MEM_ROWS rows.
+ *	 1. Windows.  Each run in a file has a window buffer: the rows the batch
+ *		before did not take are copied to its start, and one large read
+ *		fills the rest (pread on a descriptor of the run's own, open_fds:
+ *		fd.c is the backend's alone; the backend reads through fd.c a run
+ *		that got none).  The window is then scanned for the start of every
+ *		whole row (offs[]), a run a task.  A run in memory (the sort's last
+ *		one) shows its next GS_BATCH_MEM_ROWS rows.
  *	 2. The bound.  The merge orders rows by (key, run, place in run), a
  *		total order.  A run's rows beyond its window all come after its
  *		window's last row, so of the windows' rows, those up to the least of
@@ -39,28 +39,62 @@
  *		before it end: the sums of their splits.
  *	 4. Merge.  The threads merge the ranges, each through a tree of losers
  *		of its own (on its stack), into the pointer arrays.  A thread takes
- *		one range (or one run to scan) at a time, so that a thread the
+ *		one range (or one run's window) at a time, so that a thread the
  *		scheduler holds back on a busy machine leaves its share to the
  *		others rather than holding up the batch.
  *
- * Invariant: between calls, out[out_i .. out_n) are the rows still to be
- * returned of the batch, in merge order, every one of them before every
- * row of the runs not in out[0 .. out_n); take of each run's window are
- * in the batch, and go from it when the next batch is read.
+ * Overlap.  There are two sides, each with its own windows and pointer
+ * arrays; batches alternate between them.  Once the backend starts
+ * returning the rows of side s, a driver thread (with a team of helpers)
+ * prepares the next batch in side 1 - s, from side s's windows (the rows
+ * they keep) and the files; the backend, at the end of side s, waits for
+ * it (looking at interrupts), and starts the driver on the batch after.
+ * So the reads and the merge of a batch overlap the handing out of the
+ * one before, instead of alternating with it.
  *
- * Threads follow threads.h's rules: they read files and buffers and write
- * the buffers and arrays the backend allocated, nothing else; a failed read
- * or an impossible row length is left in the run's read_errno or badlen for
- * the backend to report after the join.  A cancel stops
- * them (gs_slice_stopped) and is thrown once they are joined.
+ * Invariants:
+ *	 - between calls, side cur's out[out_i .. out_n) are the rows still to
+ *	   be returned of its batch, in merge order, every one of them before
+ *	   every row not in out[0 .. out_n); the take first rows of each of its
+ *	   windows are the batch, the rest is the next batch's to keep;
+ *	 - a side is prepared from the other side alone (its windows, takes,
+ *	   file offsets and counts), which nobody writes while it is being
+ *	   prepared: a preparation stopped half-way is done again from the
+ *	   start, on the backend, as if never begun;
+ *	 - the side being prepared is the one whose rows were all returned:
+ *	   the driver is started only when the backend asks for the first row
+ *	   of side cur, and the executor keeps a returned row only until its
+ *	   next call, so no row still in use lies in a buffer being written;
+ *	 - the driver only reads side cur, the files, and the runs in memory,
+ *	   and writes side 1 - cur and the scratch arrays (split, samples,
+ *	   tasks), which only a preparation uses; while it runs, the backend
+ *	   only reads side cur's pointer arrays and the rows.
+ *
+ * Threads follow threads.h's rules: nothing of PostgreSQL's, no palloc,
+ * no ereport.  What the driver cannot do (grow a buffer for a row longer
+ * than the window, or the pointer arrays for a larger batch) or finds
+ * wrong (a failed read, an impossible row length, a file ending within a
+ * row or short of its rows) is left in the side for the backend, which
+ * reports it, or grows what is needed and finishes the preparation itself.
+ * A cancel during the backend's wait is served there; an abort stops and
+ * joins every driver of the backend (a transaction callback, as
+ * rowstream.c's), before the resource owners close the files and the
+ * memory goes, and so does the reset of the merge's memory context.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "access/xact.h"
+#include "lib/ilist.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "spillbatch.h"
@@ -76,26 +110,40 @@
 #define GS_BATCH_MAX_RANGES		(GS_BATCH_RANGES_PER_THREAD * GS_MAX_THREADS)
 
 /* rows ahead of the one returned whose first bytes are fetched into cache */
-#define GS_BATCH_PREFETCH		8
+#define GS_BATCH_PREFETCH		16
 
-/* a run's window: the rows it has read and not yet returned */
+/* the backend's wait for the driver between looks at interrupts */
+#define GS_BATCH_WAIT_NS		(10 * 1000 * 1000)
+
+/* how far the preparation of a side got */
+typedef enum PrepStep
+{
+	PREP_NONE,					/* nothing valid */
+	PREP_WINDOWS,				/* windows read and scanned (maybe with issues) */
+	PREP_TAKEN,					/* the batch's takes chosen */
+	PREP_DONE					/* merged into the pointer arrays */
+} PrepStep;
+
+/* a run's window in one side */
 typedef struct BatchRun
 {
-	GsRun	   *run;
 	bool		more;			/* rows beyond the window */
-	const char *base;			/* a file's window: where its first row is */
-	Size	   *offs;			/* [cap]: rows' offsets from base; offs[n]: past
+	char	   *buf;			/* a file's window: cap bytes, MAXALIGNed */
+	Size		cap;
+	Size		len;			/* bytes in buf */
+	off_t		fileend;		/* where the file's bytes after buf's start */
+	Size	   *offs;			/* [ocap]: rows' offsets in buf; offs[n]: past
 								 * the last whole row */
-	uint64		cap;
-	Size		consumed;		/* bytes of the batch taken, to drop */
+	uint64		ocap;
 	uint64		first;			/* a run in memory: its window's first row */
 	uint64		n;				/* rows in the window */
-	uint64		take;			/* the window's first take rows: this batch */
-	uint64		returned;		/* rows taken since the start */
+	uint64		take;			/* the window's first take rows: the batch */
+	uint64		returned;		/* rows of the run in this batch and before */
+	/* left for the backend by a thread */
+	Size		need;			/* the window must grow to this many bytes */
 	uint32		badlen;			/* the scan found this impossible length */
-	int			fd;				/* a file's own descriptor, or -1 */
-	bool		read;			/* a thread is to read the window (pread) */
-	int			read_errno;		/* what its read failed with, or 0 */
+	int			read_errno;		/* what the read failed with, or 0 */
+	bool		partial;		/* the file ends within a row */
 } BatchRun;
 
 /* a sampled row: a pivot candidate, standing for weight rows */
@@ -107,51 +155,78 @@ typedef struct Sample
 	double		weight;
 } Sample;
 
-struct GsBatchMerge
+/* one batch: the runs' windows and the merged rows */
+typedef struct BatchSide
 {
-	MemoryContext cxt;
-	int			nruns;
-	int			nwords;
-	int			nthreads;
-	Size		bufsize;		/* a file run's buffer */
 	BatchRun   *br;				/* [nruns] */
-	bool		started;		/* a batch was read */
-
-	/* the batch: K ranges; split[p * nruns + r]: run r's first row of p */
+	PrepStep	step;
+	uint64		total;			/* rows in the batch (from PREP_TAKEN) */
 	int			nranges;
-	uint64	   *split;			/* [(GS_BATCH_MAX_RANGES + 1) * nruns] */
-	Sample	   *samples;		/* [GS_BATCH_MAX_RANGES * nruns] */
 	const uint64 **out_key;		/* [out_cap]: the batch's rows, in order */
 	MinimalTuple *out_tup;
 	uint64		out_cap;
-	uint64		out_n;
-	uint64		out_i;			/* the next to return */
-	GsRun		cur;			/* what gs_batch_next returns */
+	uint64		out_n;			/* rows in out (PREP_DONE) */
+} BatchSide;
 
-	/* the file runs to scan: runs scan[0 .. nscan) */
-	int		   *scan;
-	int			nscan;
+struct GsBatchMerge
+{
+	MemoryContext cxt;
+	GsRun	  **runs;
+	int			nruns;
+	int			nwords;
+	int			nthreads;
+	Size		window;			/* a file run's window buffer, a side */
+	int		   *fds;			/* [nruns]: a file's own descriptor, or -1 */
+	bool		overlap;		/* a driver prepares the next batch */
+	BatchSide	side[2];
+	int			cur;			/* the side whose rows are returned */
+	uint64		out_i;			/* its next row to return */
+	bool		finished;		/* the runs are done: NULL until a rewind */
+	GsRun		row;			/* what gs_batch_next returns */
+
+	/* a preparation's scratch: split[p * nruns + r], run r's first of p */
+	uint64	   *split;			/* [(GS_BATCH_MAX_RANGES + 1) * nruns] */
+	Sample	   *samples;		/* [GS_BATCH_MAX_RANGES * nruns] */
+	int		   *tasks;			/* runs whose windows to read: [ntasks] */
+	int			ntasks;
 	int			next_task;		/* atomic: the members' next task */
+	BatchSide  *prep;			/* the side being prepared, and from which */
+	const BatchSide *prev;
+	bool		prep_failed;	/* a team was stopped */
+
+	/* the driver */
+	MemoryContextCallback cb;
+	dlist_node	node;			/* in the backend's list of live drivers */
+	pthread_t	driver;
+	bool		running;		/* started, not joined */
+	int			stop;			/* atomic: the driver must give up */
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	bool		done;			/* under mutex: the driver finished */
 
 	int			threads_used;
 	uint64		nbatches;
 	uint64		nranges_total;
+	double		ms_waited;
 };
 
+static dlist_head live_drivers = DLIST_STATIC_INIT(live_drivers);
+static bool callbacks_registered = false;
+
 static inline const uint64 *
-row_key(const BatchRun *br, uint64 i, int nwords)
+row_key(const GsRun *run, const BatchRun *br, uint64 i, int nwords)
 {
-	if (br->run->mem_keys)
-		return br->run->mem_keys + (br->first + i) * nwords;
-	return (const uint64 *) (br->base + br->offs[i]);
+	if (run->mem_keys)
+		return run->mem_keys + (br->first + i) * nwords;
+	return (const uint64 *) (br->buf + br->offs[i]);
 }
 
 static inline MinimalTuple
-row_tup(const BatchRun *br, uint64 i, int nwords)
+row_tup(const GsRun *run, const BatchRun *br, uint64 i, int nwords)
 {
-	if (br->run->mem_keys)
-		return br->run->mem_tuples[br->first + i];
-	return (MinimalTuple) (br->base + br->offs[i] + sizeof(uint64) * nwords);
+	if (run->mem_keys)
+		return run->mem_tuples[br->first + i];
+	return (MinimalTuple) (br->buf + br->offs[i] + sizeof(uint64) * nwords);
 }
 
 /*
@@ -159,8 +234,8 @@ row_tup(const BatchRun *br, uint64 i, int nwords)
  * (k, kr), the rows' run being br's (not kr)
  */
 static uint64
-count_before(const BatchRun *br, uint64 n, int nwords, const uint64 *k,
-			 bool ties_before)
+count_before(const GsRun *run, const BatchRun *br, uint64 n, int nwords,
+			 const uint64 *k, bool ties_before)
 {
 	uint64		lo = 0,
 				hi = n;
@@ -168,7 +243,7 @@ count_before(const BatchRun *br, uint64 n, int nwords, const uint64 *k,
 	while (lo < hi)
 	{
 		uint64		mid = lo + (hi - lo) / 2;
-		int			c = gs_key_cmp(row_key(br, mid, nwords), k, nwords);
+		int			c = gs_key_cmp(row_key(run, br, mid, nwords), k, nwords);
 
 		if (c < 0 || (c == 0 && ties_before))
 			lo = mid + 1;
@@ -178,20 +253,21 @@ count_before(const BatchRun *br, uint64 n, int nwords, const uint64 *k,
 	return lo;
 }
 
-/* the whole rows from br's base on, into offs (a thread: no ereport) */
+/*
+ * The whole rows of the window, into offs (a thread: no ereport); a row
+ * longer than what is left of the window ends the scan there
+ */
 static void
 scan_window(BatchRun *br, int nwords)
 {
-	const char *p = br->base;
-	Size		avail = br->run->buflen - br->run->pos;
+	const char *p = br->buf;
 	Size		kb = sizeof(uint64) * nwords;
 	Size		off = 0;
 	uint64		n = 0;
 	uint32		len;
 	Size		rec;
 
-	br->badlen = 0;
-	while (avail - off >= kb + sizeof(len))
+	while (br->len - off >= kb + sizeof(len) && n + 1 < br->ocap)
 	{
 		memcpy(&len, p + off + kb, sizeof(len));
 		if (len < SizeofMinimalTupleHeader ||
@@ -201,7 +277,7 @@ scan_window(BatchRun *br, int nwords)
 			break;
 		}
 		rec = kb + MAXALIGN(len);
-		if (avail - off < rec)
+		if (br->len - off < rec)
 			break;
 		br->offs[n++] = off;
 		off += rec;
@@ -213,21 +289,23 @@ scan_window(BatchRun *br, int nwords)
 }
 
 /*
- * Fills the window's buffer from the run's own descriptor, as gs_run_load
- * does through fd.c (a thread: pread, no ereport); the end of the file
- * leaves no more rows beyond the window
+ * Fills the window from the run's own descriptor (a thread: pread, no
+ * ereport), or through fd.c where it has none (the backend); the end of
+ * the file leaves no more rows beyond the window
  */
 static void
-read_window(BatchRun *br)
+read_window(GsBatchMerge *b, int r, BatchRun *br)
 {
-	GsRun	   *run = br->run;
 	ssize_t		got;
 
-	br->read_errno = 0;
-	while (run->buflen < run->bufsize)
+	while (br->len < br->cap)
 	{
-		got = pread(br->fd, run->buf + run->buflen, run->bufsize - run->buflen,
-					run->fileoff);
+		if (b->fds[r] < 0)
+			got = gs_run_read_at(b->runs[r], br->buf + br->len,
+								 br->cap - br->len, br->fileend);
+		else
+			got = pread(b->fds[r], br->buf + br->len, br->cap - br->len,
+						br->fileend);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -240,9 +318,64 @@ read_window(BatchRun *br)
 			br->more = false;
 			return;
 		}
-		run->buflen += got;
-		run->fileoff += got;
+		br->len += got;
+		br->fileend += got;
 	}
+}
+
+/*
+ * Run r's window of side s, from where side p's batch ends (a task: a
+ * thread, or the backend): the rows p did not take, then what the file has
+ * next.  What it cannot do or finds wrong is left in the window.
+ */
+static void
+window_task(GsBatchMerge *b, BatchSide *s, const BatchSide *p, int r)
+{
+	GsRun	   *run = b->runs[r];
+	BatchRun   *br = &s->br[r];
+	const BatchRun *pr = &p->br[r];
+	Size		from,
+				keep;
+
+	br->take = 0;
+	br->need = 0;
+	br->badlen = 0;
+	br->read_errno = 0;
+	br->partial = false;
+	if (run->mem_keys)
+	{
+		uint64		left;
+
+		br->first = pr->first + pr->take;
+		left = run->nrows - br->first;
+		br->n = Min(left, GS_BATCH_MEM_ROWS);
+		br->more = left > br->n;
+		return;
+	}
+	from = pr->n > 0 ? pr->offs[pr->take] : 0;
+	keep = pr->len - from;
+	br->n = 0;
+	br->more = pr->more;
+	br->fileend = pr->fileend;
+	/* what the other side read ahead must fit (it may have grown) */
+	if (keep > br->cap)
+	{
+		br->need = keep;
+		return;
+	}
+	memcpy(br->buf, pr->buf + from, keep);
+	br->len = keep;
+	if (br->more)
+		read_window(b, r, br);
+	if (br->read_errno != 0)
+		return;
+	scan_window(br, b->nwords);
+	if (br->badlen != 0)
+		return;
+	if (br->n == 0 && br->more)
+		br->need = br->cap * 2;
+	else if (!br->more && br->offs[br->n] != br->len)
+		br->partial = true;
 }
 
 /*
@@ -263,123 +396,48 @@ next_task(GsBatchMerge *b, int ntasks)
 
 /* a member's part of step 1 (the member number, lo, is not needed) */
 static void
-scan_member(void *arg, uint64 lo, uint64 hi)
+window_member(void *arg, uint64 lo, uint64 hi)
 {
 	GsBatchMerge *b = (GsBatchMerge *) arg;
 	int			t;
 
-	while ((t = next_task(b, b->nscan)) >= 0)
-	{
-		BatchRun   *br = &b->br[b->scan[t]];
-
-		if (br->read)
-			read_window(br);
-		if (br->read_errno == 0)
-			scan_window(br, b->nwords);
-	}
+	while ((t = next_task(b, b->ntasks)) >= 0)
+		window_task(b, b->prep, b->prev, b->tasks[t]);
 }
 
-/* runs fn on as many members as there are threads and tasks */
-static void
-run_members(GsBatchMerge *b, int ntasks,
-			void (*fn) (void *arg, uint64 lo, uint64 hi))
+/* whether the driver must give up (member 0 of its teams polls it) */
+static bool
+driver_stopped(void *arg)
 {
-	b->next_task = 0;
-	gs_cpu_for_tasks(Min(ntasks, b->nthreads), b->nthreads, fn, b);
-}
+	GsBatchMerge *b = (GsBatchMerge *) arg;
 
-/* offs room for a buffer of the run's size (rows are kb + 16 bytes at least) */
-static void
-size_offs(GsBatchMerge *b, BatchRun *br)
-{
-	Size		minrow = sizeof(uint64) * b->nwords + MAXALIGN(SizeofMinimalTupleHeader);
-	uint64		cap = br->run->bufsize / minrow + 2;
-
-	if (cap <= br->cap)
-		return;
-	if (br->offs)
-		pfree(br->offs);
-	br->offs = MemoryContextAllocHuge(b->cxt, sizeof(Size) * cap);
-	br->cap = cap;
+	return __atomic_load_n(&b->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
 /*
- * A file run's window after the scan: reports what the scan found wrong,
- * and reads on where a row is longer than the buffer
+ * Runs fn on as many members as there are threads and tasks: from the
+ * driver, a team that its stop flag stops (prep_failed is then set), one
+ * thread short of the merge's, which the backend's handing out has; from
+ * the backend, one that a cancel stops and throws after the join
  */
 static void
-check_window(GsBatchMerge *b, BatchRun *br)
+run_members(GsBatchMerge *b, int ntasks, bool on_driver,
+			void (*fn) (void *arg, uint64 lo, uint64 hi))
 {
-	if (br->read_errno != 0)
-	{
-		errno = br->read_errno;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read GpuSort temporary file: %m")));
-	}
-	for (;;)
-	{
-		if (br->badlen != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("invalid row length %u in GpuSort temporary file",
-							br->badlen)));
-		if (br->n > 0 || !br->more)
-			break;
-		br->more = !gs_run_load(br->run, 0, br->run->bufsize * 2);
-		br->base = br->run->buf + br->run->pos;
-		size_offs(b, br);
-		scan_window(br, b->nwords);
-	}
-	if (!br->more && br->offs[br->n] != br->run->buflen - br->run->pos)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("could not read GpuSort temporary file: it ends within a row")));
+	b->next_task = 0;
+	if (!on_driver)
+		gs_cpu_for_tasks(Min(ntasks, b->nthreads), b->nthreads, fn, b);
+	else if (gs_for_slices(Min(ntasks, b->nthreads - 1), 2, b->nthreads - 1,
+						   fn, b, driver_stopped, b))
+		b->prep_failed = true;
 }
 
-/* drops the last batch's rows from the windows and reads the next ones */
+/*
+ * Each run's take (step 2), the batch's rows, and each run's count of rows
+ * returned with the batch
+ */
 static void
-load_windows(GsBatchMerge *b)
-{
-	int			r;
-
-	b->nscan = 0;
-	for (r = 0; r < b->nruns; r++)
-	{
-		BatchRun   *br = &b->br[r];
-		GsRun	   *run = br->run;
-
-		if (run->mem_keys)
-		{
-			uint64		left;
-
-			br->first += br->take;
-			left = run->nrows - br->first;
-			br->n = Min(left, GS_BATCH_MEM_ROWS);
-			br->more = left > br->n;
-			continue;
-		}
-		/* the threads read where the run has a descriptor of its own */
-		br->read = br->more && br->fd >= 0;
-		if (br->read)
-			gs_run_make_room(run, br->consumed, b->bufsize);
-		else if (br->more)
-			br->more = !gs_run_load(run, br->consumed, b->bufsize);
-		else
-			run->pos += br->consumed;
-		br->consumed = 0;
-		br->base = run->buf + run->pos;
-		size_offs(b, br);
-		b->scan[b->nscan++] = r;
-	}
-	run_members(b, b->nscan, scan_member);
-	for (r = 0; r < b->nscan; r++)
-		check_window(b, &b->br[b->scan[r]]);
-}
-
-/* each run's take (step 2); returns the batch's rows */
-static uint64
-choose_takes(GsBatchMerge *b)
+choose_takes(GsBatchMerge *b, BatchSide *s, const BatchSide *p)
 {
 	int			bound = -1;
 	const uint64 *bk = NULL;
@@ -388,12 +446,12 @@ choose_takes(GsBatchMerge *b)
 
 	for (r = 0; r < b->nruns; r++)
 	{
-		BatchRun   *br = &b->br[r];
+		BatchRun   *br = &s->br[r];
 		const uint64 *k;
 
 		if (!br->more || br->n == 0)
 			continue;
-		k = row_key(br, br->n - 1, b->nwords);
+		k = row_key(b->runs[r], br, br->n - 1, b->nwords);
 		/* on equal keys the lower run's row comes first: keep it */
 		if (bound < 0 || gs_key_cmp(k, bk, b->nwords) < 0)
 		{
@@ -403,15 +461,35 @@ choose_takes(GsBatchMerge *b)
 	}
 	for (r = 0; r < b->nruns; r++)
 	{
-		BatchRun   *br = &b->br[r];
+		BatchRun   *br = &s->br[r];
 
 		if (bound < 0 || r == bound)
 			br->take = br->n;
 		else
-			br->take = count_before(br, br->n, b->nwords, bk, r < bound);
+			br->take = count_before(b->runs[r], br, br->n, b->nwords, bk,
+									r < bound);
+		br->returned = p->br[r].returned + br->take;
 		total += br->take;
 	}
-	return total;
+	s->total = total;
+}
+
+/* the run of side s that ended short of its rows, or -1 */
+static int
+run_missing_rows(GsBatchMerge *b, const BatchSide *s)
+{
+	int			r;
+
+	for (r = 0; r < b->nruns; r++)
+	{
+		const BatchRun *br = &s->br[r];
+		const GsRun *run = b->runs[r];
+
+		if (!run->mem_keys && !br->more && br->take == br->n &&
+			!run->to_eof && br->returned != run->nrows)
+			return r;
+	}
+	return -1;
 }
 
 static int
@@ -432,14 +510,16 @@ sample_cmp(const void *a, const void *b, void *arg)
 static void
 split_at(GsBatchMerge *b, int p, const Sample *s)
 {
+	const BatchSide *side = b->prep;
 	int			r;
 
 	for (r = 0; r < b->nruns; r++)
 	{
-		BatchRun   *br = &b->br[r];
+		const BatchRun *br = &side->br[r];
 
 		b->split[p * b->nruns + r] = r == s->run ? s->pos :
-			count_before(br, br->take, b->nwords, s->key, r < s->run);
+			count_before(b->runs[r], br, br->take, b->nwords, s->key,
+						 r < s->run);
 	}
 }
 
@@ -447,6 +527,7 @@ split_at(GsBatchMerge *b, int p, const Sample *s)
 static void
 choose_pivots(GsBatchMerge *b, int k, uint64 total)
 {
+	const BatchSide *side = b->prep;
 	int			ns = 0;
 	int			p = 1;
 	double		cum = 0;
@@ -455,14 +536,14 @@ choose_pivots(GsBatchMerge *b, int k, uint64 total)
 
 	for (r = 0; r < b->nruns; r++)
 	{
-		BatchRun   *br = &b->br[r];
+		const BatchRun *br = &side->br[r];
 
 		for (j = 0; br->take > 0 && j < k; j++)
 		{
 			Sample	   *s = &b->samples[ns++];
 
 			s->pos = (uint64) ((j + 0.5) * br->take / k);
-			s->key = row_key(br, s->pos, b->nwords);
+			s->key = row_key(b->runs[r], br, s->pos, b->nwords);
 			s->run = r;
 			s->weight = (double) br->take / k;
 		}
@@ -477,28 +558,29 @@ choose_pivots(GsBatchMerge *b, int k, uint64 total)
 	/* what rounding left: empty ranges at the end */
 	for (; p < k; p++)
 		for (r = 0; r < b->nruns; r++)
-			b->split[p * b->nruns + r] = b->br[r].take;
+			b->split[p * b->nruns + r] = side->br[r].take;
 }
 
 /* the batch's ranges (step 3) */
 static void
-choose_ranges(GsBatchMerge *b, uint64 total)
+choose_ranges(GsBatchMerge *b)
 {
+	BatchSide  *s = b->prep;
 	int			k = 1;
 	int			r;
 
 	if (b->nthreads > 1)
 		k = (int) Min((uint64) GS_BATCH_RANGES_PER_THREAD * b->nthreads,
-					  total / GS_BATCH_RANGE_ROWS);
+					  s->total / GS_BATCH_RANGE_ROWS);
 	k = Max(k, 1);
 	for (r = 0; r < b->nruns; r++)
 	{
 		b->split[r] = 0;
-		b->split[k * b->nruns + r] = b->br[r].take;
+		b->split[k * b->nruns + r] = s->br[r].take;
 	}
 	if (k > 1)
-		choose_pivots(b, k, total);
-	b->nranges = k;
+		choose_pivots(b, k, s->total);
+	s->nranges = k;
 }
 
 /*
@@ -508,6 +590,7 @@ choose_ranges(GsBatchMerge *b, uint64 total)
 typedef struct RangeMerge
 {
 	const GsBatchMerge *b;
+	const BatchSide *s;
 	uint64		cur[GS_BATCH_MAX_RUNS];
 	uint64		end[GS_BATCH_MAX_RUNS];
 	const uint64 *key[GS_BATCH_MAX_RUNS];
@@ -519,7 +602,8 @@ static inline void
 set_key(RangeMerge *rm, int r)
 {
 	rm->key[r] = rm->cur[r] < rm->end[r] ?
-		row_key(&rm->b->br[r], rm->cur[r], rm->b->nwords) : NULL;
+		row_key(rm->b->runs[r], &rm->s->br[r], rm->cur[r], rm->b->nwords) :
+		NULL;
 }
 
 /* does run x's current row come before run y's?  (past its part: never) */
@@ -560,6 +644,7 @@ play(RangeMerge *rm, int node)
 static void
 merge_range(GsBatchMerge *b, int p)
 {
+	BatchSide  *s = b->prep;
 	RangeMerge	rm;
 	uint64		o = 0;
 	int			nr = b->nruns;
@@ -568,6 +653,7 @@ merge_range(GsBatchMerge *b, int p)
 				q;
 
 	rm.b = b;
+	rm.s = s;
 	for (r = 0; r < nr; r++)
 	{
 		rm.cur[r] = b->split[p * nr + r];
@@ -578,8 +664,8 @@ merge_range(GsBatchMerge *b, int p)
 	w = play(&rm, 1);
 	while (rm.key[w] != NULL)
 	{
-		b->out_key[o] = rm.key[w];
-		b->out_tup[o] = row_tup(&b->br[w], rm.cur[w], b->nwords);
+		s->out_key[o] = rm.key[w];
+		s->out_tup[o] = row_tup(b->runs[w], &s->br[w], rm.cur[w], b->nwords);
 		rm.cur[w]++;
 		set_key(&rm, w);
 		if ((++o & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
@@ -605,92 +691,350 @@ merge_member(void *arg, uint64 lo, uint64 hi)
 	GsBatchMerge *b = (GsBatchMerge *) arg;
 	int			p;
 
-	while ((p = next_task(b, b->nranges)) >= 0)
+	while ((p = next_task(b, b->prep->nranges)) >= 0)
 		merge_range(b, p);
 }
 
-/* the batch's rows leave the windows; a file run's end is checked */
+/* whether a window's task left something for the backend */
+static inline bool
+window_issue(const BatchRun *br)
+{
+	return br->need != 0 || br->badlen != 0 || br->read_errno != 0 ||
+		br->partial;
+}
+
+/*
+ * Side s's preparation from side p, as far as a thread can take it (the
+ * driver; no ereport, no palloc): its step says where it stopped
+ */
 static void
-consume(GsBatchMerge *b)
+prepare_on_driver(GsBatchMerge *b, BatchSide *s, const BatchSide *p)
 {
 	int			r;
 
+	b->prep_failed = false;
+	s->step = PREP_NONE;
+	b->ntasks = 0;
 	for (r = 0; r < b->nruns; r++)
-	{
-		BatchRun   *br = &b->br[r];
+		b->tasks[b->ntasks++] = r;
+	run_members(b, b->ntasks, true, window_member);
+	if (b->prep_failed)
+		return;
+	s->step = PREP_WINDOWS;
+	for (r = 0; r < b->nruns; r++)
+		if (window_issue(&s->br[r]))
+			return;
+	choose_takes(b, s, p);
+	s->step = PREP_TAKEN;
+	if (s->total == 0 || s->total > s->out_cap || run_missing_rows(b, s) >= 0)
+		return;
+	choose_ranges(b);
+	run_members(b, s->nranges, true, merge_member);
+	if (b->prep_failed)
+		return;
+	s->out_n = s->total;
+	s->step = PREP_DONE;
+}
 
-		br->returned += br->take;
-		if (!br->run->mem_keys)
-			br->consumed = br->offs[br->take];
-		if (!br->run->mem_keys && !br->more && br->take == br->n &&
-			!br->run->to_eof && br->returned != br->run->nrows)
+/* a side's window of a file run: cap bytes, and offsets for its rows */
+static void
+size_window(GsBatchMerge *b, BatchRun *br, Size cap)
+{
+	Size		minrow = sizeof(uint64) * b->nwords +
+		MAXALIGN(SizeofMinimalTupleHeader);
+
+	cap = MAXALIGN(cap);
+	if (br->buf)
+		pfree(br->buf);
+	if (br->offs)
+		pfree(br->offs);
+	br->buf = MemoryContextAllocHuge(b->cxt, cap);
+	br->cap = cap;
+	/* (rows are minrow bytes at least) */
+	br->ocap = cap / minrow + 2;
+	br->offs = MemoryContextAllocHuge(b->cxt, sizeof(Size) * br->ocap);
+}
+
+/* side s's pointer arrays, for n rows */
+static void
+size_output(GsBatchMerge *b, BatchSide *s, uint64 n)
+{
+	if (n <= s->out_cap)
+		return;
+	n = Max(n, s->out_cap * 2);
+	if (s->out_key)
+	{
+		pfree(s->out_key);
+		pfree(s->out_tup);
+	}
+	s->out_key = MemoryContextAllocHuge(b->cxt, sizeof(uint64 *) * n);
+	s->out_tup = MemoryContextAllocHuge(b->cxt, sizeof(MinimalTuple) * n);
+	s->out_cap = n;
+}
+
+/*
+ * Reports what run r's window task found wrong; grows its window where a
+ * row did not fit, and does the task again, until its window has a row
+ */
+static void
+fix_window(GsBatchMerge *b, BatchSide *s, const BatchSide *p, int r)
+{
+	BatchRun   *br = &s->br[r];
+
+	for (;;)
+	{
+		if (br->read_errno != 0)
+		{
+			errno = br->read_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read GpuSort temporary file: %m")));
+		}
+		if (br->badlen != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid row length %u in GpuSort temporary file",
+							br->badlen)));
+		if (br->partial)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("could not read GpuSort temporary file: it ends within a row")));
+		if (br->need == 0)
+			return;
+		size_window(b, br, Max(br->need, br->cap * 2));
+		window_task(b, s, p, r);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Side s's preparation from side p, finished on the backend from where it
+ * stands (not begun, or where the driver left it): what a thread could
+ * not do is done here, what it found wrong is reported
+ */
+static void
+prepare_on_backend(GsBatchMerge *b, BatchSide *s, const BatchSide *p)
+{
+	int			r,
+				bad;
+
+	b->prep = s;
+	b->prev = p;
+	if (s->step == PREP_NONE)
+	{
+		/* a run with no descriptor of its own is read through fd.c, here */
+		b->ntasks = 0;
+		for (r = 0; r < b->nruns; r++)
+		{
+			if (b->runs[r]->mem_keys || b->fds[r] >= 0)
+				b->tasks[b->ntasks++] = r;
+			else
+				window_task(b, s, p, r);
+		}
+		run_members(b, b->ntasks, false, window_member);
+		s->step = PREP_WINDOWS;
+	}
+	if (s->step == PREP_WINDOWS)
+	{
+		for (r = 0; r < b->nruns; r++)
+			fix_window(b, s, p, r);
+		choose_takes(b, s, p);
+		s->step = PREP_TAKEN;
+	}
+	if (s->step == PREP_TAKEN)
+	{
+		if ((bad = run_missing_rows(b, s)) >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("could not read GpuSort temporary file: " UINT64_FORMAT " rows missing",
-							br->run->nrows - br->returned)));
+							b->runs[bad]->nrows - s->br[bad].returned)));
+		if (s->total > 0)
+		{
+			size_output(b, s, s->total);
+			choose_ranges(b);
+			run_members(b, s->nranges, false, merge_member);
+		}
+		s->out_n = s->total;
+		s->step = PREP_DONE;
 	}
 }
 
-/* the output arrays, for n rows */
-static void
-size_output(GsBatchMerge *b, uint64 n)
+static void *
+driver_main(void *arg)
 {
-	if (n <= b->out_cap)
-		return;
-	n = Max(n, b->out_cap * 2);
-	if (b->out_key)
-	{
-		pfree(b->out_key);
-		pfree(b->out_tup);
-	}
-	b->out_key = MemoryContextAllocHuge(b->cxt, sizeof(uint64 *) * n);
-	b->out_tup = MemoryContextAllocHuge(b->cxt, sizeof(MinimalTuple) * n);
-	b->out_cap = n;
+	GsBatchMerge *b = (GsBatchMerge *) arg;
+
+	prepare_on_driver(b, b->prep, b->prev);
+	pthread_mutex_lock(&b->mutex);
+	b->done = true;
+	pthread_cond_signal(&b->cond);
+	pthread_mutex_unlock(&b->mutex);
+	return NULL;
 }
 
-/* the next batch into the output arrays; false when the runs are done */
-static bool
+/*
+ * The driver prepares the side after cur; where it cannot start, the
+ * backend prepares it when it is needed
+ */
+static void
+start_driver(GsBatchMerge *b)
+{
+	Assert(!b->running);
+	b->prep = &b->side[1 - b->cur];
+	b->prev = &b->side[b->cur];
+	b->prep->step = PREP_NONE;
+	b->done = false;
+	b->stop = 0;
+	if (gs_start_threads(&b->driver, 1, driver_main, b, 0) != 1)
+		return;
+	b->running = true;
+	dlist_push_tail(&live_drivers, &b->node);
+}
+
+/* joins the driver: the side keeps the step it got to */
+static void
+join_driver(GsBatchMerge *b)
+{
+	pthread_join(b->driver, NULL);
+	b->running = false;
+	dlist_delete(&b->node);
+}
+
+/* stops the driver now (an abort, a rewind, the end) */
+static void
+stop_driver(GsBatchMerge *b)
+{
+	if (!b->running)
+		return;
+	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
+	join_driver(b);
+}
+
+/* waits for the driver to finish, looking at interrupts, and joins it */
+static void
+wait_driver(GsBatchMerge *b)
+{
+	instr_time	start,
+				now;
+
+	INSTR_TIME_SET_CURRENT(start);
+	pthread_mutex_lock(&b->mutex);
+	while (!b->done)
+	{
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += GS_BATCH_WAIT_NS;
+		if (until.tv_nsec >= 1000000000L)
+		{
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		(void) pthread_cond_timedwait(&b->cond, &b->mutex, &until);
+		if (b->done)
+			break;
+		pthread_mutex_unlock(&b->mutex);
+		/* a cancel throws here: the abort callback stops the driver */
+		CHECK_FOR_INTERRUPTS();
+		pthread_mutex_lock(&b->mutex);
+	}
+	pthread_mutex_unlock(&b->mutex);
+	join_driver(b);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	b->ms_waited += INSTR_TIME_GET_MILLISEC(now);
+}
+
+static void
+stop_all_drivers(void)
+{
+	dlist_mutable_iter iter;
+
+	dlist_foreach_modify(iter, &live_drivers)
+		stop_driver(dlist_container(GsBatchMerge, node, iter.cur));
+}
+
+static void
+batch_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		stop_all_drivers();
+}
+
+static void
+batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	/* merges of enclosing levels prepare on the backend when read again */
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		stop_all_drivers();
+}
+
+static void
+batch_exit_callback(int code, Datum arg)
+{
+	stop_all_drivers();
+}
+
+/*
+ * Switches to the next batch, prepared by the driver or here; false when
+ * the runs are done.  The side left is where the driver prepares the
+ * batch after: its rows were all returned.  (Not inlined: gs_batch_next,
+ * called once a row, then needs no stack frame of its own.)
+ */
+static pg_noinline bool
 next_batch(GsBatchMerge *b)
 {
-	uint64		total;
+	int			nx = 1 - b->cur;
+	BatchSide  *s = &b->side[nx];
 
-	if (b->started)
-		consume(b);
-	b->started = true;
-	load_windows(b);
-	total = choose_takes(b);
-	b->out_n = b->out_i = 0;
-	if (total == 0)
+	if (b->running)
+		wait_driver(b);
+	prepare_on_backend(b, s, &b->side[b->cur]);
+	b->cur = nx;
+	b->out_i = 0;
+	b->side[1 - nx].step = PREP_NONE;
+	if (s->out_n == 0)
+	{
+		b->finished = true;
 		return false;
-	size_output(b, total);
-	choose_ranges(b, total);
-	run_members(b, b->nranges, merge_member);
-	b->threads_used = Max(b->threads_used, Min(b->nthreads, b->nranges));
+	}
+	b->threads_used = Max(b->threads_used, Min(b->nthreads, s->nranges));
 	b->nbatches++;
-	b->nranges_total += b->nranges;
-	b->out_n = total;
+	b->nranges_total += s->nranges;
+	if (b->overlap)
+		start_driver(b);
 	return true;
 }
 
 /*
  * Closes the runs' own descriptors: at the end of the merge, or when its
- * memory goes (a reset callback: an ERROR's cleanup too)
+ * memory goes (a reset callback: an ERROR's cleanup too), the driver
+ * stopped first
  */
 static void
-close_fds(void *arg)
+close_fds(GsBatchMerge *b)
 {
-	GsBatchMerge *b = (GsBatchMerge *) arg;
 	int			r;
 
+	stop_driver(b);
+	/* (a run without its own descriptor is read by the backend) */
+	b->overlap = false;
 	for (r = 0; r < b->nruns; r++)
 	{
-		if (b->br[r].fd >= 0)
+		if (b->fds[r] >= 0)
 		{
-			close(b->br[r].fd);
+			close(b->fds[r]);
 			ReleaseExternalFD();
-			b->br[r].fd = -1;
+			b->fds[r] = -1;
 		}
 	}
+}
+
+static void
+batch_release(void *arg)
+{
+	close_fds((GsBatchMerge *) arg);
 }
 
 /*
@@ -698,27 +1042,62 @@ close_fds(void *arg)
  * a duplicate of fd.c's, which fd.c may close and reopen under another
  * number whenever it runs short of descriptors, and which the threads must
  * not reach through fd.c.  Counted as an external descriptor; a run that
- * gets none is read by the backend through fd.c instead.
+ * gets none is read by the backend through fd.c instead, and then no
+ * driver runs (it could not read that run).
  */
 static void
 open_fds(GsBatchMerge *b)
 {
-	MemoryContextCallback *cb = MemoryContextAlloc(b->cxt, sizeof(*cb));
 	int			r;
 
-	cb->func = close_fds;
-	cb->arg = b;
-	MemoryContextRegisterResetCallback(b->cxt, cb);
+	b->overlap = b->nthreads > 1;
 	for (r = 0; r < b->nruns; r++)
 	{
-		GsRun	   *run = b->br[r].run;
+		GsRun	   *run = b->runs[r];
 
-		b->br[r].fd = -1;
-		if (run->file < 0 || !AcquireExternalFD())
+		b->fds[r] = -1;
+		if (run->mem_keys)
 			continue;
-		b->br[r].fd = dup(FileGetRawDesc(run->file));
-		if (b->br[r].fd < 0)
-			ReleaseExternalFD();
+		if (run->file >= 0 && b->nthreads > 1 && AcquireExternalFD())
+		{
+			b->fds[r] = dup(FileGetRawDesc(run->file));
+			if (b->fds[r] < 0)
+				ReleaseExternalFD();
+		}
+		if (b->fds[r] < 0)
+			b->overlap = false;
+	}
+}
+
+/*
+ * Each side's windows, and pointer arrays for about as many rows as the
+ * windows hold (the runs' mean row sizes; a larger batch grows them)
+ */
+static void
+size_sides(GsBatchMerge *b)
+{
+	uint64		rows = 0;
+	int			r,
+				i;
+
+	for (r = 0; r < b->nruns; r++)
+	{
+		GsRun	   *run = b->runs[r];
+
+		if (run->mem_keys)
+			rows += Min(run->nrows, GS_BATCH_MEM_ROWS);
+		else if (run->bytes > 0 && run->nrows > 0)
+			rows += b->window / Max(run->bytes / run->nrows, 1) + 1;
+	}
+	for (i = 0; i < 2; i++)
+	{
+		BatchSide  *s = &b->side[i];
+
+		s->br = MemoryContextAllocZero(b->cxt, sizeof(BatchRun) * b->nruns);
+		for (r = 0; r < b->nruns; r++)
+			if (!b->runs[r]->mem_keys)
+				size_window(b, &s->br[r], b->window);
+		size_output(b, s, rows + rows / 4);
 	}
 }
 
@@ -726,36 +1105,45 @@ GsBatchMerge *
 gs_batch_begin(MemoryContext cxt, GsRun **runs, int nruns, int nthreads,
 			   Size bufsize)
 {
-	GsBatchMerge *b = MemoryContextAllocZero(cxt, sizeof(GsBatchMerge));
-	int			r;
+	GsBatchMerge *b;
 
 	if (nruns < 1 || nruns > GS_BATCH_MAX_RUNS)
 		elog(ERROR, "GpuSort batched merge of %d runs", nruns);
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(batch_xact_callback, NULL);
+		RegisterSubXactCallback(batch_subxact_callback, NULL);
+		before_shmem_exit(batch_exit_callback, (Datum) 0);
+		callbacks_registered = true;
+	}
+	b = MemoryContextAllocZero(cxt, sizeof(GsBatchMerge));
 	b->cxt = cxt;
+	b->runs = runs;
 	b->nruns = nruns;
 	b->nwords = runs[0]->nwords;
 	b->nthreads = Max(1, Min(nthreads, GS_MAX_THREADS));
-	b->bufsize = bufsize;
-	b->br = MemoryContextAllocZero(cxt, sizeof(BatchRun) * nruns);
-	for (r = 0; r < nruns; r++)
-		b->br[r].run = runs[r];
+	b->window = MAXALIGN(Max(bufsize, (Size) BLCKSZ));
 	b->split = MemoryContextAlloc(cxt, sizeof(uint64) * nruns *
 								  (GS_BATCH_MAX_RANGES + 1));
 	b->samples = MemoryContextAlloc(cxt, sizeof(Sample) * nruns *
 									GS_BATCH_MAX_RANGES);
-	b->scan = MemoryContextAlloc(cxt, sizeof(int) * nruns);
-	b->cur.nwords = b->nwords;
+	b->tasks = MemoryContextAlloc(cxt, sizeof(int) * nruns);
+	b->fds = MemoryContextAlloc(cxt, sizeof(int) * nruns);
+	memset(b->fds, -1, sizeof(int) * nruns);
+	b->row.nwords = b->nwords;
+	size_sides(b);
+	pthread_mutex_init(&b->mutex, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	b->cb.func = batch_release;
+	b->cb.arg = b;
+	MemoryContextRegisterResetCallback(cxt, &b->cb);
 	gs_batch_rewind(b);
 	/* (after the rewind: a run being written is flushed to its file) */
-	if (b->nthreads > 1)
-		open_fds(b);
-	else
-		for (r = 0; r < nruns; r++)
-			b->br[r].fd = -1;
+	open_fds(b);
 	return b;
 }
 
-/* the runs' own descriptors are closed (before the runs' files are) */
+/* the driver stops, the runs' own descriptors are closed (before the runs' files are) */
 void
 gs_batch_end(GsBatchMerge *b)
 {
@@ -765,41 +1153,59 @@ gs_batch_end(GsBatchMerge *b)
 GsRun *
 gs_batch_next(GsBatchMerge *b)
 {
-	if (b->out_i == b->out_n && !next_batch(b))
-		return NULL;
+	BatchSide  *s = &b->side[b->cur];
+
+	if (b->out_i == s->out_n)
+	{
+		if (b->finished || !next_batch(b))
+			return NULL;
+		s = &b->side[b->cur];
+	}
 	/* the batch was merged a while ago: its rows are out of cache */
-	if (b->out_i + GS_BATCH_PREFETCH < b->out_n)
-		__builtin_prefetch(b->out_tup[b->out_i + GS_BATCH_PREFETCH]);
-	b->cur.key = b->out_key[b->out_i];
-	b->cur.tup = b->out_tup[b->out_i];
+	if (b->out_i + GS_BATCH_PREFETCH < s->out_n)
+		__builtin_prefetch(s->out_tup[b->out_i + GS_BATCH_PREFETCH]);
+	b->row.key = s->out_key[b->out_i];
+	b->row.tup = s->out_tup[b->out_i];
 	b->out_i++;
-	return &b->cur;
+	return &b->row;
 }
 
+/*
+ * To the first row: side 1 - cur, whose batch the first one follows, is
+ * made empty, with nothing read and nothing taken
+ */
 void
 gs_batch_rewind(GsBatchMerge *b)
 {
+	BatchSide  *empty;
 	int			r;
 
+	stop_driver(b);
+	b->cur = 1;
+	empty = &b->side[b->cur];
 	for (r = 0; r < b->nruns; r++)
 	{
-		BatchRun   *br = &b->br[r];
+		BatchRun   *br = &empty->br[r];
 
 		/* a file run with no rows (known) needs no read */
-		br->more = gs_run_rewind(br->run) && !br->run->mem_keys;
+		br->more = gs_run_rewind(b->runs[r]) && !b->runs[r]->mem_keys;
+		br->len = 0;
+		br->fileend = 0;
 		br->first = br->n = br->take = br->returned = 0;
-		br->consumed = 0;
-		br->base = NULL;
 	}
-	b->started = false;
-	b->out_n = b->out_i = 0;
+	empty->step = PREP_DONE;
+	empty->out_n = 0;
+	b->side[0].step = PREP_NONE;
+	b->out_i = 0;
+	b->finished = false;
 }
 
 void
 gs_batch_stats(GsBatchMerge *b, int *nthreads, uint64 *nbatches,
-			   uint64 *nranges)
+			   uint64 *nranges, double *ms_waited)
 {
 	*nthreads = b->threads_used;
 	*nbatches = b->nbatches;
 	*nranges = b->nranges_total;
+	*ms_waited = b->ms_waited;
 }

@@ -31,8 +31,11 @@ extern GsRun *gs_batch_next(GsBatchMerge *b);
 extern void gs_batch_rewind(GsBatchMerge *b);
 extern void gs_batch_end(GsBatchMerge *b);
 
-/* threads used at most, batches and key ranges merged since the start */
+/*
+ * threads used at most, batches and key ranges merged since the start, and
+ * the time the backend waited for a batch being prepared (at its end)
+ */
 extern void gs_batch_stats(GsBatchMerge *b, int *nthreads, uint64 *nbatches,
-						   uint64 *nranges);
+						   uint64 *nranges, double *ms_waited);
 
 #endif							/* GPUSORT_SPILLBATCH_H */

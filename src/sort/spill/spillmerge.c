@@ -183,10 +183,12 @@ gs_merge_end(GsMerge *m)
 }
 
 void
-gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches, uint64 *nranges)
+gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches, uint64 *nranges,
+			   double *ms_waited)
 {
 	*nthreads = 0;
 	*nbatches = *nranges = 0;
+	*ms_waited = 0;
 	if (m->batch)
-		gs_batch_stats(m->batch, nthreads, nbatches, nranges);
+		gs_batch_stats(m->batch, nthreads, nbatches, nranges, ms_waited);
 }

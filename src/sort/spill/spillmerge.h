@@ -38,9 +38,12 @@ extern GsRun *gs_merge_next(GsMerge *m);
 extern void gs_merge_rewind(GsMerge *m);
 extern void gs_merge_end(GsMerge *m);
 
-/* a batched merge's threads, batches and key ranges; all 0 for a serial one */
+/*
+ * a batched merge's threads, batches, key ranges, and the time its backend
+ * waited for a batch; all 0 for a serial one
+ */
 extern void gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches,
-						   uint64 *nranges);
+						   uint64 *nranges, double *ms_waited);
 
 /* compares two keys of nwords words as the engines do (engine.h) */
 static inline int

@@ -16,9 +16,9 @@
  * fill the rest.  That is what the merge hands to the executor.  Few, large
  * reads and writes instead of a BufFile's BLCKSZ ones spare most system
  * calls and a copy of every row; a merge of GS_SPILL_MAX_WAYS runs holds
- * that many buffers.  The batched merge (spillbatch.c) reads through the
- * same buffer, grown to its batch's share (gs_run_load), and finds the
- * rows in it itself.
+ * that many buffers.  The batched merge (spillbatch.c) reads into windows
+ * of its own instead, mostly on threads through descriptors of its own,
+ * and finds the rows in them itself.
  *
  * All I/O is fd.c's, in the backend (never on a helper thread): FileWrite
  * raises on temp_file_limit (stock's ERROR), a failed or short write or
@@ -239,43 +239,21 @@ fill(GsRun *run, Size need)
 }
 
 /*
- * gs_run_load's first half, for a read elsewhere (spillbatch.c's threads):
- * drops the first consumed bytes of those read ahead, and moves the rest to
- * the start of a buffer of at least size bytes, its end free to read into
+ * Up to len bytes at off into buf, through fd.c: the batched merge's read
+ * of a run with no descriptor of its own (spillbatch.c); 0 at the end
  */
-void
-gs_run_make_room(GsRun *run, Size consumed, Size size)
+ssize_t
+gs_run_read_at(GsRun *run, char *buf, Size len, off_t off)
 {
-	Assert(run->file >= 0 && !run->writing && !run->mem_keys);
-	Assert(run->pos + consumed <= run->buflen);
-	run->pos += consumed;
-	if (size > run->bufsize)
-		grow_buffer(run, size);
-	else if (run->pos > 0)
-	{
-		memmove(run->buf, run->buf + run->pos, run->buflen - run->pos);
-		run->buflen -= run->pos;
-		run->pos = 0;
-	}
-}
+	ssize_t		got;
 
-/*
- * The batched merge's read (spillbatch.c): drops the first consumed bytes
- * of those read ahead, moves the rest to the buffer's start, makes the
- * buffer at least size bytes, and reads on until it is full or the file
- * ends; returns whether the file ended (all its bytes are in the buffer).
- * One large read a batch instead of one a buffer of GS_RUN_BUFFER.
- */
-bool
-gs_run_load(GsRun *run, Size consumed, Size size)
-{
-	gs_run_make_room(run, consumed, size);
-	while (run->buflen < run->bufsize)
-	{
-		if (read_more(run) == 0)
-			return true;
-	}
-	return false;
+	Assert(run->file >= 0 && !run->writing && !run->mem_keys);
+	got = FileRead(run->file, buf, len, off, WAIT_EVENT_BUFFILE_READ);
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read GpuSort temporary file: %m")));
+	return got;
 }
 
 bool

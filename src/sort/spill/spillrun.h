@@ -86,13 +86,8 @@ extern bool gs_run_rewind(GsRun *run);
 /* the next row into run->key and run->tup; false at the end */
 extern bool gs_run_next(GsRun *run);
 
-/*
- * the batched merge's read: drops consumed bytes, reads on into a buffer of
- * at least size bytes; true when the file ended (spillrun.c)
- */
-extern bool gs_run_load(GsRun *run, Size consumed, Size size);
-/* its first half: drops consumed bytes, makes room for size bytes */
-extern void gs_run_make_room(GsRun *run, Size consumed, Size size);
+/* up to len bytes at off into buf (spillbatch.c's reads in the backend) */
+extern ssize_t gs_run_read_at(GsRun *run, char *buf, Size len, off_t off);
 
 /* closes the file: deletes it, or, of a file set, writes it out and keeps it */
 extern void gs_run_close(GsRun *run);
