@@ -2,7 +2,7 @@
 # Aggregates that sort (issue 28): stock PostgreSQL against gpusort, on the
 # issue's queries over one table of ROWS events.
 #
-#   bench/sort/aggs.sh [--reps R] [--queries "distinct_day ..."] [--out DIR] ROWS
+#   bench/sort/aggs.sh [--reps R] [--queries "distinct_day ..."] [--out DIR] [--no-1proc] ROWS
 #
 # Modes, each run in a fresh session after one untimed run there, the
 # modes taking turns round by round:
@@ -15,8 +15,9 @@
 # over gpusort's (above 1: gpusort is faster).  Prints a markdown table and
 # writes it, with every plan (EXPLAIN ANALYZE of the gpusort mode) and the
 # sessions' logs, into DIR (default /tmp/gpusort-aggs.XXXXXX), and copies
-# the table and the plans to bench/results/agg/aggs_<host>_<date>.md and
-# ..._explain.txt.  Uses a throwaway cluster
+# the table and the plans to bench/results/agg/aggs_<host>_<date>_<HHMM>.md
+# and ..._explain.txt.  --no-1proc leaves stock in one process out (a
+# machine's time limit).  Uses a throwaway cluster
 # (test/lib.sh; GS_PRIVATE_PG as for the tests) and installs the build.
 #
 # Queries (the table: ev(day date, user_id int8, category int, amount
@@ -40,11 +41,13 @@ set -uo pipefail
 reps=3
 queries="distinct_day distinct_all distinct_2col distinct_text pct_cat pct_disc_cat mode_cat mode_text string_agg topn_group"
 out=""
+no_1proc=""
 while [ $# -gt 1 ]; do
 	case "$1" in
 		--reps) reps=$2; shift 2 ;;
 		--queries) queries=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
+		--no-1proc) no_1proc=1; shift ;;
 		*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -56,7 +59,8 @@ host=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
 host=${host:-${cores}core}
 out=${out:-$(mktemp -d /tmp/gpusort-aggs.XXXXXX)}
 mkdir -p "$GS_ROOT/bench/results/agg"
-results=$GS_ROOT/bench/results/agg/aggs_${host}_$(date -u +%Y-%m-%d)
+# the hour in the name, so that a later run of the day keeps the records before
+results=$GS_ROOT/bench/results/agg/aggs_${host}_$(date -u +%Y-%m-%d_%H%M)
 mkdir -p "$out"
 chmod 755 "$out"
 
@@ -165,9 +169,10 @@ for q in $queries; do
 	st=""; s1=""; gp=""
 	for ((r = 1; r <= reps; r++)); do
 		st=$(best_of "$st" "$(run_ms stock_tuned "$q" $r)")
-		s1=$(best_of "$s1" "$(run_ms stock_1proc "$q" $r)")
+		[ -n "$no_1proc" ] || s1=$(best_of "$s1" "$(run_ms stock_1proc "$q" $r)")
 		gp=$(best_of "$gp" "$(run_ms gpusort "$q" $r)")
 	done
+	[ -n "$no_1proc" ] && s1=-
 	nodes=$(sed -n "/^== $q:/,/^== /p" "$out/explain_gpusort.txt" |
 		grep -o 'Custom Scan (Gpu[A-Za-z]*)\|Sort Method: top-N heapsort\|->  Sort ' | sort -u | tr '\n' ' ')
 	line=$(awk -v q="$q" -v st="$st" -v s1="$s1" -v gp="$gp" -v n="$nodes" 'BEGIN {
