@@ -177,6 +177,21 @@ SELECT i, i % 4,
 ANALYZE agg_vals;
 SELECT * FROM agg_check('SELECT g, md5(string_agg(tc, '','' ORDER BY y DESC)), length(string_agg(te, '','' ORDER BY y DESC)), md5(string_agg(te, NULL ORDER BY y DESC)) FROM agg_vals GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, md5(array_agg(tc ORDER BY y NULLS FIRST)::text), md5(array_agg(te ORDER BY y NULLS FIRST)::text), array_agg(id ORDER BY y NULLS FIRST) FROM agg_vals GROUP BY g ORDER BY g');
+-- string_agg's results made on threads (from 32768 rows): a huge group,
+-- groups of one row, of NULLs only, with a compressed value (made in the
+-- backend, which detoasts), a NULL ORDER BY key (one a group: peers'
+-- order is the sort's own)
+CREATE TABLE agg_many AS
+SELECT i AS id,
+	   CASE WHEN i <= 40000 THEN 0 WHEN i > 59990 THEN i ELSE i % 5 + 1 END AS g,
+	   CASE WHEN i % 13 = 0 OR i % 5 = 4 THEN NULL
+			WHEN i % 5 = 2 AND i % 101 = 0 THEN repeat(md5(i::text), 200)
+			ELSE 'v' || i END AS t,
+	   CASE WHEN i IN (17, 40003, 40004) THEN NULL ELSE (i * 7919) % 60013 END AS y
+  FROM generate_series(1, 60000) i;
+ANALYZE agg_many;
+SELECT * FROM agg_check('SELECT g, md5(string_agg(t, '', '' ORDER BY y)), length(string_agg(t, '', '' ORDER BY y)), count(*) FROM agg_many GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(t, NULL ORDER BY y DESC) FROM agg_many WHERE g > 59990 OR g = 5 GROUP BY g ORDER BY g');
 -- the rows read where the sort stored them, as when the memory does not
 -- allow the copy into output order
 SET gpusort.copy_rows = off;
