@@ -177,10 +177,9 @@ SELECT i, i % 4,
 ANALYZE agg_vals;
 SELECT * FROM agg_check('SELECT g, md5(string_agg(tc, '','' ORDER BY y DESC)), length(string_agg(te, '','' ORDER BY y DESC)), md5(string_agg(te, NULL ORDER BY y DESC)) FROM agg_vals GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, md5(array_agg(tc ORDER BY y NULLS FIRST)::text), md5(array_agg(te ORDER BY y NULLS FIRST)::text), array_agg(id ORDER BY y NULLS FIRST) FROM agg_vals GROUP BY g ORDER BY g');
--- string_agg's results made on threads (from 32768 rows): a huge group,
--- groups of one row, of NULLs only, with a compressed value (made in the
--- backend, which detoasts), a NULL ORDER BY key (one a group: peers'
--- order is the sort's own)
+-- string_agg over many rows (the passes on threads from 32768): a huge
+-- group, groups of one row, of NULLs only, with a compressed value, a
+-- NULL ORDER BY key (one a group: peers' order is the sort's own)
 CREATE TABLE agg_many AS
 SELECT i AS id,
 	   CASE WHEN i <= 40000 THEN 0 WHEN i > 59990 THEN i ELSE i % 5 + 1 END AS g,

@@ -15,9 +15,7 @@
  *	 1. groups (threads, slices of rows): the rows that start a group are
  *		counted per slice, and their row numbers written, in order;
  *	 2. aggregates (threads, slices of groups): each aggregate's result for
- *		each group, from its run of rows [start, end); string_agg's in two
- *		passes, its results' sizes, then (once the backend has laid them out
- *		in one buffer) their bytes;
+ *		each group, from its run of rows [start, end);
  *	 3. results (the backend, group by group as the node returns them):
  *		the Datum the Agg returns, values of disc and mode taken from the
  *		sorted row, arrays built then, errors raised then.
@@ -47,12 +45,10 @@
  *	   sum by the count, as int8_avg and numeric_poly_avg compute it;
  *	 - string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y)
  *	   take every row of the group in the sorted order (NULLs of y where
- *	   ORDER BY puts them), from the Datums of x that gs_win_boundaries
- *	   read on threads (GSW_ARG_DATUM: a by-reference one points into its
- *	   row, and the rows outlive the results): string_agg's built on
- *	   threads but for groups with a compressed or out-of-line value (the
- *	   backend detoasts them, and builds those when they are returned),
- *	   array_agg's in the backend:
+ *	   ORDER BY puts them), built in the backend when the group is
+ *	   returned, from the Datums of x that gs_win_boundaries read on
+ *	   threads (GSW_ARG_DATUM: a by-reference one points into its row, and
+ *	   the rows outlive the results; detoasting is the backend's, there):
  *	   string_agg skips NULL values and puts the delimiter
  *	   before every value but the first, array_agg keeps NULLs; the
  *	   delimiter is a constant;
@@ -566,8 +562,6 @@ gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups)
 
 	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
 		per_group += 16;
-	if (f->fn == GSA_STRING_AGG)
-		per_group += sizeof(uint64);	/* stroff */
 	return (Size) ngroups * per_group;
 }
 
@@ -831,10 +825,10 @@ fraction_error(double p)
 
 /*
  * Values ahead that string_agg and array_agg prefetch as they build the
- * groups' results: a by-reference value lies in its row, at a random
- * place where the sort stored it unless the sort copied the rows into
- * output order (aggnode.c asks for that for array_agg); a group has few
- * rows, so the prefetch runs on into the next groups
+ * groups' results: a by-reference value lies in its row, which the sort
+ * copied into output order where the memory allowed it (aggnode.c asks it
+ * to), else at a random place where it was stored; a group has few rows,
+ * so the prefetch runs on into the next groups
  */
 #define GS_AGG_VALUE_AHEAD	16
 
@@ -846,206 +840,6 @@ prefetch_value(const GsAggFunc *f, uint64 i)
 
 	if (j < f->nrows && !f->w.argnull[j])
 		gs_prefetch(DatumGetPointer(f->w.argd[j]));
-}
-
-/* ---- string_agg's results, made on threads ------------------------------------------ */
-
-/* stroff[g] of a group whose result is not in strbuf */
-#define GS_AGG_STR_NULL		PG_UINT64_MAX	/* no non-NULL value: NULL */
-#define GS_AGG_STR_BACKEND	(PG_UINT64_MAX - 1) /* string_agg_datum's */
-
-/*
- * Results past this size are left to the backend, whose StringInfo raises
- * string_agg's own error where it outgrows MaxAllocSize
- */
-#define GS_AGG_STR_MAX		((uint64) MaxAllocSize / 2)
-
-typedef struct StringArg
-{
-	GsAggFunc  *f;
-	const char *delim;			/* the delimiter's bytes, or NULL */
-	uint64		delimlen;
-	uint64		ngroups;
-	uint64		ntasks;
-} StringArg;
-
-/*
- * May a thread take the value's bytes as they lie?  Not a compressed or
- * out-of-line one: detoasting is the backend's.
- */
-static inline bool
-value_plain(Datum d)
-{
-	const struct varlena *v = (const struct varlena *) DatumGetPointer(d);
-
-	return !VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v);
-}
-
-/* the size of group g's result (with its header), or a GS_AGG_STR_ mark */
-static uint64
-string_size(const StringArg *a, uint64 g)
-{
-	const GsAggFunc *f = a->f;
-	uint64		size = VARHDRSZ;
-	bool		first = true;
-	uint64		i;
-
-	for (i = f->starts[g]; i < f->starts[g + 1]; i++)
-	{
-		prefetch_value(f, i);
-		if (f->w.argnull[i])
-			continue;
-		if (!value_plain(f->w.argd[i]))
-			return GS_AGG_STR_BACKEND;
-		size += (first ? 0 : a->delimlen) +
-			VARSIZE_ANY_EXHDR(DatumGetPointer(f->w.argd[i]));
-		first = false;
-		if (size > GS_AGG_STR_MAX)
-			return GS_AGG_STR_BACKEND;
-	}
-	return first ? GS_AGG_STR_NULL : size;
-}
-
-/* writes group g's result at p, as string_agg_datum builds it */
-static void
-string_write(const StringArg *a, uint64 g, char *p)
-{
-	const GsAggFunc *f = a->f;
-	char	   *q = p + VARHDRSZ;
-	bool		first = true;
-	uint64		i;
-
-	for (i = f->starts[g]; i < f->starts[g + 1]; i++)
-	{
-		const char *v = DatumGetPointer(f->w.argd[i]);
-
-		prefetch_value(f, i);
-		if (f->w.argnull[i])
-			continue;
-		if (!first && a->delimlen > 0)
-		{
-			memcpy(q, a->delim, a->delimlen);
-			q += a->delimlen;
-		}
-		first = false;
-		memcpy(q, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-		q += VARSIZE_ANY_EXHDR(v);
-	}
-	SET_VARSIZE(p, q - p);
-}
-
-/* tasks [tlo, thi), slices of the groups: sizes (buf NULL), or results */
-static void
-string_tasks_run(StringArg *a, uint64 tlo, uint64 thi, bool write)
-{
-	GsAggFunc  *f = a->f;
-	uint64		t;
-
-	for (t = tlo; t < thi; t++)
-	{
-		uint64		lo,
-					hi,
-					g;
-
-		gs_team_slice(a->ngroups, a->ntasks, t, &lo, &hi);
-		for (g = lo; g < hi; g++)
-		{
-			if ((g & 255) == 255 && gs_slice_stopped())
-				return;
-			if (!write)
-				f->stroff[g] = string_size(a, g);
-			else if (f->stroff[g] < GS_AGG_STR_BACKEND)
-				string_write(a, g, f->strbuf + f->stroff[g]);
-		}
-	}
-}
-
-static void
-string_size_tasks(void *p, uint64 tlo, uint64 thi)
-{
-	string_tasks_run((StringArg *) p, tlo, thi, false);
-}
-
-static void
-string_write_tasks(void *p, uint64 tlo, uint64 thi)
-{
-	string_tasks_run((StringArg *) p, tlo, thi, true);
-}
-
-/* runs fn over f's groups, on threads where there are many rows */
-static void
-string_pass(GsAggFunc *f, uint64 ngroups, int nthreads,
-			void (*fn) (void *, uint64, uint64))
-{
-	StringArg	a;
-
-	a.f = f;
-	a.delim = NULL;
-	a.delimlen = 0;
-	if (!f->delim_null)
-	{
-		struct varlena *d = PG_DETOAST_DATUM_PACKED(f->delim);
-
-		a.delim = VARDATA_ANY(d);
-		a.delimlen = VARSIZE_ANY_EXHDR(d);
-	}
-	a.ngroups = ngroups;
-	if (ngroups < 2 || f->nrows < GSA_THREADED_MIN)
-		nthreads = 1;
-	a.ntasks = Min(ngroups, (uint64) nthreads * GSA_TASKS_PER_THREAD);
-	if (a.ntasks <= 1)
-		fn(&a, 0, a.ntasks);
-	else
-		gs_cpu_for_tasks(a.ntasks, nthreads, fn, &a);
-	CHECK_FOR_INTERRUPTS();
-}
-
-Size
-gs_agg_string_bytes(GsAggFunc *funcs, int nfuncs, uint64 ngroups, int nthreads)
-{
-	Size		total = 0;
-	int			k;
-
-	for (k = 0; k < nfuncs; k++)
-	{
-		GsAggFunc  *f = &funcs[k];
-		uint64		off = 0;
-		uint64		g;
-
-		if (f->fn != GSA_STRING_AGG)
-			continue;
-		f->stroff = palloc_extended(sizeof(uint64) * Max(ngroups, 1), MCXT_ALLOC_HUGE);
-		string_pass(f, ngroups, nthreads, string_size_tasks);
-		/* the sizes become offsets, each result at a MAXALIGNed place */
-		for (g = 0; g < ngroups; g++)
-		{
-			uint64		size = f->stroff[g];
-
-			if (size >= GS_AGG_STR_BACKEND)
-				continue;
-			f->stroff[g] = off;
-			off += MAXALIGN(size);
-		}
-		f->strbytes = Max(off, 1);
-		total += f->strbytes;
-	}
-	return total;
-}
-
-void
-gs_agg_build_strings(GsAggFunc *funcs, int nfuncs, uint64 ngroups, int nthreads)
-{
-	int			k;
-
-	for (k = 0; k < nfuncs; k++)
-	{
-		GsAggFunc  *f = &funcs[k];
-
-		if (f->fn != GSA_STRING_AGG)
-			continue;
-		f->strbuf = gs_huge_alloc(CurrentMemoryContext, f->strbytes);
-		string_pass(f, ngroups, nthreads, string_write_tasks);
-	}
 }
 
 /* the value of the sorted column at row r */
@@ -1240,12 +1034,6 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 			elog(ERROR, "sum and avg DISTINCT need int128");
 #endif
 		case GSA_STRING_AGG:
-			if (f->strbuf != NULL && f->stroff[g] != GS_AGG_STR_BACKEND)
-			{
-				*isnull = (f->stroff[g] == GS_AGG_STR_NULL);
-				return *isnull ? (Datum) 0 :
-					PointerGetDatum(f->strbuf + f->stroff[g]);
-			}
 			return string_agg_datum(f, f->starts[g], f->starts[g + 1], isnull);
 		case GSA_ARRAY_AGG:
 			return array_agg_datum(f, f->starts[g], f->starts[g + 1], isnull);

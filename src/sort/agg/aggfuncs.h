@@ -87,15 +87,6 @@ typedef struct GsAggFunc
 	uint64	   *nvalues;		/* [ngroups]: the group's non-NULL values */
 	const uint64 *starts;		/* [ngroups + 1]: each group's first row */
 	uint64		nrows;			/* starts[ngroups]: the rows of all groups */
-
-	/*
-	 * string_agg's results made on threads (gs_agg_build_strings): group
-	 * g's varlena at strbuf + stroff[g], or NULL, or made by gs_agg_datum
-	 * (a value threads may not detoast)
-	 */
-	char	   *strbuf;
-	uint64	   *stroff;			/* [ngroups] */
-	Size		strbytes;
 } GsAggFunc;
 
 /*
@@ -132,18 +123,6 @@ extern Size gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups);
 extern void gs_agg_compute(const uint8 *flags, const uint64 *starts,
 						   uint64 ngroups, GsAggFunc *funcs, int nfuncs,
 						   int nthreads);
-
-/*
- * string_agg's results, made on threads from the values gs_win_boundaries
- * read: gs_agg_string_bytes finds their sizes and returns the bytes that
- * gs_agg_build_strings will allocate (in the current memory context) to
- * write them in; gs_agg_datum returns them.  Groups with a compressed or
- * out-of-line value are left to gs_agg_datum, which detoasts.
- */
-extern Size gs_agg_string_bytes(GsAggFunc *funcs, int nfuncs, uint64 ngroups,
-								int nthreads);
-extern void gs_agg_build_strings(GsAggFunc *funcs, int nfuncs, uint64 ngroups,
-								 int nthreads);
 
 /*
  * Group g's result of f, as the Agg returns it (in the current memory

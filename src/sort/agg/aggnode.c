@@ -205,8 +205,6 @@ agg_reset(GpuAggState *node)
 		f->w.argi = NULL;
 		f->w.argf = NULL;
 		f->w.argd = NULL;
-		f->strbuf = NULL;
-		f->stroff = NULL;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
@@ -316,13 +314,12 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 /*
  * Should the GpuSort copy the rows into output order?  Every row is read
  * once in order (find_boundaries, which prefetches ahead, on threads);
- * after that the aggregates read their arrays and a row per group, and
- * string_agg reads its values again on threads (gs_agg_build_strings,
- * prefetching too), but array_agg reads every value again in the backend:
- * there, values that lie in output order are read in sequence, and the
- * copy (on threads) costs less than waiting on memory for each one.
- * Otherwise the copy would cost the rows' memory a second time, and the
- * time to fill it, for nothing.
+ * after that the aggregates read their arrays and a row per group, but
+ * string_agg and array_agg read every value again, in the backend: there,
+ * values that lie in output order are read in sequence, and the copy (on
+ * threads) costs less than waiting on memory for each one.  Otherwise the
+ * copy would cost the rows' memory a second time, and the time to fill it,
+ * for nothing.
  */
 static bool
 reads_rows_twice(GpuAggState *node)
@@ -330,7 +327,7 @@ reads_rows_twice(GpuAggState *node)
 	int			k;
 
 	for (k = 0; k < node->nfuncs; k++)
-		if (node->funcs[k].fn == GSA_ARRAY_AGG)
+		if (node->funcs[k].fn == GSA_STRING_AGG || node->funcs[k].fn == GSA_ARRAY_AGG)
 			return true;
 	return false;
 }
@@ -382,17 +379,7 @@ agg_run(GpuAggState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	gs_agg_compute(flags, node->starts, node->ngroups, node->funcs,
 				   node->nfuncs, node->nthreads);
-	bytes = gs_agg_string_bytes(node->funcs, node->nfuncs, node->ngroups,
-								node->nthreads);
 	node->ms_aggs = gs_elapsed_ms(start);
-	MemoryContextSwitchTo(oldcxt);
-	if (bytes > 0 && !reserve(node, bytes))
-		return;
-	oldcxt = MemoryContextSwitchTo(node->runcxt);
-	INSTR_TIME_SET_CURRENT(start);
-	gs_agg_build_strings(node->funcs, node->nfuncs, node->ngroups,
-						 node->nthreads);
-	node->ms_aggs += gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
 	node->current = 0;
 	node->computed = true;

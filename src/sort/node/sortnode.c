@@ -818,10 +818,11 @@ gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
 			 copy_rows_for_array(node))
 	{
 		/*
-		 * A GpuWindow, or a GpuAgg with array_agg, reads every row twice,
-		 * in output order (array_copy): once the rows lie in that order,
-		 * both passes read memory in sequence instead of missing the cache
-		 * at every row.  The rows as stored are freed once copied.
+		 * A GpuWindow, or a GpuAgg with string_agg or array_agg, reads
+		 * every row twice, in output order (array_copy): once the rows lie
+		 * in that order, both passes read memory in sequence instead of
+		 * missing the cache at every row.  The rows as stored are freed
+		 * once copied.
 		 */
 		copy_in_order(node, node->tuples, order, sorted, node->nout);
 		gs_rows_release(&node->rows);
