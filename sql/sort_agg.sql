@@ -163,6 +163,62 @@ SELECT * FROM agg_check('SELECT g, array_agg(x ORDER BY y), array_agg(t ORDER BY
 SELECT * FROM agg_check('SELECT array_agg(x ORDER BY id DESC) FROM s');
 SELECT * FROM agg_check('SELECT g, array_agg(id ORDER BY id), string_agg(t, ''-'' ORDER BY id) FROM s GROUP BY g HAVING count(*) < 400 ORDER BY g');
 SELECT * FROM agg_check('SELECT string_agg(t, '','' ORDER BY id), array_agg(x ORDER BY id), count(*) FROM s WHERE id < 0');
+-- values as the rows hold them (gs_win_boundaries reads each row's Datum
+-- on threads, string_agg and array_agg detoast it in the backend):
+-- compressed and out-of-line values, one NULL ORDER BY key a group
+CREATE TABLE agg_vals (id int, g int, tc text, te text, y int);
+ALTER TABLE agg_vals ALTER te SET STORAGE EXTERNAL;
+INSERT INTO agg_vals
+SELECT i, i % 4,
+	   CASE WHEN i % 5 = 0 THEN NULL WHEN i % 2 = 0 THEN repeat(md5(i::text), 200) ELSE 'c' || i END,
+	   CASE WHEN i % 6 = 0 THEN NULL WHEN i % 3 = 0 THEN 'e' || i ELSE repeat(md5((i + 1)::text), 100) END,
+	   CASE WHEN i BETWEEN 7 AND 10 THEN NULL ELSE (i * 37) % 211 END
+  FROM generate_series(1, 200) i;
+ANALYZE agg_vals;
+SELECT * FROM agg_check('SELECT g, md5(string_agg(tc, '','' ORDER BY y DESC)), length(string_agg(te, '','' ORDER BY y DESC)), md5(string_agg(te, NULL ORDER BY y DESC)) FROM agg_vals GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, md5(array_agg(tc ORDER BY y NULLS FIRST)::text), md5(array_agg(te ORDER BY y NULLS FIRST)::text), array_agg(id ORDER BY y NULLS FIRST) FROM agg_vals GROUP BY g ORDER BY g');
+-- string_agg over many rows (the passes on threads from 32768): a huge
+-- group, groups of one row, of NULLs only, with a compressed value, a
+-- NULL ORDER BY key (one a group: peers' order is the sort's own)
+CREATE TABLE agg_many AS
+SELECT i AS id,
+	   CASE WHEN i <= 40000 THEN 0 WHEN i > 59990 THEN i ELSE i % 5 + 1 END AS g,
+	   CASE WHEN i % 13 = 0 OR i % 5 = 4 THEN NULL
+			WHEN i % 5 = 2 AND i % 101 = 0 THEN repeat(md5(i::text), 200)
+			ELSE 'v' || i END AS t,
+	   CASE WHEN i IN (17, 40003, 40004) THEN NULL ELSE (i * 7919) % 60013 END AS y
+  FROM generate_series(1, 60000) i;
+ANALYZE agg_many;
+SELECT * FROM agg_check('SELECT g, md5(string_agg(t, '', '' ORDER BY y)), length(string_agg(t, '', '' ORDER BY y)), count(*) FROM agg_many GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(t, NULL ORDER BY y DESC) FROM agg_many WHERE g > 59990 OR g = 5 GROUP BY g ORDER BY g');
+-- the rows read where the sort stored them, as when the memory does not
+-- allow the copy into output order
+SET gpusort.copy_rows = off;
+SELECT * FROM agg_check('SELECT g, string_agg(t, '','' ORDER BY y), count(*) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, md5(string_agg(te, '','' ORDER BY y)), md5(array_agg(tc ORDER BY y)::text) FROM agg_vals GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_cont(0.5) WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x), count(*) FROM a GROUP BY g ORDER BY g');
+RESET gpusort.copy_rows;
+-- rescans: a correlated subquery, a subquery under a nested loop; a cursor
+SELECT * FROM agg_check('SELECT o.g, (SELECT string_agg(t, '','' ORDER BY y) FROM s WHERE s.g = o.g), (SELECT array_agg(x ORDER BY y) FROM s WHERE s.g = o.g AND s.id < 100) FROM (VALUES (1), (5), (100), (101), (7), (1)) o(g)');
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT * FROM agg_check('SELECT o.i, s2.* FROM generate_series(1, 3) o(i), (SELECT g, string_agg(t, '','' ORDER BY y) v, array_agg(x ORDER BY y) w FROM s GROUP BY g) s2 WHERE s2.g % 3 = o.i - 1 ORDER BY 1, 2');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+BEGIN;
+DECLARE c_on CURSOR FOR SELECT g, md5(string_agg(t, ',' ORDER BY y)), array_agg(x ORDER BY y) IS NULL FROM s GROUP BY g ORDER BY g;
+FETCH 3 FROM c_on;
+FETCH 2 FROM c_on;
+SET LOCAL gpusort.enabled = off;
+DECLARE c_off CURSOR FOR SELECT g, md5(string_agg(t, ',' ORDER BY y)), array_agg(x ORDER BY y) IS NULL FROM s GROUP BY g ORDER BY g;
+FETCH 3 FROM c_off;
+FETCH 2 FROM c_off;
+COMMIT;
+-- kept by the Agg (results compared all the same): FILTER, DISTINCT
+SELECT * FROM agg_check('SELECT g, string_agg(t, '','' ORDER BY y) FILTER (WHERE id > 100), array_agg(x ORDER BY y) FILTER (WHERE x > 500) FROM s GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, string_agg(DISTINCT t, '','' ORDER BY t) FROM s GROUP BY g ORDER BY g');
 -- kept by the Agg: two ORDER BY columns, a delimiter per row, an
 -- expression, DISTINCT
 SELECT * FROM agg_check('SELECT g, string_agg(t, '','' ORDER BY x, id) FROM s GROUP BY g ORDER BY g');

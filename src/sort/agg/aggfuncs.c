@@ -46,7 +46,10 @@
  *	 - string_agg(x, delimiter ORDER BY y) and array_agg(x ORDER BY y)
  *	   take every row of the group in the sorted order (NULLs of y where
  *	   ORDER BY puts them), built in the backend when the group is
- *	   returned: string_agg skips NULL values and puts the delimiter
+ *	   returned, from the Datums of x that gs_win_boundaries read on
+ *	   threads (GSW_ARG_DATUM: a by-reference one points into its row, and
+ *	   the rows outlive the results; detoasting is the backend's, there):
+ *	   string_agg skips NULL values and puts the delimiter
  *	   before every value but the first, array_agg keeps NULLs; the
  *	   delimiter is a constant;
  *	 - errors (a fraction outside [0, 1]) are raised where the final
@@ -76,6 +79,7 @@
 
 #include "compat.h"
 #include "aggfuncs.h"
+#include "rowstore.h"
 #include "threads_backend.h"
 
 /* rows or groups from which a pass runs on threads */
@@ -283,6 +287,7 @@ ordered_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort)
 	TargetEntry *value;
 
 	f->fn = nvalue == 1 ? GSA_ARRAY_AGG : GSA_STRING_AGG;
+	f->w.arg = GSW_ARG_DATUM;
 	if (aggref->aggkind != AGGKIND_NORMAL || aggref->aggdistinct != NIL ||
 		list_length(aggref->args) < nvalue ||
 		!sorted_column(aggref, aggref->aggorder, false, sort, &sorted))
@@ -778,6 +783,7 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 		Size		rows = Max(ngroups, 1) * Max(f->nfrac, 1);
 
 		f->starts = starts;
+		f->nrows = starts[ngroups];
 
 		f->nvalues = palloc_extended(sizeof(uint64) * Max(ngroups, 1),
 									 MCXT_ALLOC_HUGE);
@@ -815,6 +821,25 @@ fraction_error(double p)
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("percentile value %g is not between 0 and 1", p)));
+}
+
+/*
+ * Values ahead that string_agg and array_agg prefetch as they build the
+ * groups' results: a by-reference value lies in its row, which the sort
+ * copied into output order where the memory allowed it (aggnode.c asks it
+ * to), else at a random place where it was stored; a group has few rows,
+ * so the prefetch runs on into the next groups
+ */
+#define GS_AGG_VALUE_AHEAD	16
+
+/* prefetches the by-reference value GS_AGG_VALUE_AHEAD after row i */
+static inline void
+prefetch_value(const GsAggFunc *f, uint64 i)
+{
+	uint64		j = i + GS_AGG_VALUE_AHEAD;
+
+	if (j < f->nrows && !f->w.argnull[j])
+		gs_prefetch(DatumGetPointer(f->w.argd[j]));
 }
 
 /* the value of the sorted column at row r */
@@ -870,13 +895,13 @@ array_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows, TupleTableSlot *slot,
 
 /*
  * string_agg of the group's rows [s, e): as string_agg_transfn and its
- * final function build it (text and bytea alike: the bytes of each value).
- * The bytes are appended after room for the varlena header, so that the
- * buffer becomes the result without a copy.
+ * final function build it (text and bytea alike: the bytes of each value),
+ * from each row's Datum (read by gs_win_boundaries).  The bytes are
+ * appended after room for the varlena header, so that the buffer becomes
+ * the result without a copy.
  */
 static Datum
-string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
-				 TupleTableSlot *slot, bool *isnull)
+string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, bool *isnull)
 {
 	StringInfoData buf;
 	bool		first = true;
@@ -889,18 +914,17 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 	buf.len = VARHDRSZ;
 	for (i = s; i < e; i++)
 	{
-		bool		vnull;
-		Datum		v = row_value(f, rows, i, slot, &vnull);
 		struct varlena *t;
 
 		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (vnull)
+		prefetch_value(f, i);
+		if (f->w.argnull[i])
 			continue;
 		if (!first && delim)
 			appendBinaryStringInfo(&buf, VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim));
 		first = false;
-		t = PG_DETOAST_DATUM_PACKED(v);
+		t = PG_DETOAST_DATUM_PACKED(f->w.argd[i]);
 		appendBinaryStringInfo(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 	}
 	*isnull = first;
@@ -913,10 +937,12 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 	return PointerGetDatum(buf.data);
 }
 
-/* array_agg of the group's rows [s, e), NULLs kept; NULL over no rows */
+/*
+ * array_agg of the group's rows [s, e), NULLs kept, from each row's Datum
+ * (construct_md_array copies them); NULL over no rows
+ */
 static Datum
-array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
-				TupleTableSlot *slot, bool *isnull)
+array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, bool *isnull)
 {
 	int16		typlen;
 	bool		typbyval;
@@ -940,9 +966,12 @@ array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, MinimalTuple *rows,
 	nulls = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
 	for (i = s; i < e; i++)
 	{
-		values[i - s] = row_value(f, rows, i, slot, &nulls[i - s]);
 		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (!typbyval)
+			prefetch_value(f, i);
+		values[i - s] = f->w.argd[i];
+		nulls[i - s] = f->w.argnull[i];
 	}
 	return PointerGetDatum(construct_md_array(values, nulls, 1, &n, &lbs,
 											  f->argtype, typlen, typbyval,
@@ -1005,11 +1034,9 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 			elog(ERROR, "sum and avg DISTINCT need int128");
 #endif
 		case GSA_STRING_AGG:
-			return string_agg_datum(f, f->starts[g], f->starts[g + 1], rows,
-									row_slot, isnull);
+			return string_agg_datum(f, f->starts[g], f->starts[g + 1], isnull);
 		case GSA_ARRAY_AGG:
-			return array_agg_datum(f, f->starts[g], f->starts[g + 1], rows,
-								   row_slot, isnull);
+			return array_agg_datum(f, f->starts[g], f->starts[g + 1], isnull);
 		case GSA_COUNT_STAR:
 		case GSA_COUNT:
 		case GSA_COUNT_DISTINCT:

@@ -86,6 +86,7 @@ typedef struct GsAggFunc
 	bool	   *isnull;
 	uint64	   *nvalues;		/* [ngroups]: the group's non-NULL values */
 	const uint64 *starts;		/* [ngroups + 1]: each group's first row */
+	uint64		nrows;			/* starts[ngroups]: the rows of all groups */
 } GsAggFunc;
 
 /*

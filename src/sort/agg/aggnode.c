@@ -204,6 +204,7 @@ agg_reset(GpuAggState *node)
 		f->w.argnull = NULL;
 		f->w.argi = NULL;
 		f->w.argf = NULL;
+		f->w.argd = NULL;
 	}
 	if (node->runcxt)
 		MemoryContextDelete(node->runcxt);	/* and the reservation */
@@ -310,6 +311,27 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 	pfree(w);
 }
 
+/*
+ * Should the GpuSort copy the rows into output order?  Every row is read
+ * once in order (find_boundaries, which prefetches ahead, on threads);
+ * after that the aggregates read their arrays and a row per group, but
+ * string_agg and array_agg read every value again, in the backend: there,
+ * values that lie in output order are read in sequence, and the copy (on
+ * threads) costs less than waiting on memory for each one.  Otherwise the
+ * copy would cost the rows' memory a second time, and the time to fill it,
+ * for nothing.
+ */
+static bool
+reads_rows_twice(GpuAggState *node)
+{
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (node->funcs[k].fn == GSA_STRING_AGG || node->funcs[k].fn == GSA_ARRAY_AGG)
+			return true;
+	return false;
+}
+
 /* Sorts (the GpuSort below) and computes every group's aggregates */
 static void
 agg_run(GpuAggState *node)
@@ -325,7 +347,7 @@ agg_run(GpuAggState *node)
 
 	node->ran = true;
 	node->why[0] = '\0';
-	if (!gs_sort_sorted_rows(input, &rows, &n))
+	if (!gs_sort_sorted_rows(input, &rows, &n, reads_rows_twice(node)))
 	{
 		start_fallback(node, "the sort's rows are not in memory (a tuplesort, or runs in temp files)");
 		return;

@@ -814,11 +814,13 @@ gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
 	if (node->shared_bytes > 0 && gpusort_copy_rows &&
 		(!node->forward_only || node->as_array))
 		copy_in_order(node, node->tuples, order, sorted, node->nout);
-	else if (node->as_array && !keep_raw && copy_rows_for_array(node))
+	else if (node->as_array && node->array_copy && !keep_raw &&
+			 copy_rows_for_array(node))
 	{
 		/*
-		 * A GpuWindow reads every row twice, in output order: once the rows
-		 * lie in that order, both passes read memory in sequence instead of
+		 * A GpuWindow, or a GpuAgg with string_agg or array_agg, reads
+		 * every row twice, in output order (array_copy): once the rows lie
+		 * in that order, both passes read memory in sequence instead of
 		 * missing the cache at every row.  The rows as stored are freed
 		 * once copied.
 		 */
@@ -1925,9 +1927,14 @@ gpusort_restrpos(CustomScanState *cnode)
  * tuplesort, or runs in temp files), whose rows only come one at a time
  * (ExecProcNode still returns them all).  The
  * rows stay the node's until it is rescanned or ended.
+ *
+ * copy: the caller reads every row more than once, column by column, and
+ * the rows are to be copied into output order where the memory allows
+ * (copy_rows_for_array); otherwise the pointers lead to the rows where
+ * they were stored, and the caller prefetches ahead as it reads them.
  */
 bool
-gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
+gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
 {
 	GpuSortState *node = (GpuSortState *) ps;
 	bool		ok;
@@ -1944,6 +1951,7 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n)
 		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
 
 		node->as_array = true;
+		node->array_copy = copy;
 		gpusort_run(node);
 		MemoryContextSwitchTo(oldcxt);
 	}

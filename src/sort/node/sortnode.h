@@ -26,10 +26,13 @@
 
 extern const CustomScanMethods gpusort_plan_methods;
 
-/* a GpuSort's sorted rows as one array (sortnode.c), for GpuWindow */
+/*
+ * a GpuSort's sorted rows as one array (sortnode.c), for GpuWindow and
+ * GpuAgg; copy: into output order, where the memory allows
+ */
 struct PlanState;
 extern bool gs_sort_sorted_rows(struct PlanState *ps, MinimalTuple **rows,
-								uint64 *n);
+								uint64 *n, bool copy);
 
 /*
  * Bytes a GpuSort's budget counts per stored row besides the row itself,

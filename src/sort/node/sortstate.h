@@ -120,7 +120,10 @@ typedef struct GpuSortState
 	ExprState  *count_expr;
 	bool		random_access;	/* rewind, backward scan or mark needed */
 	bool		forward_only;	/* no backward scan, no mark */
-	bool		as_array;		/* a GpuWindow reads the rows as an array */
+	bool		as_array;		/* a GpuWindow or GpuAgg reads the rows as an
+								 * array */
+	bool		array_copy;		/* ... and wants them copied into output
+								 * order (copy_rows_for_array) */
 	GsParInput *par;			/* parallel intake below the Gather, or NULL */
 	GsSortMode	mode;			/* how it takes its input (sortplan.h) */
 	struct GsSharedRuns *shared;	/* GS_SORT_SHARED_RUNS under a Gather in

@@ -109,6 +109,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "rowstore.h"
 #include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
@@ -118,6 +119,13 @@
 /* rows from which the passes run on threads */
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
 #define GSW_TASKS_PER_THREAD	4
+
+/*
+ * Rows ahead whose tuples the boundaries pass prefetches: rows that were not
+ * copied into output order lie where they were stored, and each would
+ * otherwise wait on memory alone
+ */
+#define GSW_ROW_AHEAD			16
 
 
 void
@@ -1130,6 +1138,10 @@ gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
 		case GSW_ARG_FLOAT8:
 			f->argf[i] = DatumGetFloat8(d);
 			break;
+		case GSW_ARG_DATUM:
+			/* nothing detoasted: that is the backend's, where it is used */
+			f->argd[i] = d;
+			break;
 #ifdef HAVE_INT128
 		case GSW_ARG_NUMERIC:
 			f->argscale[i] = gs_win_numeric_fixed((const struct varlena *) DatumGetPointer(d),
@@ -1259,6 +1271,8 @@ bound_tasks(void *p, uint64 tlo, uint64 thi)
 
 			if ((i & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
 				return;
+			if (i + GSW_ROW_AHEAD < hi)
+				gs_prefetch_row(a->rows[i + GSW_ROW_AHEAD]);
 			gs_thread_slot_store(cur, a->rows[i], a->maxatt);
 			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
 				row_flags(a, prev, cur);
@@ -1341,6 +1355,8 @@ gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
 			f->argscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
 		}
 #endif
+		else if (f->arg == GSW_ARG_DATUM)
+			f->argd = palloc_extended(sizeof(Datum) * rows, MCXT_ALLOC_HUGE);
 		else if (f->arg != GSW_ARG_NULLS)
 			f->argf = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 		if (f->argexpr != NULL && f->arg_may_raise)

@@ -107,7 +107,9 @@ typedef enum GsWinArg
 	GSW_ARG_INT,				/* int2, int4, int8, date, timestamp(tz) */
 	GSW_ARG_FLOAT4,
 	GSW_ARG_FLOAT8,
-	GSW_ARG_NUMERIC				/* fixed point: argw scaled by 10^argscale */
+	GSW_ARG_NUMERIC,			/* fixed point: argw scaled by 10^argscale */
+	GSW_ARG_DATUM				/* the Datum as the row holds it (argd), for
+								 * GpuAgg's string_agg and array_agg */
 } GsWinArg;
 
 /*
@@ -194,6 +196,8 @@ typedef struct GsWinFunc
 	/* the argument's values, while computing */
 	int64	   *argi;
 	double	   *argf;
+	Datum	   *argd;			/* GSW_ARG_DATUM: by value, or a pointer into
+								 * the row, valid while the rows are */
 	bool	   *argnull;
 #ifdef HAVE_INT128
 	int128	   *argw;			/* numeric, scaled by 10^argscale */

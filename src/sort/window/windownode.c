@@ -827,7 +827,7 @@ window_run(GpuWindowState *node)
 
 	node->ran = true;
 	node->why[0] = '\0';
-	if (!gs_sort_sorted_rows(input, &rows, &n))
+	if (!gs_sort_sorted_rows(input, &rows, &n, true))
 	{
 		start_fallback(node, "the sort's rows are not in memory (a tuplesort, or runs in temp files)");
 		return;
