@@ -54,9 +54,10 @@
  * and transform every row again for its next 32 bytes.  Under libc the
  * first round keeps the rest of each row's transform (RefineKeep: 8 bytes
  * a stored row for the pointers, and an arena of GS_REFINE_KEEP_PER_ROW
- * bytes a row of the first round, GS_REFINE_KEEP_MAX in all; a task keeps
- * no more once its part of the arena is full), and the later rounds copy
- * their chunks from it: the same bytes, so the same order.
+ * bytes a row of the first round, GS_REFINE_KEEP_MAX in all, reserved from
+ * the server-wide account of gpusort.max_total_memory, or none kept; a task
+ * keeps no more once its part of the arena is full), and the later rounds
+ * copy their chunks from it: the same bytes, so the same order.
  *
  *-------------------------------------------------------------------------
  */
@@ -82,8 +83,6 @@
 #define GS_REFINE_BATCH_ROWS	((uint64) 1 << 20)
 /* rows ahead whose tuples a chunk task prefetches */
 #define GS_REFINE_AHEAD			16
-/* bytes of a tuple that a chunk task asks for ahead, at most */
-#define GS_REFINE_PREFETCH_MAX	1024
 /* groups ahead whose rows the duplicates' pass asks for */
 #define GS_DUP_AHEAD			2
 /* room for kept transforms: bytes a row of the first round, and in all */
@@ -113,7 +112,8 @@ typedef struct RefineKeep
 	uint8	  **kept;			/* [ntuples]: a row's tail, or NULL */
 	size_t		from;			/* the transform offset of a tail's first byte */
 	bool		filling;		/* the first round: tails are kept */
-	size_t		used;			/* bytes of the arenas */
+	size_t		used;			/* bytes of the arenas, reserved */
+	GsReservation *res;			/* the sort's, of the server-wide account */
 	MemoryContext cxt;			/* of kept and the arenas */
 } RefineKeep;
 
@@ -273,17 +273,6 @@ group_of(const ChunkArg *a, uint64 i)
 	return lo;
 }
 
-/* asks for the lines of a tuple after its header's, which was asked for */
-static inline void
-prefetch_tuple_lines(MinimalTuple tup)
-{
-	uint32		len = Min(tup->t_len, GS_REFINE_PREFETCH_MAX);
-	uint32		l;
-
-	for (l = 64; l < len; l += 64)
-		gs_prefetch((const char *) tup + l);
-}
-
 /*
  * Asks for what row i of the batch's chunk will read, in three steps, as
  * each needs what the one before asked for: the row's pointers
@@ -312,7 +301,7 @@ chunk_prefetch(const ChunkArg *a, uint64 i, uint64 hi)
 			gs_prefetch(a->tuples[r]);
 	}
 	if (k < hi && !(a->kept && a->kept[a->rows[k]]))
-		prefetch_tuple_lines(a->tuples[a->rows[k]]);
+		gs_prefetch_row_rest(a->tuples[a->rows[k]]);
 }
 
 static void
@@ -548,7 +537,8 @@ split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
 /*
  * The keeping of the batch's tails: the kept ones read, and in the first
  * round an arena to keep more, while the arenas stay under
- * GS_REFINE_KEEP_MAX.
+ * GS_REFINE_KEEP_MAX and the server-wide account
+ * (gpusort.max_total_memory) has room for them.
  */
 static void
 batch_keep(ChunkArg *a, RefineKeep *keep)
@@ -559,7 +549,8 @@ batch_keep(ChunkArg *a, RefineKeep *keep)
 		return;
 	a->kept = keep->kept;
 	a->keep_from = keep->from;
-	if (keep->filling && keep->used + bytes <= GS_REFINE_KEEP_MAX)
+	if (keep->filling && keep->used + bytes <= GS_REFINE_KEEP_MAX &&
+		gs_reserve(keep->res, GS_ACCT_MEM, bytes, gpusort_total_memory_limit()))
 	{
 		a->arena = MemoryContextAllocHuge(keep->cxt, Max(bytes, 1));
 		keep->used += bytes;
@@ -717,7 +708,7 @@ dup_prefetch(const DupArg *a, uint64 g, uint64 gend)
 			gs_prefetch(a->tuples[a->order[i]]);
 	if (g + GS_DUP_AHEAD < gend)
 		for (i = a->groups[g + GS_DUP_AHEAD].lo; i < a->groups[g + GS_DUP_AHEAD].hi; i++)
-			prefetch_tuple_lines(a->tuples[a->order[i]]);
+			gs_prefetch_row_rest(a->tuples[a->order[i]]);
 }
 
 static void
@@ -845,6 +836,7 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		keep.from = gs_keys_prefix_width(node->keys, c) + GS_REFINE_CHUNK;
 		keep.filling = true;
+		keep.res = node->reservation;
 		keep.cxt = refinecxt;
 	}
 	while (cur.n > 0)
@@ -858,6 +850,8 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	}
 	if (cur.g)
 		pfree(cur.g);
+	if (keep.used > 0)
+		gs_release(keep.res, GS_ACCT_MEM, keep.used);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);
 }

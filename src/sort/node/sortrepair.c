@@ -305,9 +305,17 @@ seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
 
 	for (p = seg->lo; p < seg->hi; p++)
 	{
-		/* the rows lie at random places: ask for those ahead */
+		/*
+		 * The rows lie at random places: ask for those ahead, their
+		 * pointers, headers, then every line (the column may lie past the
+		 * first few)
+		 */
+		if (p + 3 * GS_REPAIR_AHEAD < seg->hi)
+			gs_prefetch(&tuples[order[p + 3 * GS_REPAIR_AHEAD]]);
+		if (p + 2 * GS_REPAIR_AHEAD < seg->hi)
+			gs_prefetch(tuples[order[p + 2 * GS_REPAIR_AHEAD]]);
 		if (p + GS_REPAIR_AHEAD < seg->hi)
-			gs_prefetch_row(tuples[order[p + GS_REPAIR_AHEAD]]);
+			gs_prefetch_row_rest(tuples[order[p + GS_REPAIR_AHEAD]]);
 		ExecStoreMinimalTuple(tuples[order[p]], slot, false);
 		if (!gs_keys_column_value_nothrow(keys, col, slot, &a->values[order[p]]))
 			return false;
