@@ -10,15 +10,16 @@
  * descents.  Every other adjacent pair is in order for sure (its keys
  * differ in an exact column, or its rows were settled by the comparators),
  * so the output is a sequence of ascending runs that start at position 0
- * and at each descent.  A natural merge sort of those runs, bottom up,
+ * and at each descent.  A natural merge sort of those runs, depth first,
  * with the comparators, gives the exact order:
  *
  *	 - k descents make k + 1 runs and ceil(log2(k + 1)) passes;
- *	 - each merge of runs A and B first finds by binary search where B's
- *	   first row goes in A and where A's last row goes in B: the rows
- *	   before the one and after the other are already in place, and only
- *	   the rows between (those the transform misplaced, and the rows they
- *	   must pass) are merged, one comparison each.
+ *	 - each merge of runs A and B first finds where B's first row goes in A
+ *	   and where A's last row goes in B (galloping from A's end and B's
+ *	   start, then by binary search, as the rows are misplaced by little):
+ *	   the rows before the one and after the other are already in place,
+ *	   and only the rows between (those the transform misplaced, and the
+ *	   rows they must pass) are merged, one comparison each.
  *
  * So a disagreement that misplaces a few rows costs a few binary searches
  * and a merge as long as the distance they move, not a sort of every row.
@@ -145,6 +146,59 @@ lower_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 }
 
 /*
+ * upper_bound, searching from v's end: the rows a disagreement misplaces
+ * belong a few places before the end of the run they follow, so positions
+ * len - 1, len - 3, len - 7, ... are tried until one is not above row,
+ * and the binary search is left the last gap: about 2 log2(d) comparisons
+ * for a row d places from the end rather than log2(len), which the upper
+ * levels' long runs made 20.  The same index as upper_bound.
+ */
+static uint64
+upper_bound_from_end(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len,
+				step = 1;
+
+	while (lo < hi)
+	{
+		uint64		p = (hi - lo >= step) ? hi - step : lo;
+
+		if (repair_compare(rc, v[p], row) <= 0)
+		{
+			lo = p + 1;
+			break;
+		}
+		hi = p;					/* v[hi ..] are above row */
+		step *= 2;
+	}
+	return lo + upper_bound(rc, v + lo, hi - lo, row);
+}
+
+/* lower_bound, searching from v's start the same way: positions 0, 2, 6, ... */
+static uint64
+lower_bound_from_start(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len,
+				step = 1;
+
+	while (lo < hi)
+	{
+		uint64		p = Min(lo + step - 1, hi - 1);
+
+		if (repair_compare(rc, v[p], row) >= 0)
+		{
+			hi = p;				/* v[p ..] are not below row */
+			break;
+		}
+		lo = p + 1;
+		step *= 2;
+	}
+	return lo + lower_bound(rc, v + lo, hi - lo, row);
+}
+
+/*
  * Merges the ascending runs v[lo .. mid) and v[mid .. hi) in place, stably:
  * only the rows between where v[mid] goes in the first run and where
  * v[mid - 1] goes in the second move, through rc->tmp.
@@ -161,8 +215,8 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
 
 	if (lo == mid || mid == hi || repair_compare(rc, v[mid - 1], v[mid]) <= 0)
 		return;
-	a = lo + upper_bound(rc, v + lo, mid - lo, v[mid]);
-	bend = mid + lower_bound(rc, v + mid, hi - mid, v[mid - 1]);
+	a = lo + upper_bound_from_end(rc, v + lo, mid - lo, v[mid]);
+	bend = mid + lower_bound_from_start(rc, v + mid, hi - mid, v[mid - 1]);
 
 	/* v[a .. mid) to tmp; merge it with v[mid .. bend) from position a */
 	na = mid - a;
@@ -181,9 +235,31 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
 }
 
 /*
+ * Merges runs r0 .. r1 - 1 of v (run r is v[starts[r] .. starts[r + 1]))
+ * into one: each half first, depth first, so that a merge reads rows that
+ * the merges just before read, while they are in the cache (merging level
+ * by level, bottom up, went over every row of the segment again at each of
+ * its log2(runs) levels).  Stable merges of adjacent runs give the one
+ * stable order whatever the order of the merges.
+ */
+static void
+merge_run_range(RepairCtx *rc, uint32 *v, const uint64 *starts, uint64 r0,
+				uint64 r1)
+{
+	uint64		rm;
+
+	if (r1 - r0 < 2)
+		return;
+	rm = r0 + (r1 - r0) / 2;
+	merge_run_range(rc, v, starts, r0, rm);
+	merge_run_range(rc, v, starts, rm, r1);
+	merge_runs(rc, v, starts[r0], starts[rm], starts[r1]);
+}
+
+/*
  * Sorts v[0 .. len), whose ascending runs start at 0 and at the positions
  * starts[0 .. nstarts) (ascending, each in 1 .. len-1), by merging the runs
- * pairwise, bottom up.  starts is overwritten.
+ * pairwise.  starts is overwritten (it has room for nstarts + 2).
  */
 static void
 merge_all_runs(RepairCtx *rc, uint32 *v, uint64 len, uint64 *starts,
@@ -195,21 +271,7 @@ merge_all_runs(RepairCtx *rc, uint32 *v, uint64 len, uint64 *starts,
 	memmove(starts + 1, starts, sizeof(uint64) * nstarts);
 	starts[0] = 0;
 	starts[nruns] = len;
-	while (nruns > 1)
-	{
-		uint64		r,
-					w = 0;
-
-		for (r = 0; r + 1 < nruns; r += 2)
-		{
-			merge_runs(rc, v, starts[r], starts[r + 1], starts[r + 2]);
-			starts[w++] = starts[r];
-		}
-		if (r < nruns)
-			starts[w++] = starts[r];
-		starts[w] = len;
-		nruns = w;
-	}
+	merge_run_range(rc, v, starts, 0, nruns);
 }
 
 /*
