@@ -52,12 +52,13 @@
  * a character for en_US), and a row's value lies at a random place of the
  * store, behind the row's earlier columns, so a later round would deform
  * and transform every row again for its next 32 bytes.  Under libc the
- * first round keeps the rest of each row's transform (RefineKeep: 8 bytes
- * a stored row for the pointers, and an arena of GS_REFINE_KEEP_PER_ROW
- * bytes a row of the first round, GS_REFINE_KEEP_MAX in all, reserved from
- * the server-wide account of gpusort.max_total_memory, or none kept; a task
- * keeps no more once its part of the arena is full), and the later rounds
- * copy their chunks from it: the same bytes, so the same order.
+ * first round keeps the rest of each row's transform (RefineKeep, where
+ * a sixteenth of the rows or more are refined: 8 bytes a stored row for
+ * the pointers, and an arena of GS_REFINE_KEEP_PER_ROW bytes a row of the
+ * first round, GS_REFINE_KEEP_MAX in all, reserved from the server-wide
+ * account of gpusort.max_total_memory, or none kept; a task keeps no more
+ * once its part of the arena is full), and the later rounds copy their
+ * chunks from it: the same bytes, so the same order.
  *
  *-------------------------------------------------------------------------
  */
@@ -88,6 +89,8 @@
 /* room for kept transforms: bytes a row of the first round, and in all */
 #define GS_REFINE_KEEP_PER_ROW	96
 #define GS_REFINE_KEEP_MAX		((size_t) 1 << 30)
+/* kept only where the rows to refine are at least 1/this of the sort's */
+#define GS_REFINE_KEEP_SHARE	16
 
 /* a group of rows still tied: order[lo, hi), transform from off */
 typedef struct RefineGroup
@@ -112,7 +115,8 @@ typedef struct RefineKeep
 	uint8	  **kept;			/* [ntuples]: a row's tail, or NULL */
 	size_t		from;			/* the transform offset of a tail's first byte */
 	bool		filling;		/* the first round: tails are kept */
-	size_t		used;			/* bytes of the arenas, reserved */
+	size_t		used;			/* bytes of the arenas */
+	size_t		reserved;		/* bytes of kept and the arenas, reserved */
 	GsReservation *res;			/* the sort's, of the server-wide account */
 	MemoryContext cxt;			/* of kept and the arenas */
 } RefineKeep;
@@ -554,6 +558,7 @@ batch_keep(ChunkArg *a, RefineKeep *keep)
 	{
 		a->arena = MemoryContextAllocHuge(keep->cxt, Max(bytes, 1));
 		keep->used += bytes;
+		keep->reserved += bytes;
 	}
 }
 
@@ -807,6 +812,33 @@ first_groups(GpuSortState *node, uint32 *order, const uint64 *starts,
 }
 
 /*
+ * Starts keeping the first round's tails (RefineKeep), under libc, where
+ * the rows to refine are at least 1/GS_REFINE_KEEP_SHARE of the sort's
+ * (the row map's 8 bytes a stored row, zeroed, must stay small beside
+ * what the later rounds save) and the server-wide account has room for
+ * the map: else keep->kept stays NULL and every round transforms.
+ */
+static void
+keep_begin(GpuSortState *node, const GroupList *cur, int c,
+		   MemoryContext refinecxt, RefineKeep *keep)
+{
+	size_t		bytes = sizeof(uint8 *) * node->ntuples;
+
+	if (cur->n == 0 || !gs_keys_transform_keeps(node->keys, c) ||
+		cur->rows < node->ntuples / GS_REFINE_KEEP_SHARE)
+		return;
+	keep->res = node->reservation;
+	if (!gs_reserve(keep->res, GS_ACCT_MEM, bytes, gpusort_total_memory_limit()))
+		return;
+	keep->reserved = bytes;
+	keep->kept = MemoryContextAllocExtended(refinecxt, bytes,
+											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	keep->from = gs_keys_prefix_width(node->keys, c) + GS_REFINE_CHUNK;
+	keep->filling = true;
+	keep->cxt = refinecxt;
+}
+
+/*
  * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
  * from the transform of sort column c (gs_keys_refinable), from the bytes
  * after the key's prefix on, and the comparators where whole values are
@@ -829,16 +861,7 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	first_groups(node, order, starts, lens, nruns, c, &cur, tiecxt);
 	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
-	if (cur.n > 0 && gs_keys_transform_keeps(node->keys, c))
-	{
-		keep.kept = MemoryContextAllocExtended(refinecxt,
-											   sizeof(uint8 *) * node->ntuples,
-											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		keep.from = gs_keys_prefix_width(node->keys, c) + GS_REFINE_CHUNK;
-		keep.filling = true;
-		keep.res = node->reservation;
-		keep.cxt = refinecxt;
-	}
+	keep_begin(node, &cur, c, refinecxt, &keep);
 	while (cur.n > 0)
 	{
 		refine_round(node, order, &cur, c, &keep, &next, batchcxt, tiecxt);
@@ -850,8 +873,8 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	}
 	if (cur.g)
 		pfree(cur.g);
-	if (keep.used > 0)
-		gs_release(keep.res, GS_ACCT_MEM, keep.used);
+	if (keep.reserved > 0)
+		gs_release(keep.res, GS_ACCT_MEM, keep.reserved);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);
 }
