@@ -44,8 +44,10 @@
  * nothrow), each in a copy that the backend takes only where its thread
  * decided every comparison (see repair_threaded).  A merge compares a row
  * a few times, at random places of the store: each thread first takes its
- * rows' values (pointers into the rows, deformed once, in values[] by row
- * number), and its comparisons read only those.  Memory: runcxt.
+ * rows' values (deformed once, copied in position order where they fit in
+ * GS_REPAIR_VALUE_ROOM bytes a row, else pointers into the rows; in
+ * values[] by row number), and its comparisons read only those.  Memory:
+ * runcxt.
  *
  *-------------------------------------------------------------------------
  */
@@ -320,6 +322,8 @@ repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
 #define GS_REPAIR_SEGMENTS_PER_THREAD	2
 /* rows ahead whose tuples are prefetched while the values are taken */
 #define GS_REPAIR_AHEAD					16
+/* bytes a row of a segment for copies of the values, in position order */
+#define GS_REPAIR_VALUE_ROOM			32
 
 typedef struct RepairSeg
 {
@@ -329,6 +333,8 @@ typedef struct RepairSeg
 	uint64		ihi;
 	uint32	   *copy;
 	uint64	   *starts;
+	char	   *vals;			/* room for copies of its rows' values */
+	char	   *vals_end;
 	bool		ok;
 } RepairSeg;
 
@@ -353,8 +359,29 @@ seg_starts(const RepairSeg *seg, const uint64 *bad)
 }
 
 /*
- * The checked column's values of the segment's rows, in a->values; false
- * where one cannot be compared on a thread (a NULL, a value to detoast).
+ * d (a value string_peek read: in line, not compressed) copied at *next,
+ * where it fits before end, else d itself.  A merge compares rows near
+ * each other in position, whose values then lie near each other too,
+ * rather than at random places of the store.
+ */
+static Datum
+value_copy(char **next, char *end, Datum d)
+{
+	const char *p = DatumGetPointer(d);
+	Size		size = VARSIZE_ANY(p);
+	char	   *dst = VARATT_IS_SHORT(p) ? *next : (char *) INTALIGN(*next);
+
+	if (dst > end || (Size) (end - dst) < size)
+		return d;
+	memcpy(dst, p, size);
+	*next = dst + size;
+	return PointerGetDatum(dst);
+}
+
+/*
+ * The checked column's values of the segment's rows, in a->values (copied
+ * in position order where they fit); false where one cannot be compared
+ * on a thread (a NULL, a value to detoast).
  */
 static bool
 seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
@@ -363,6 +390,8 @@ seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
 	MinimalTuple *tuples = a->ctx[0].tuples;
 	const GsKeySpec *keys = a->ctx[0].keys;
 	int			col = a->ctx[0].col;
+	char	   *next = seg->vals;
+	Datum		d;
 	uint64		p;
 
 	for (p = seg->lo; p < seg->hi; p++)
@@ -379,8 +408,9 @@ seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
 		if (p + GS_REPAIR_AHEAD < seg->hi)
 			gs_prefetch_row_rest(tuples[order[p + GS_REPAIR_AHEAD]]);
 		ExecStoreMinimalTuple(tuples[order[p]], slot, false);
-		if (!gs_keys_column_value_nothrow(keys, col, slot, &a->values[order[p]]))
+		if (!gs_keys_column_value_nothrow(keys, col, slot, &d))
 			return false;
+		a->values[order[p]] = value_copy(&next, seg->vals_end, d);
 	}
 	return true;
 }
@@ -429,6 +459,9 @@ make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
 		seg->ilo = (t == 0) ? 0 : nbad * t / nsegs + 1;
 		seg->ihi = (t == nsegs - 1) ? nbad : nbad * (t + 1) / nsegs;
 		seg->copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * (seg->hi - seg->lo));
+		seg->vals = MemoryContextAllocHuge(node->runcxt,
+										   GS_REPAIR_VALUE_ROOM * Max(seg->hi - seg->lo, 1));
+		seg->vals_end = seg->vals + GS_REPAIR_VALUE_ROOM * Max(seg->hi - seg->lo, 1);
 		seg->starts = palloc(sizeof(uint64) * (seg->ihi - seg->ilo + 2));
 		c->tuples = node->tuples;
 		c->sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -482,6 +515,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 		ExecDropSingleTupleTableSlot(a.ctx[t].sb);
 		pfree(a.ctx[t].tmp);
 		pfree(seg->copy);
+		pfree(seg->vals);
 		pfree(seg->starts);
 	}
 	/* the segments are the runs of the last merge */
