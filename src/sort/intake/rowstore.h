@@ -41,6 +41,25 @@ gs_prefetch_row(const void *tup)
 		gs_prefetch((const char *) tup + l * 64);
 }
 
+/*
+ * The lines of a row after its first, up to its end or
+ * GS_ROW_PREFETCH_MAX bytes, for a pass that deforms a column past the
+ * first few lines: it reads the row's length, so its header must have been
+ * asked for some rows before (a pass asks in three steps: the row's
+ * pointer, its header, the rest).
+ */
+#define GS_ROW_PREFETCH_MAX		1024
+
+static inline void
+gs_prefetch_row_rest(MinimalTuple tup)
+{
+	uint32		len = Min(tup->t_len, GS_ROW_PREFETCH_MAX);
+	uint32		l;
+
+	for (l = 64; l < len; l += 64)
+		gs_prefetch((const char *) tup + l);
+}
+
 typedef struct GsRowStore
 {
 	MemoryContext cxt;			/* the blocks, or NULL */

@@ -299,7 +299,8 @@ gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data, size_t len,
 
 bool
 gs_libc_xfrm_range(const GsLibcColl *c, const char *data, size_t len,
-				   size_t off, uint8 *dst, int width, bool nothrow)
+				   size_t off, uint8 *dst, int width, uint8 *tail,
+				   size_t room, size_t *taillen, bool nothrow)
 {
 	char		in[GS_CMP_STACK_BYTES];
 	char		out[GS_XFRM_RANGE_BYTES];
@@ -327,6 +328,18 @@ gs_libc_xfrm_range(const GsLibcColl *c, const char *data, size_t len,
 		put_prefix(dst, width, xp + off, n - off);
 	else
 		memset(dst, 0, width);
+	if (tail)
+	{
+		/* the bytes after dst's, where they fit: the later rounds' */
+		size_t		from = Min(n, off + width);
+
+		*taillen = SIZE_MAX;
+		if (n - from <= room)
+		{
+			memcpy(tail, xp + from, n - from);
+			*taillen = n - from;
+		}
+	}
 	if (xp != out)
 		pfree(xp);
 	if (ip != in)

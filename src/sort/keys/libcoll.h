@@ -46,10 +46,15 @@ extern bool gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data,
  * data[0 .. len), zero padded past its end (a transform holds no zero
  * byte), to dst: the next bytes of the transform that a prefix began, for
  * rows whose prefixes tie (sortrefine.c).  false when nothrow and the
- * string or its transform is too long for the stack buffers.
+ * string or its transform is too long for the stack buffers.  With tail,
+ * also copies the transform's bytes after those (from off + width to its
+ * end) to tail and sets *taillen to their number where it is at most room,
+ * or to SIZE_MAX where they do not fit: a caller keeps them rather than
+ * transforming the string again for each further range.
  */
 extern bool gs_libc_xfrm_range(const GsLibcColl *c, const char *data,
 							   size_t len, size_t off, uint8 *dst, int width,
+							   uint8 *tail, size_t room, size_t *taillen,
 							   bool nothrow);
 
 /*

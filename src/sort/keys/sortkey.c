@@ -1832,12 +1832,43 @@ bool
 gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d, bool raw,
 						size_t off, uint8 *dst, int width, bool nothrow)
 {
+	return gs_keys_transform_keep(spec, c, d, raw, off, dst, width,
+								  NULL, 0, NULL, NULL, nothrow);
+}
+
+/*
+ * Whether gs_keys_transform_keep can keep the rest of column c's
+ * transforms: a libc collation's, which strxfrm makes whole each time
+ * (an ICU sort key is made part by part, the bytes under C are the
+ * value's own).
+ */
+bool
+gs_keys_transform_keeps(const GsKeySpec *spec, int c)
+{
+	return KIND_IS_LIBC(spec->cols[c].kind);
+}
+
+/*
+ * gs_keys_transform_range, and with tail (gs_keys_transform_keeps, not
+ * raw) the transform's bytes after dst's, as gs_libc_xfrm_range gives them,
+ * followed by the value's own bytes (those a raw range reads), where both
+ * fit in room: *taillen and *rawlen are their numbers, or *taillen is
+ * SIZE_MAX where they were not kept.
+ */
+bool
+gs_keys_transform_keep(const GsKeySpec *spec, int c, Datum d, bool raw,
+					   size_t off, uint8 *dst, int width, uint8 *tail,
+					   size_t room, size_t *taillen, size_t *rawlen,
+					   bool nothrow)
+{
 	const GsKeyCol *col = &spec->cols[c];
 	const char *data;
 	Size		len;
 	struct varlena *v = NULL;
 	bool		ok = true;
 
+	if (taillen)
+		*taillen = SIZE_MAX;
 	if (!string_peek(col, d, &data, &len))
 	{
 		if (nothrow)
@@ -1849,7 +1880,20 @@ gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d, bool raw,
 	if (raw)
 		ok = true;
 	else if (KIND_IS_LIBC(col->kind))
-		ok = gs_libc_xfrm_range(col->libc, data, len, off, dst, width, nothrow);
+	{
+		ok = gs_libc_xfrm_range(col->libc, data, len, off, dst, width,
+								tail, room, taillen, nothrow);
+		if (ok && tail && *taillen != SIZE_MAX)
+		{
+			if (room - *taillen >= len)
+			{
+				memcpy(tail + *taillen, data, len);
+				*rawlen = len;
+			}
+			else
+				*taillen = SIZE_MAX;
+		}
+	}
 	else if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
 		ok = icu_key_range(col, data, len, off, dst, width, nothrow);
 	if (raw || col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C)

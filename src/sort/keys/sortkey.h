@@ -169,6 +169,11 @@ extern bool gs_keys_desc(const GsKeySpec *spec, int c);
 extern bool gs_keys_transform_range(const GsKeySpec *spec, int c, Datum d,
 									bool raw, size_t off, uint8 *dst,
 									int width, bool nothrow);
+extern bool gs_keys_transform_keeps(const GsKeySpec *spec, int c);
+extern bool gs_keys_transform_keep(const GsKeySpec *spec, int c, Datum d,
+								   bool raw, size_t off, uint8 *dst, int width,
+								   uint8 *tail, size_t room, size_t *taillen,
+								   size_t *rawlen, bool nothrow);
 extern bool gs_keys_ties_by_bytes(const GsKeySpec *spec, int c);
 extern bool gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b,
 							   bool *same);

@@ -48,6 +48,18 @@
  * tied go to the next round.  Memory: one batch's rows and chunks (36
  * bytes a row), in the refining context, reset after each batch.
  *
+ * glibc's strxfrm makes a string's whole transform each time (some 5 bytes
+ * a character for en_US), and a row's value lies at a random place of the
+ * store, behind the row's earlier columns, so a later round would deform
+ * and transform every row again for its next 32 bytes.  Under libc the
+ * first round keeps the rest of each row's transform (RefineKeep, where
+ * a sixteenth of the rows or more are refined: 8 bytes a stored row for
+ * the pointers, and an arena of GS_REFINE_KEEP_PER_ROW bytes a row of the
+ * first round, GS_REFINE_KEEP_MAX in all, reserved from the server-wide
+ * account of gpusort.max_total_memory, or none kept; a task keeps no more
+ * once its part of the arena is full), and the later rounds copy their
+ * chunks from it: the same bytes, so the same order.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -72,6 +84,13 @@
 #define GS_REFINE_BATCH_ROWS	((uint64) 1 << 20)
 /* rows ahead whose tuples a chunk task prefetches */
 #define GS_REFINE_AHEAD			16
+/* groups ahead whose rows the duplicates' pass asks for */
+#define GS_DUP_AHEAD			2
+/* room for kept transforms: bytes a row of the first round, and in all */
+#define GS_REFINE_KEEP_PER_ROW	96
+#define GS_REFINE_KEEP_MAX		((size_t) 1 << 30)
+/* kept only where the rows to refine are at least 1/this of the sort's */
+#define GS_REFINE_KEEP_SHARE	16
 
 /* a group of rows still tied: order[lo, hi), transform from off */
 typedef struct RefineGroup
@@ -81,6 +100,33 @@ typedef struct RefineGroup
 	size_t		off;
 	bool		raw;			/* the value's bytes, past equal transforms */
 } RefineGroup;
+
+/*
+ * The transforms' bytes past the first round's chunk, and the values' own
+ * bytes, kept by row where the first round made them (libc:
+ * gs_keys_transform_keeps), so that later rounds copy them rather than
+ * deform the row and transform it again.  A kept tail is the two lengths
+ * (2 bytes each) and the two, in an arena of the first round's batch; each task of that batch fills a region of its own,
+ * GS_REFINE_KEEP_PER_ROW bytes for each of its rows, and keeps no more
+ * where that is full.
+ */
+typedef struct RefineKeep
+{
+	uint8	  **kept;			/* [ntuples]: a row's tail, or NULL */
+	size_t		from;			/* the transform offset of a tail's first byte */
+	bool		filling;		/* the first round: tails are kept */
+	size_t		used;			/* bytes of the arenas */
+	size_t		reserved;		/* bytes of kept and the arenas, reserved */
+	GsReservation *res;			/* the sort's, of the server-wide account */
+	MemoryContext cxt;			/* of kept and the arenas */
+} RefineKeep;
+
+/* where a chunk task puts the tails it keeps */
+typedef struct KeepCursor
+{
+	uint8	   *next;
+	uint8	   *end;
+} KeepCursor;
 
 /* a list of groups, in the refining context */
 typedef struct GroupList
@@ -106,30 +152,99 @@ typedef struct ChunkArg
 	const uint64 *gstart;		/* [ngroups + 1]: each group's first row */
 	uint64		ngroups;
 	uint64	   *out;			/* [n][GS_REFINE_WORDS] */
+	uint8	  **kept;			/* RefineKeep's, or NULL */
+	size_t		keep_from;
+	uint8	   *arena;			/* [n * GS_REFINE_KEEP_PER_ROW], or NULL */
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [ntasks], when on threads */
 	uint64	   *stopped;		/* [ntasks] */
 } ChunkArg;
 
-/* the chunk of row i (of group g) as key words; false where nothrow gave up */
+/*
+ * Bytes off .. off + GS_REFINE_CHUNK - 1 of a kept tail's transform, or of
+ * its value with raw, zero padded.
+ */
+static void
+chunk_from_kept(const ChunkArg *a, const uint8 *tail, size_t off, bool raw,
+				uint8 *buf)
+{
+	uint16		len[2];
+	const uint8 *bytes = tail + sizeof(len);
+	size_t		rel = off;
+	size_t		n;
+
+	memcpy(len, tail, sizeof(len));
+	if (raw)
+		bytes += len[0];
+	else
+	{
+		Assert(off >= a->keep_from);
+		rel = off - a->keep_from;
+	}
+	n = rel < len[raw] ? Min(len[raw] - rel, (size_t) GS_REFINE_CHUNK) : 0;
+	memcpy(buf, bytes + rel, n);
+	memset(buf + n, 0, GS_REFINE_CHUNK - n);
+}
+
+/*
+ * The chunk of value d for group g into buf, keeping the transform's rest
+ * for row where kc has room (kc: a task of the first round).
+ */
+static bool
+chunk_transform(const ChunkArg *a, Datum d, const RefineGroup *g,
+				uint32 row, KeepCursor *kc, uint8 *buf, bool nothrow)
+{
+	uint16		len[2];
+	size_t		taillen;
+	size_t		rawlen = 0;
+	size_t		room;
+
+	if (kc == NULL || g->raw || kc->end - kc->next <= (ptrdiff_t) sizeof(len))
+		return gs_keys_transform_range(a->keys, a->col, d, g->raw, g->off,
+									   buf, GS_REFINE_CHUNK, nothrow);
+	room = Min((size_t) (kc->end - kc->next) - sizeof(len), (size_t) PG_UINT16_MAX);
+	if (!gs_keys_transform_keep(a->keys, a->col, d, false, g->off, buf,
+								GS_REFINE_CHUNK, kc->next + sizeof(len), room,
+								&taillen, &rawlen, nothrow))
+		return false;
+	if (taillen != SIZE_MAX)
+	{
+		len[0] = (uint16) taillen;
+		len[1] = (uint16) rawlen;
+		memcpy(kc->next, len, sizeof(len));
+		a->kept[row] = kc->next;
+		kc->next += sizeof(len) + taillen + rawlen;
+	}
+	return true;
+}
+
+/*
+ * The chunk of row i (of group g) as key words; false where nothrow gave
+ * up.  kc: where to keep the transform's rest, or NULL.
+ */
 static bool
 chunk_of(const ChunkArg *a, TupleTableSlot *slot, uint64 i, uint64 g,
-		 bool nothrow)
+		 KeepCursor *kc, bool nothrow)
 {
 	uint8		buf[GS_REFINE_CHUNK];
 	uint64	   *w = a->out + i * GS_REFINE_WORDS;
+	uint32		row = a->rows[i];
+	const RefineGroup *gr = &a->groups[g];
 	bool		isnull;
 	Datum		d;
 	int			k;
 
-	ExecStoreMinimalTuple(a->tuples[a->rows[i]], slot, false);
-	d = slot_getattr(slot, a->attno, &isnull);
-	if (isnull)
-		memset(buf, 0, sizeof(buf));	/* a run of NULLs: ended, equal */
-	else if (!gs_keys_transform_range(a->keys, a->col, d, a->groups[g].raw,
-									  a->groups[g].off, buf, GS_REFINE_CHUNK,
-									  nothrow))
-		return false;
+	if (a->kept && a->kept[row])
+		chunk_from_kept(a, a->kept[row], gr->off, gr->raw, buf);
+	else
+	{
+		ExecStoreMinimalTuple(a->tuples[row], slot, false);
+		d = slot_getattr(slot, a->attno, &isnull);
+		if (isnull)
+			memset(buf, 0, sizeof(buf));	/* a run of NULLs: ended, equal */
+		else if (!chunk_transform(a, d, gr, row, kc, buf, nothrow))
+			return false;
+	}
 	if (a->desc)
 		for (k = 0; k < GS_REFINE_CHUNK; k++)
 			buf[k] = ~buf[k];
@@ -162,6 +277,37 @@ group_of(const ChunkArg *a, uint64 i)
 	return lo;
 }
 
+/*
+ * Asks for what row i of the batch's chunk will read, in three steps, as
+ * each needs what the one before asked for: the row's pointers
+ * (3 * GS_REFINE_AHEAD rows ahead), its tail or its tuple's header (twice
+ * as far), and every line of the tuple, whose column to deform may lie
+ * past the first few (GS_REFINE_AHEAD rows ahead).
+ */
+static inline void
+chunk_prefetch(const ChunkArg *a, uint64 i, uint64 hi)
+{
+	uint64		k = i + GS_REFINE_AHEAD;
+
+	if (k + 2 * GS_REFINE_AHEAD < hi)
+	{
+		gs_prefetch(&a->tuples[a->rows[k + 2 * GS_REFINE_AHEAD]]);
+		if (a->kept)
+			gs_prefetch(&a->kept[a->rows[k + 2 * GS_REFINE_AHEAD]]);
+	}
+	if (k + GS_REFINE_AHEAD < hi)
+	{
+		uint32		r = a->rows[k + GS_REFINE_AHEAD];
+
+		if (a->kept && a->kept[r])
+			gs_prefetch(a->kept[r]);
+		else
+			gs_prefetch(a->tuples[r]);
+	}
+	if (k < hi && !(a->kept && a->kept[a->rows[k]]))
+		gs_prefetch_row_rest(a->tuples[a->rows[k]]);
+}
+
 static void
 chunk_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -170,23 +316,23 @@ chunk_tasks(void *p, uint64 tlo, uint64 thi)
 
 	for (t = tlo; t < thi; t++)
 	{
+		KeepCursor	kc;
 		uint64		lo,
 					hi,
 					i,
 					g;
 
 		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
+		kc.next = a->arena ? a->arena + lo * GS_REFINE_KEEP_PER_ROW : NULL;
+		kc.end = a->arena ? a->arena + hi * GS_REFINE_KEEP_PER_ROW : NULL;
 		g = group_of(a, lo);
 		for (i = lo; i < hi; i++)
 		{
 			/* the rows lie at random places: ask for those ahead */
-			if (i + 2 * GS_REFINE_AHEAD < hi)
-				gs_prefetch(&a->tuples[a->rows[i + 2 * GS_REFINE_AHEAD]]);
-			if (i + GS_REFINE_AHEAD < hi)
-				gs_prefetch_row(a->tuples[a->rows[i + GS_REFINE_AHEAD]]);
+			chunk_prefetch(a, i, hi);
 			while (i >= a->gstart[g + 1])
 				g++;
-			if (!chunk_of(a, a->slots[t], i, g, true))
+			if (!chunk_of(a, a->slots[t], i, g, a->arena ? &kc : NULL, true))
 				break;
 		}
 		a->stopped[t] = i;
@@ -203,15 +349,21 @@ chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
 				i,
 				g;
 
+	KeepCursor	kc;
+
 	gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
 	if (a->stopped[t] >= hi)
 		return;
+	/* a task that did not start (none on threads) keeps in its region */
+	kc.next = a->arena ? a->arena + lo * GS_REFINE_KEEP_PER_ROW : NULL;
+	kc.end = a->arena ? a->arena + hi * GS_REFINE_KEEP_PER_ROW : NULL;
 	g = group_of(a, a->stopped[t]);
 	for (i = a->stopped[t]; i < hi; i++)
 	{
 		while (i >= a->gstart[g + 1])
 			g++;
-		(void) chunk_of(a, node->row_slot, i, g, false);
+		(void) chunk_of(a, node->row_slot, i, g,
+						a->arena && a->stopped[t] == lo ? &kc : NULL, false);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -386,9 +538,34 @@ split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
  * One batch: groups[0 .. ngroups) of the sort's order, their chunks made
  * together, each then sorted and split into next.
  */
+/*
+ * The keeping of the batch's tails: the kept ones read, and in the first
+ * round an arena to keep more, while the arenas stay under
+ * GS_REFINE_KEEP_MAX and the server-wide account
+ * (gpusort.max_total_memory) has room for them.
+ */
+static void
+batch_keep(ChunkArg *a, RefineKeep *keep)
+{
+	size_t		bytes = (size_t) a->n * GS_REFINE_KEEP_PER_ROW;
+
+	if (keep->kept == NULL)
+		return;
+	a->kept = keep->kept;
+	a->keep_from = keep->from;
+	if (keep->filling && keep->used + bytes <= GS_REFINE_KEEP_MAX &&
+		gs_reserve(keep->res, GS_ACCT_MEM, bytes, gpusort_total_memory_limit()))
+	{
+		a->arena = MemoryContextAllocHuge(keep->cxt, Max(bytes, 1));
+		keep->used += bytes;
+		keep->reserved += bytes;
+	}
+}
+
 static void
 refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
-			 uint64 ngroups, int c, GroupList *next, MemoryContext tiecxt)
+			 uint64 ngroups, int c, RefineKeep *keep, GroupList *next,
+			 MemoryContext tiecxt)
 {
 	ChunkArg	a;
 	uint64	   *gstart = palloc(sizeof(uint64) * (ngroups + 1));
@@ -415,6 +592,7 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
 	a.ngroups = ngroups;
 	a.out = MemoryContextAllocHuge(CurrentMemoryContext,
 								   sizeof(uint64) * GS_REFINE_WORDS * Max(a.n, 1));
+	batch_keep(&a, keep);
 	make_chunks(node, &a);
 	for (i = 0; i < ngroups; i++)
 	{
@@ -440,7 +618,8 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
  */
 static void
 refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
-			 GroupList *next, MemoryContext batchcxt, MemoryContext tiecxt)
+			 RefineKeep *keep, GroupList *next, MemoryContext batchcxt,
+			 MemoryContext tiecxt)
 {
 	uint64		first = 0;
 
@@ -456,7 +635,8 @@ refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
 			last++;
 		}
 		oldcxt = MemoryContextSwitchTo(batchcxt);
-		refine_batch(node, order, cur->g + first, last - first, c, next, tiecxt);
+		refine_batch(node, order, cur->g + first, last - first, c, keep, next,
+					 tiecxt);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(batchcxt);
 		first = last;
@@ -515,6 +695,27 @@ group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
 	return true;
 }
 
+/*
+ * Asks for the rows of the groups after g, as chunk_prefetch does: the
+ * pointers of group g + 3 * GS_DUP_AHEAD's rows, the headers of those of
+ * g + 2 * GS_DUP_AHEAD, every line of those of g + GS_DUP_AHEAD.
+ */
+static void
+dup_prefetch(const DupArg *a, uint64 g, uint64 gend)
+{
+	uint64		i;
+
+	if (g + 3 * GS_DUP_AHEAD < gend)
+		for (i = a->groups[g + 3 * GS_DUP_AHEAD].lo; i < a->groups[g + 3 * GS_DUP_AHEAD].hi; i++)
+			gs_prefetch(&a->tuples[a->order[i]]);
+	if (g + 2 * GS_DUP_AHEAD < gend)
+		for (i = a->groups[g + 2 * GS_DUP_AHEAD].lo; i < a->groups[g + 2 * GS_DUP_AHEAD].hi; i++)
+			gs_prefetch(a->tuples[a->order[i]]);
+	if (g + GS_DUP_AHEAD < gend)
+		for (i = a->groups[g + GS_DUP_AHEAD].lo; i < a->groups[g + GS_DUP_AHEAD].hi; i++)
+			gs_prefetch_row_rest(a->tuples[a->order[i]]);
+}
+
 static void
 dup_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -524,9 +725,14 @@ dup_tasks(void *p, uint64 tlo, uint64 thi)
 
 	for (t = tlo; t < thi; t++)
 	{
-		for (g = a->ngroups * t / a->ntasks; g < a->ngroups * (t + 1) / a->ntasks; g++)
+		uint64		gend = a->ngroups * (t + 1) / a->ntasks;
+
+		for (g = a->ngroups * t / a->ntasks; g < gend; g++)
+		{
+			dup_prefetch(a, g, gend);
 			a->same[g] = group_one_value(a, &a->groups[g], a->slots[2 * t],
 										 a->slots[2 * t + 1]);
+		}
 		ExecClearTuple(a->slots[2 * t]);
 		ExecClearTuple(a->slots[2 * t + 1]);
 	}
@@ -606,6 +812,33 @@ first_groups(GpuSortState *node, uint32 *order, const uint64 *starts,
 }
 
 /*
+ * Starts keeping the first round's tails (RefineKeep), under libc, where
+ * the rows to refine are at least 1/GS_REFINE_KEEP_SHARE of the sort's
+ * (the row map's 8 bytes a stored row, zeroed, must stay small beside
+ * what the later rounds save) and the server-wide account has room for
+ * the map: else keep->kept stays NULL and every round transforms.
+ */
+static void
+keep_begin(GpuSortState *node, const GroupList *cur, int c,
+		   MemoryContext refinecxt, RefineKeep *keep)
+{
+	size_t		bytes = sizeof(uint8 *) * node->ntuples;
+
+	if (cur->n == 0 || !gs_keys_transform_keeps(node->keys, c) ||
+		cur->rows < node->ntuples / GS_REFINE_KEEP_SHARE)
+		return;
+	keep->res = node->reservation;
+	if (!gs_reserve(keep->res, GS_ACCT_MEM, bytes, gpusort_total_memory_limit()))
+		return;
+	keep->reserved = bytes;
+	keep->kept = MemoryContextAllocExtended(refinecxt, bytes,
+											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	keep->from = gs_keys_prefix_width(node->keys, c) + GS_REFINE_CHUNK;
+	keep->filling = true;
+	keep->cxt = refinecxt;
+}
+
+/*
  * Settles the runs of equal keys order[starts[i] .. starts[i] + lens[i])
  * from the transform of sort column c (gs_keys_refinable), from the bytes
  * after the key's prefix on, and the comparators where whole values are
@@ -622,14 +855,17 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 												   ALLOCSET_DEFAULT_SIZES);
 	GroupList	cur = {0},
 				next = {0};
+	RefineKeep	keep = {0};
 
 	cur.cxt = next.cxt = refinecxt;
 	first_groups(node, order, starts, lens, nruns, c, &cur, tiecxt);
 	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
+	keep_begin(node, &cur, c, refinecxt, &keep);
 	while (cur.n > 0)
 	{
-		refine_round(node, order, &cur, c, &next, batchcxt, tiecxt);
+		refine_round(node, order, &cur, c, &keep, &next, batchcxt, tiecxt);
+		keep.filling = false;
 		pfree(cur.g);
 		cur = next;
 		memset(&next, 0, sizeof(next));
@@ -637,6 +873,8 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	}
 	if (cur.g)
 		pfree(cur.g);
+	if (keep.reserved > 0)
+		gs_release(keep.res, GS_ACCT_MEM, keep.reserved);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);
 }

@@ -10,15 +10,16 @@
  * descents.  Every other adjacent pair is in order for sure (its keys
  * differ in an exact column, or its rows were settled by the comparators),
  * so the output is a sequence of ascending runs that start at position 0
- * and at each descent.  A natural merge sort of those runs, bottom up,
+ * and at each descent.  A natural merge sort of those runs, depth first,
  * with the comparators, gives the exact order:
  *
  *	 - k descents make k + 1 runs and ceil(log2(k + 1)) passes;
- *	 - each merge of runs A and B first finds by binary search where B's
- *	   first row goes in A and where A's last row goes in B: the rows
- *	   before the one and after the other are already in place, and only
- *	   the rows between (those the transform misplaced, and the rows they
- *	   must pass) are merged, one comparison each.
+ *	 - each merge of runs A and B first finds where B's first row goes in A
+ *	   and where A's last row goes in B (galloping from A's end and B's
+ *	   start, then by binary search, as the rows are misplaced by little):
+ *	   the rows before the one and after the other are already in place,
+ *	   and only the rows between (those the transform misplaced, and the
+ *	   rows they must pass) are merged, one comparison each.
  *
  * So a disagreement that misplaces a few rows costs a few binary searches
  * and a merge as long as the distance they move, not a sort of every row.
@@ -43,8 +44,10 @@
  * nothrow), each in a copy that the backend takes only where its thread
  * decided every comparison (see repair_threaded).  A merge compares a row
  * a few times, at random places of the store: each thread first takes its
- * rows' values (pointers into the rows, deformed once, in values[] by row
- * number), and its comparisons read only those.  Memory: runcxt.
+ * rows' values (deformed once, copied in position order where they fit in
+ * GS_REPAIR_VALUE_ROOM bytes a row, else pointers into the rows; in
+ * values[] by row number), and its comparisons read only those.  Memory:
+ * runcxt.
  *
  *-------------------------------------------------------------------------
  */
@@ -145,6 +148,59 @@ lower_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 }
 
 /*
+ * upper_bound, searching from v's end: the rows a disagreement misplaces
+ * belong a few places before the end of the run they follow, so positions
+ * len - 1, len - 3, len - 7, ... are tried until one is not above row,
+ * and the binary search is left the last gap: about 2 log2(d) comparisons
+ * for a row d places from the end rather than log2(len), which the upper
+ * levels' long runs made 20.  The same index as upper_bound.
+ */
+static uint64
+upper_bound_from_end(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len,
+				step = 1;
+
+	while (lo < hi)
+	{
+		uint64		p = (hi - lo >= step) ? hi - step : lo;
+
+		if (repair_compare(rc, v[p], row) <= 0)
+		{
+			lo = p + 1;
+			break;
+		}
+		hi = p;					/* v[hi ..] are above row */
+		step *= 2;
+	}
+	return lo + upper_bound(rc, v + lo, hi - lo, row);
+}
+
+/* lower_bound, searching from v's start the same way: positions 0, 2, 6, ... */
+static uint64
+lower_bound_from_start(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
+{
+	uint64		lo = 0,
+				hi = len,
+				step = 1;
+
+	while (lo < hi)
+	{
+		uint64		p = Min(lo + step - 1, hi - 1);
+
+		if (repair_compare(rc, v[p], row) >= 0)
+		{
+			hi = p;				/* v[p ..] are not below row */
+			break;
+		}
+		lo = p + 1;
+		step *= 2;
+	}
+	return lo + lower_bound(rc, v + lo, hi - lo, row);
+}
+
+/*
  * Merges the ascending runs v[lo .. mid) and v[mid .. hi) in place, stably:
  * only the rows between where v[mid] goes in the first run and where
  * v[mid - 1] goes in the second move, through rc->tmp.
@@ -161,8 +217,8 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
 
 	if (lo == mid || mid == hi || repair_compare(rc, v[mid - 1], v[mid]) <= 0)
 		return;
-	a = lo + upper_bound(rc, v + lo, mid - lo, v[mid]);
-	bend = mid + lower_bound(rc, v + mid, hi - mid, v[mid - 1]);
+	a = lo + upper_bound_from_end(rc, v + lo, mid - lo, v[mid]);
+	bend = mid + lower_bound_from_start(rc, v + mid, hi - mid, v[mid - 1]);
 
 	/* v[a .. mid) to tmp; merge it with v[mid .. bend) from position a */
 	na = mid - a;
@@ -181,9 +237,31 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
 }
 
 /*
+ * Merges runs r0 .. r1 - 1 of v (run r is v[starts[r] .. starts[r + 1]))
+ * into one: each half first, depth first, so that a merge reads rows that
+ * the merges just before read, while they are in the cache (merging level
+ * by level, bottom up, went over every row of the segment again at each of
+ * its log2(runs) levels).  Stable merges of adjacent runs give the one
+ * stable order whatever the order of the merges.
+ */
+static void
+merge_run_range(RepairCtx *rc, uint32 *v, const uint64 *starts, uint64 r0,
+				uint64 r1)
+{
+	uint64		rm;
+
+	if (r1 - r0 < 2)
+		return;
+	rm = r0 + (r1 - r0) / 2;
+	merge_run_range(rc, v, starts, r0, rm);
+	merge_run_range(rc, v, starts, rm, r1);
+	merge_runs(rc, v, starts[r0], starts[rm], starts[r1]);
+}
+
+/*
  * Sorts v[0 .. len), whose ascending runs start at 0 and at the positions
  * starts[0 .. nstarts) (ascending, each in 1 .. len-1), by merging the runs
- * pairwise, bottom up.  starts is overwritten.
+ * pairwise.  starts is overwritten (it has room for nstarts + 2).
  */
 static void
 merge_all_runs(RepairCtx *rc, uint32 *v, uint64 len, uint64 *starts,
@@ -195,21 +273,7 @@ merge_all_runs(RepairCtx *rc, uint32 *v, uint64 len, uint64 *starts,
 	memmove(starts + 1, starts, sizeof(uint64) * nstarts);
 	starts[0] = 0;
 	starts[nruns] = len;
-	while (nruns > 1)
-	{
-		uint64		r,
-					w = 0;
-
-		for (r = 0; r + 1 < nruns; r += 2)
-		{
-			merge_runs(rc, v, starts[r], starts[r + 1], starts[r + 2]);
-			starts[w++] = starts[r];
-		}
-		if (r < nruns)
-			starts[w++] = starts[r];
-		starts[w] = len;
-		nruns = w;
-	}
+	merge_run_range(rc, v, starts, 0, nruns);
 }
 
 /*
@@ -258,6 +322,8 @@ repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
 #define GS_REPAIR_SEGMENTS_PER_THREAD	2
 /* rows ahead whose tuples are prefetched while the values are taken */
 #define GS_REPAIR_AHEAD					16
+/* bytes a row of a segment for copies of the values, in position order */
+#define GS_REPAIR_VALUE_ROOM			32
 
 typedef struct RepairSeg
 {
@@ -267,6 +333,8 @@ typedef struct RepairSeg
 	uint64		ihi;
 	uint32	   *copy;
 	uint64	   *starts;
+	char	   *vals;			/* room for copies of its rows' values */
+	char	   *vals_end;
 	bool		ok;
 } RepairSeg;
 
@@ -291,8 +359,29 @@ seg_starts(const RepairSeg *seg, const uint64 *bad)
 }
 
 /*
- * The checked column's values of the segment's rows, in a->values; false
- * where one cannot be compared on a thread (a NULL, a value to detoast).
+ * d (a value string_peek read: in line, not compressed) copied at *next,
+ * where it fits before end, else d itself.  A merge compares rows near
+ * each other in position, whose values then lie near each other too,
+ * rather than at random places of the store.
+ */
+static Datum
+value_copy(char **next, char *end, Datum d)
+{
+	const char *p = DatumGetPointer(d);
+	Size		size = VARSIZE_ANY(p);
+	char	   *dst = VARATT_IS_SHORT(p) ? *next : (char *) INTALIGN(*next);
+
+	if (dst > end || (Size) (end - dst) < size)
+		return d;
+	memcpy(dst, p, size);
+	*next = dst + size;
+	return PointerGetDatum(dst);
+}
+
+/*
+ * The checked column's values of the segment's rows, in a->values (copied
+ * in position order where they fit); false where one cannot be compared
+ * on a thread (a NULL, a value to detoast).
  */
 static bool
 seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
@@ -301,16 +390,27 @@ seg_values(RepairThreadArg *a, RepairSeg *seg, TupleTableSlot *slot)
 	MinimalTuple *tuples = a->ctx[0].tuples;
 	const GsKeySpec *keys = a->ctx[0].keys;
 	int			col = a->ctx[0].col;
+	char	   *next = seg->vals;
+	Datum		d;
 	uint64		p;
 
 	for (p = seg->lo; p < seg->hi; p++)
 	{
-		/* the rows lie at random places: ask for those ahead */
+		/*
+		 * The rows lie at random places: ask for those ahead, their
+		 * pointers, headers, then every line (the column may lie past the
+		 * first few)
+		 */
+		if (p + 3 * GS_REPAIR_AHEAD < seg->hi)
+			gs_prefetch(&tuples[order[p + 3 * GS_REPAIR_AHEAD]]);
+		if (p + 2 * GS_REPAIR_AHEAD < seg->hi)
+			gs_prefetch(tuples[order[p + 2 * GS_REPAIR_AHEAD]]);
 		if (p + GS_REPAIR_AHEAD < seg->hi)
-			gs_prefetch_row(tuples[order[p + GS_REPAIR_AHEAD]]);
+			gs_prefetch_row_rest(tuples[order[p + GS_REPAIR_AHEAD]]);
 		ExecStoreMinimalTuple(tuples[order[p]], slot, false);
-		if (!gs_keys_column_value_nothrow(keys, col, slot, &a->values[order[p]]))
+		if (!gs_keys_column_value_nothrow(keys, col, slot, &d))
 			return false;
+		a->values[order[p]] = value_copy(&next, seg->vals_end, d);
 	}
 	return true;
 }
@@ -359,6 +459,9 @@ make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
 		seg->ilo = (t == 0) ? 0 : nbad * t / nsegs + 1;
 		seg->ihi = (t == nsegs - 1) ? nbad : nbad * (t + 1) / nsegs;
 		seg->copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * (seg->hi - seg->lo));
+		seg->vals = MemoryContextAllocHuge(node->runcxt,
+										   GS_REPAIR_VALUE_ROOM * Max(seg->hi - seg->lo, 1));
+		seg->vals_end = seg->vals + GS_REPAIR_VALUE_ROOM * Max(seg->hi - seg->lo, 1);
 		seg->starts = palloc(sizeof(uint64) * (seg->ihi - seg->ilo + 2));
 		c->tuples = node->tuples;
 		c->sa = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -412,6 +515,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 		ExecDropSingleTupleTableSlot(a.ctx[t].sb);
 		pfree(a.ctx[t].tmp);
 		pfree(seg->copy);
+		pfree(seg->vals);
 		pfree(seg->starts);
 	}
 	/* the segments are the runs of the last merge */

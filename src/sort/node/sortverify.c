@@ -103,19 +103,31 @@ needs_check(const VerifyArg *a, uint64 p, uint64 j)
 }
 
 /*
- * Asks for the pointer of the row GS_VERIFY_AHEAD positions past j +
- * GS_VERIFY_AHEAD, and for the row at j + GS_VERIFY_AHEAD where its pair
- * is to be checked: the rows of sorted positions lie at random places.
+ * The rows of sorted positions lie at random places, and the checked
+ * column may lie past a row's first lines: asks for the pointer of the row
+ * 3 * GS_VERIFY_AHEAD positions past j, for the headers of the rows of the
+ * pair 2 * GS_VERIFY_AHEAD past j where it is to be checked, and for the
+ * rest of the rows of the pair GS_VERIFY_AHEAD past j, each step needing
+ * what the one before asked for.
  */
 static inline void
 verify_prefetch(const VerifyArg *a, uint64 j, uint64 hi)
 {
 	uint64		k = j + GS_VERIFY_AHEAD;
 
-	if (k + GS_VERIFY_AHEAD < hi)
-		gs_prefetch(&a->tuples[a->order[k + GS_VERIFY_AHEAD]]);
+	if (k + 2 * GS_VERIFY_AHEAD < hi)
+		gs_prefetch(&a->tuples[a->order[k + 2 * GS_VERIFY_AHEAD]]);
+	if (k + GS_VERIFY_AHEAD < hi &&
+		needs_check(a, partner(a, k + GS_VERIFY_AHEAD), k + GS_VERIFY_AHEAD))
+	{
+		gs_prefetch(a->tuples[a->order[k + GS_VERIFY_AHEAD]]);
+		gs_prefetch(a->tuples[a->order[partner(a, k + GS_VERIFY_AHEAD)]]);
+	}
 	if (k < hi && needs_check(a, partner(a, k), k))
-		gs_prefetch_row(a->tuples[a->order[k]]);
+	{
+		gs_prefetch_row_rest(a->tuples[a->order[k]]);
+		gs_prefetch_row_rest(a->tuples[a->order[partner(a, k)]]);
+	}
 }
 
 static void

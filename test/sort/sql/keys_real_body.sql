@@ -193,6 +193,17 @@ RESET max_parallel_workers_per_gather;
 UPDATE kr_big SET odd = NULL WHERE id % 400 = 0;
 SELECT gs_check('SELECT odd FROM kr_big ORDER BY odd');
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd NULLS FIRST, id, g');
+-- the refinement keeps each row's transform (and value) past its first
+-- round's chunk, under libc, for the later rounds: values repeated up to 5
+-- times, whose tails fill a task's room, so that some rows are kept and
+-- the rest transformed again, in one group; both intakes
+UPDATE kr_big SET odd = repeat(odd, 1 + id % 5) WHERE id % 3 = 0;
+SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g');
+SELECT gs_check('SELECT odd, g FROM kr_big ORDER BY odd DESC NULLS LAST, g');
+SET gpusort.parallel = on;
+SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd NULLS FIRST, id, g');
+SELECT gs_check('SELECT odd, g, id FROM kr_big ORDER BY odd DESC, g, id');
+RESET gpusort.parallel;
 RESET gpusort.dict_ranks;
 
 DROP TABLE kr, kr_big;
