@@ -491,9 +491,20 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 	RepairThreadArg a;
 	uint64	   *segstarts;
 	uint64		t;
+	Size		scratch;
 
 	if (nthreads < 2 || nbad < GS_REPAIR_THREADED_MIN_RUNS ||
 		gs_keys_verified_column(node->keys) != 0)
+		return false;
+
+	/*
+	 * The threads' scratch (each row's Datum, its place in two orders and
+	 * its value's copy) is the sort's memory too: without room in the
+	 * account the serial merge repairs instead, needing none of it
+	 */
+	scratch = (Size) n * (sizeof(Datum) + 2 * sizeof(uint32) + GS_REPAIR_VALUE_ROOM);
+	if (!gs_reserve(node->reservation, GS_ACCT_MEM, scratch,
+					gpusort_total_memory_limit()))
 		return false;
 	a.order = order;
 	a.bad = bad;
@@ -527,6 +538,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 	pfree(a.ctx);
 	pfree(a.segs);
 	pfree(a.values);
+	gs_release(node->reservation, GS_ACCT_MEM, scratch);
 	return true;
 }
 
