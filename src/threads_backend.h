@@ -14,7 +14,30 @@
 #ifndef GPUSORT_THREADS_BACKEND_H
 #define GPUSORT_THREADS_BACKEND_H
 
+#include "lib/ilist.h"
+
 #include "threads.h"
+
+/*
+ * Threads that run beside the backend from one call to the next (a row
+ * stream's helpers, a merge's driver) read memory that an abort frees, so
+ * they must be stopped and joined first.  Their owner keeps an entry on
+ * the backend's list while they run, and one set of callbacks (a
+ * transaction's or subtransaction's abort, the backend's exit) calls each
+ * entry's stop, which joins the threads and takes the entry off the list.
+ * An owner of an enclosing subtransaction finds its threads stopped and
+ * carries on without them (each owner says how).
+ */
+typedef struct GsLiveThreads GsLiveThreads;
+struct GsLiveThreads
+{
+	dlist_node	node;
+	void		(*stop) (GsLiveThreads *live);
+};
+
+extern void gs_live_threads_add(GsLiveThreads *live,
+								void (*stop) (GsLiveThreads *live));
+extern void gs_live_threads_remove(GsLiveThreads *live);
 
 /*
  * gs_team_run with the backend's interrupt poll: a pending cancel or

@@ -45,15 +45,12 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "access/xact.h"
-#include "lib/ilist.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
-#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "engine.h"
-#include "threads.h"
+#include "threads_backend.h"
 #include "rowstore.h"
 #include "rowstream.h"
 
@@ -82,7 +79,7 @@ typedef struct StreamSlot
 struct GsRowStream
 {
 	MemoryContextCallback cb;
-	dlist_node	node;			/* in the backend's list of live streams */
+	GsLiveThreads live;			/* on the backend's list while helpers run */
 
 	MinimalTuple *from;			/* the rows, in output order */
 	uint64		n;
@@ -112,8 +109,6 @@ struct GsRowStream
 	GsRowStreamStats stats;
 };
 
-static dlist_head live_streams = DLIST_STATIC_INIT(live_streams);
-static bool callbacks_registered = false;
 
 /*
  * Copies batch b into its slot and returns the bytes copied; runs on a
@@ -217,7 +212,17 @@ stream_stop(GsRowStream *rs)
 		pthread_join(rs->threads[i], NULL);
 	rs->started = 0;
 	rs->running = false;
-	dlist_delete(&rs->node);
+	gs_live_threads_remove(&rs->live);
+}
+
+/*
+ * An abort's: the helpers go; a stream of an enclosing subtransaction
+ * restarts where it is when read again
+ */
+static void
+stream_stop_live(GsLiveThreads *live)
+{
+	stream_stop((GsRowStream *) ((char *) live - offsetof(GsRowStream, live)));
 }
 
 /* helpers fill batches from first on; with none started, the reader does */
@@ -239,38 +244,7 @@ stream_start(GsRowStream *rs, int64 first)
 	rs->started = gs_start_threads(rs->threads, rs->nthreads, helper_main, rs, 0);
 	rs->stats.threads = Max(rs->stats.threads, rs->started);
 	rs->running = true;
-	dlist_push_tail(&live_streams, &rs->node);
-}
-
-static void
-stop_all_streams(void)
-{
-	dlist_mutable_iter iter;
-
-	dlist_foreach_modify(iter, &live_streams)
-		stream_stop(dlist_container(GsRowStream, node, iter.cur));
-}
-
-static void
-stream_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		stop_all_streams();
-}
-
-static void
-stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-						SubTransactionId parentSubid, void *arg)
-{
-	/* streams of enclosing levels restart where they are when read again */
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		stop_all_streams();
-}
-
-static void
-stream_exit_callback(int code, Datum arg)
-{
-	stop_all_streams();
+	gs_live_threads_add(&rs->live, stream_stop_live);
 }
 
 /* the memory context's reset callback */
@@ -291,14 +265,6 @@ gs_rowstream_create(MemoryContext cxt, MinimalTuple *from, uint64 n, int nthread
 {
 	GsRowStream *rs;
 	int			i;
-
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(stream_xact_callback, NULL);
-		RegisterSubXactCallback(stream_subxact_callback, NULL);
-		before_shmem_exit(stream_exit_callback, (Datum) 0);
-		callbacks_registered = true;
-	}
 
 	rs = MemoryContextAllocZero(cxt, sizeof(GsRowStream));
 	rs->from = from;

@@ -77,9 +77,10 @@
  * row or short of its rows) is left in the side for the backend, which
  * reports it, or grows what is needed and finishes the preparation itself.
  * A cancel during the backend's wait is served there; an abort stops and
- * joins every driver of the backend (a transaction callback, as
- * rowstream.c's), before the resource owners close the files and the
- * memory goes, and so does the reset of the merge's memory context.
+ * joins every driver of the backend (threads_backend.c's abort callbacks,
+ * which stop rowstream.c's helpers too), before the resource owners close
+ * the files and the memory goes, and so does the reset of the merge's
+ * memory context.
  *
  *-------------------------------------------------------------------------
  */
@@ -89,12 +90,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "access/xact.h"
-#include "lib/ilist.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/fd.h"
-#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "spillbatch.h"
@@ -196,7 +194,7 @@ struct GsBatchMerge
 
 	/* the driver */
 	MemoryContextCallback cb;
-	dlist_node	node;			/* in the backend's list of live drivers */
+	GsLiveThreads live;			/* on the backend's list while it runs */
 	pthread_t	driver;
 	bool		running;		/* started, not joined */
 	int			stop;			/* atomic: the driver must give up */
@@ -210,8 +208,6 @@ struct GsBatchMerge
 	double		ms_waited;
 };
 
-static dlist_head live_drivers = DLIST_STATIC_INIT(live_drivers);
-static bool callbacks_registered = false;
 
 static inline const uint64 *
 row_key(const GsRun *run, const BatchRun *br, uint64 i, int nwords)
@@ -872,6 +868,8 @@ driver_main(void *arg)
 	return NULL;
 }
 
+static void stop_driver_live(GsLiveThreads *live);
+
 /*
  * The driver prepares the side after cur; where it cannot start, the
  * backend prepares it when it is needed
@@ -888,7 +886,7 @@ start_driver(GsBatchMerge *b)
 	if (gs_start_threads(&b->driver, 1, driver_main, b, 0) != 1)
 		return;
 	b->running = true;
-	dlist_push_tail(&live_drivers, &b->node);
+	gs_live_threads_add(&b->live, stop_driver_live);
 }
 
 /* joins the driver: the side keeps the step it got to */
@@ -897,7 +895,7 @@ join_driver(GsBatchMerge *b)
 {
 	pthread_join(b->driver, NULL);
 	b->running = false;
-	dlist_delete(&b->node);
+	gs_live_threads_remove(&b->live);
 }
 
 /* stops the driver now (an abort, a rewind, the end) */
@@ -908,6 +906,16 @@ stop_driver(GsBatchMerge *b)
 		return;
 	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
 	join_driver(b);
+}
+
+/*
+ * An abort's: the driver goes; a merge of an enclosing subtransaction
+ * prepares on the backend when read again
+ */
+static void
+stop_driver_live(GsLiveThreads *live)
+{
+	stop_driver((GsBatchMerge *) ((char *) live - offsetof(GsBatchMerge, live)));
 }
 
 /* waits for the driver to finish, looking at interrupts, and joins it */
@@ -943,37 +951,6 @@ wait_driver(GsBatchMerge *b)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	b->ms_waited += INSTR_TIME_GET_MILLISEC(now);
-}
-
-static void
-stop_all_drivers(void)
-{
-	dlist_mutable_iter iter;
-
-	dlist_foreach_modify(iter, &live_drivers)
-		stop_driver(dlist_container(GsBatchMerge, node, iter.cur));
-}
-
-static void
-batch_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		stop_all_drivers();
-}
-
-static void
-batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					   SubTransactionId parentSubid, void *arg)
-{
-	/* merges of enclosing levels prepare on the backend when read again */
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		stop_all_drivers();
-}
-
-static void
-batch_exit_callback(int code, Datum arg)
-{
-	stop_all_drivers();
 }
 
 /*
@@ -1109,13 +1086,6 @@ gs_batch_begin(MemoryContext cxt, GsRun **runs, int nruns, int nthreads,
 
 	if (nruns < 1 || nruns > GS_BATCH_MAX_RUNS)
 		elog(ERROR, "GpuSort batched merge of %d runs", nruns);
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(batch_xact_callback, NULL);
-		RegisterSubXactCallback(batch_subxact_callback, NULL);
-		before_shmem_exit(batch_exit_callback, (Datum) 0);
-		callbacks_registered = true;
-	}
 	b = MemoryContextAllocZero(cxt, sizeof(GsBatchMerge));
 	b->cxt = cxt;
 	b->runs = runs;
