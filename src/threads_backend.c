@@ -14,9 +14,7 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "miscadmin.h"
-#include "storage/ipc.h"
 
 #include "threads_backend.h"
 
@@ -66,63 +64,4 @@ gs_cpu_for_tasks(uint64 ntasks, int nthreads,
 {
 	serve_stop(gs_for_slices(ntasks, 2, nthreads, fn, arg,
 							 cancel_pending, NULL));
-}
-
-/* ---- threads that outlive a call (see threads_backend.h) ---- */
-
-static dlist_head live_threads = DLIST_STATIC_INIT(live_threads);
-static bool live_callbacks_registered = false;
-
-static void
-stop_live_threads(void)
-{
-	dlist_mutable_iter iter;
-
-	dlist_foreach_modify(iter, &live_threads)
-	{
-		GsLiveThreads *live = dlist_container(GsLiveThreads, node, iter.cur);
-
-		live->stop(live);
-	}
-}
-
-static void
-live_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		stop_live_threads();
-}
-
-static void
-live_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					  SubTransactionId parentSubid, void *arg)
-{
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		stop_live_threads();
-}
-
-static void
-live_exit_callback(int code, Datum arg)
-{
-	stop_live_threads();
-}
-
-void
-gs_live_threads_add(GsLiveThreads *live, void (*stop) (GsLiveThreads *live))
-{
-	if (!live_callbacks_registered)
-	{
-		RegisterXactCallback(live_xact_callback, NULL);
-		RegisterSubXactCallback(live_subxact_callback, NULL);
-		before_shmem_exit(live_exit_callback, (Datum) 0);
-		live_callbacks_registered = true;
-	}
-	live->stop = stop;
-	dlist_push_tail(&live_threads, &live->node);
-}
-
-void
-gs_live_threads_remove(GsLiveThreads *live)
-{
-	dlist_delete(&live->node);
 }

@@ -26,7 +26,7 @@
  * transaction's or subtransaction's abort, the backend's exit) calls each
  * entry's stop, which joins the threads and takes the entry off the list.
  * An owner of an enclosing subtransaction finds its threads stopped and
- * carries on without them (each owner says how).
+ * carries on without them (each owner says how).  In threads_live.c.
  */
 typedef struct GsLiveThreads GsLiveThreads;
 struct GsLiveThreads
