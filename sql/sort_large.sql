@@ -44,6 +44,12 @@ $f$;
 
 SELECT large_check('SELECT i8 FROM lg ORDER BY i8');
 SELECT large_check('SELECT a, t FROM lg ORDER BY a, t DESC');
+-- an exact 16-byte key whose values repeat (2000 of a, 511 of f, whose
+-- float8 bytes look random): an 8-byte prefix would separate the distinct
+-- values but leave every group of equal ones to the comparators
+CREATE TABLE lgf AS SELECT a, ((i8 % 256) / 100.0)::float8 AS f FROM lg;
+SELECT large_check('SELECT a, f FROM lgf ORDER BY a, f');
+DROP TABLE lgf;
 
 -- strings, whose raw keys the node does not keep: the keys are built from
 -- the stored rows on threads; values stored compressed, and numerics, are
