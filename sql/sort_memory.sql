@@ -29,6 +29,31 @@ SELECT mem('available') > 0 AS available,
 	   mem('max_total_memory') = mem('available') / 2 AS half,
 	   (SELECT detail ~ '^(cgroup v[12]|physical memory): ' FROM gpusort_memory()
 		 WHERE name = 'available') AS source_named;
+-- gpusort.huge_pages: on and off say so; auto advises huge pages only where
+-- the kernel's transparent_hugepage policy lets a fault in an advised range
+-- take small pages rather than compact memory (defrag = defer or never),
+-- which the test reads from the same files; a wrong value is refused
+SET gpusort.huge_pages = on;
+SELECT detail FROM gpusort_memory() WHERE name = 'huge_pages';
+SET gpusort.huge_pages = off;
+SELECT detail FROM gpusort_memory() WHERE name = 'huge_pages';
+SET gpusort.huge_pages = sometimes;
+RESET gpusort.huge_pages;
+WITH thp AS (
+  SELECT substring(pg_read_file('/sys/kernel/mm/transparent_hugepage/enabled', 0, 200, true)
+				   FROM '\[([a-z+]+)\]') AS enabled,
+		 substring(pg_read_file('/sys/kernel/mm/transparent_hugepage/defrag', 0, 200, true)
+				   FROM '\[([a-z+]+)\]') AS defrag)
+SELECT detail = CASE
+		 WHEN enabled IS NULL OR defrag IS NULL
+		 THEN 'not advised: auto: no transparent huge pages in /sys/kernel/mm/transparent_hugepage/'
+		 ELSE CASE WHEN enabled IN ('always', 'madvise') AND defrag IN ('defer', 'never')
+				   THEN 'advised' ELSE 'not advised' END
+			  || ': auto: transparent_hugepage enabled = ' || enabled || ', defrag = ' || defrag
+			  || CASE WHEN enabled IN ('always', 'madvise') AND defrag NOT IN ('defer', 'never')
+					  THEN ' (a fault in an advised range would compact memory)' ELSE '' END
+	   END AS auto_follows_kernel
+  FROM thp, gpusort_memory() WHERE name = 'huge_pages';
 SET gpusort.max_memory = '100MB';
 SET gpusort.max_total_memory = '300MB';
 SELECT name, bytes, detail FROM gpusort_memory() WHERE name IN ('max_memory', 'max_total_memory');
