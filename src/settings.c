@@ -233,14 +233,17 @@ gpusort_threads(void)
  *   (a virtio balloon with free page reporting, which reports free blocks
  *   of 2MB and more): a huge page is then most likely such a block, which
  *   the host backs again page by page on the first write.  Measured on 2
- *   cores (Firecracker): 330 MB faulted in after 5 s idle took 440-700 ms
- *   as huge pages, 120 ms as small pages (the guest's smaller free blocks,
- *   never reported), 15 ms as huge pages freed a moment before; so a
- *   session's first sorts paid 200-250 ms (of about 550) for the advice
- *   and the later, back-to-back ones saved 50 ms.
+ *   cores (Firecracker, bench/sort/fault_in.sh): 330 MB faulted in as huge
+ *   pages took from 15 ms (blocks freed a moment before) to 1.4 s, as
+ *   small pages (the guest's smaller free blocks, never reported) 100 ms
+ *   of system time every time; a session's first sort of 2*10^6 rows took
+ *   up to 430 ms more CPU with the advice, 200-250 ms on a quiet machine,
+ *   and its later, back-to-back ones 50-70 ms less.
  *
- * Files missing (another kernel, no transparent huge pages) mean no
- * advice.  Read once per backend: the policy is the machine's.
+ * The parallel node's chunks in shared memory are advised alike: their
+ * huge pages (under shmem_enabled) come from the same free blocks.  Files
+ * missing (another kernel, no transparent huge pages) mean no advice.
+ * Read once per backend: the policy is the machine's.
  */
 #define GS_THP_DIR		"/sys/kernel/mm/transparent_hugepage/"
 #define GS_VIRTIO_DIR	"/sys/bus/virtio/devices/"
@@ -560,10 +563,11 @@ define_resource_settings(void)
 
 	DefineCustomEnumVariable("gpusort.huge_pages",
 							 "Asks the kernel for transparent huge pages on a GpuSort's large blocks.",
-							 "Huge pages spare page faults and TLB misses, but where the "
-							 "kernel compacts memory to fault one in (transparent_hugepage "
-							 "defrag = always, madvise or defer+madvise) a session's first "
-							 "sorts wait on it.  auto asks only under defrag = defer or never.",
+							 "Huge pages spare page faults and TLB misses, but a session's "
+							 "first sorts wait where the kernel compacts memory to fault one "
+							 "in (transparent_hugepage defrag = always, madvise or "
+							 "defer+madvise) or where a VM's balloon has handed free memory "
+							 "back to the host.  auto asks only where neither is the case.",
 							 &gpusort_huge_pages,
 							 GS_HUGE_PAGES_AUTO,
 							 huge_pages_options,
