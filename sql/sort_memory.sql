@@ -29,6 +29,41 @@ SELECT mem('available') > 0 AS available,
 	   mem('max_total_memory') = mem('available') / 2 AS half,
 	   (SELECT detail ~ '^(cgroup v[12]|physical memory): ' FROM gpusort_memory()
 		 WHERE name = 'available') AS source_named;
+-- gpusort.huge_pages: on and off say so; auto advises huge pages only where
+-- the kernel's transparent_hugepage policy lets a fault in an advised range
+-- take small pages rather than compact memory (defrag = defer or never) and
+-- no balloon hands free pages back to a hypervisor, which the test reads
+-- from the same files; a wrong value is refused
+SET gpusort.huge_pages = on;
+SELECT detail FROM gpusort_memory() WHERE name = 'huge_pages';
+SET gpusort.huge_pages = off;
+SELECT detail FROM gpusort_memory() WHERE name = 'huge_pages';
+SET gpusort.huge_pages = sometimes;
+RESET gpusort.huge_pages;
+WITH thp AS (
+  SELECT substring(pg_read_file('/sys/kernel/mm/transparent_hugepage/enabled', 0, 200, true)
+				   FROM '\[([a-z+]+)\]') AS enabled,
+		 substring(pg_read_file('/sys/kernel/mm/transparent_hugepage/defrag', 0, 200, true)
+				   FROM '\[([a-z+]+)\]') AS defrag),
+	 reporting AS (
+  SELECT coalesce(bool_or(substr(pg_read_file('/sys/bus/virtio/devices/' || d || '/features', 0, 200, true), 6, 1) = '1'),
+				  false) AS reported
+	FROM pg_ls_dir('/sys/bus/virtio/devices', true, false) AS d
+   WHERE pg_read_file('/sys/bus/virtio/devices/' || d || '/device', 0, 200, true) = E'0x0005\n'),
+	 expect AS (
+  SELECT enabled, defrag, reported, enabled IN ('always', 'madvise') AS eligible,
+		 defrag NOT IN ('defer', 'never') AS stalls FROM thp, reporting)
+SELECT detail = CASE
+		 WHEN enabled IS NULL OR defrag IS NULL
+		 THEN 'not advised: auto: no transparent huge pages in /sys/kernel/mm/transparent_hugepage/'
+		 ELSE CASE WHEN eligible AND NOT stalls AND NOT reported THEN 'advised' ELSE 'not advised' END
+			  || ': auto: transparent_hugepage enabled = ' || enabled || ', defrag = ' || defrag
+			  || CASE WHEN NOT eligible THEN ''
+					  WHEN stalls THEN ' (a fault in an advised range would compact memory)'
+					  WHEN reported THEN ' (free pages are reported to the hypervisor)'
+					  ELSE '' END
+	   END AS auto_follows_kernel
+  FROM expect, gpusort_memory() WHERE name = 'huge_pages';
 SET gpusort.max_memory = '100MB';
 SET gpusort.max_total_memory = '300MB';
 SELECT name, bytes, detail FROM gpusort_memory() WHERE name IN ('max_memory', 'max_total_memory');

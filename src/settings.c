@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ int			gpusort_min_rows = 10000;
 int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
+int			gpusort_huge_pages = GS_HUGE_PAGES_AUTO;
 bool		gpusort_copy_rows = true;
 bool		gpusort_window_functions = true;
 bool		gpusort_aggregates = true;
@@ -57,6 +60,19 @@ static const struct config_enum_entry parallel_options[] = {
 	{"no", GS_PARALLEL_OFF, true},
 	{"1", GS_PARALLEL_ON, true},
 	{"0", GS_PARALLEL_OFF, true},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry huge_pages_options[] = {
+	{"auto", GS_HUGE_PAGES_AUTO, false},
+	{"on", GS_HUGE_PAGES_ON, false},
+	{"off", GS_HUGE_PAGES_OFF, false},
+	{"true", GS_HUGE_PAGES_ON, true},
+	{"false", GS_HUGE_PAGES_OFF, true},
+	{"yes", GS_HUGE_PAGES_ON, true},
+	{"no", GS_HUGE_PAGES_OFF, true},
+	{"1", GS_HUGE_PAGES_ON, true},
+	{"0", GS_HUGE_PAGES_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -198,6 +214,170 @@ gpusort_threads(void)
 	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
 }
 
+/*
+ * gpusort.huge_pages = auto: whether a sort asks the kernel for
+ * transparent huge pages (madvise MADV_HUGEPAGE) on its large blocks.
+ * Huge pages spare most of the page faults of first touching the rows'
+ * memory and most of the TLB misses of gathering them in sorted order, but
+ * a huge page is cheap only where the kernel has one ready.  Two cases
+ * make the fault that takes one slow, and auto does not advise in either:
+ *
+ * - The kernel's defrag policy (/sys/kernel/mm/transparent_hugepage/,
+ *   Documentation/admin-guide/mm/transhuge.rst): under defrag = always,
+ *   madvise or defer+madvise, a fault in an advised range that finds no
+ *   free huge page reclaims and compacts memory before it returns.  Under
+ *   defer or never it takes small pages instead and compaction runs in the
+ *   background.  enabled = never makes the advice void.
+ *
+ * - A virtual machine whose free memory is handed back to the hypervisor
+ *   (a virtio balloon with free page reporting, which reports free blocks
+ *   of 2MB and more): a huge page is then most likely such a block, which
+ *   the host backs again page by page on the first write.  Measured on 2
+ *   cores (Firecracker, bench/sort/fault_in.sh): 330 MB faulted in as huge
+ *   pages took from 15 ms (blocks freed a moment before) to 1.4 s, as
+ *   small pages (the guest's smaller free blocks, never reported) 100 ms
+ *   of system time every time; a session's first sort of 2*10^6 rows took
+ *   up to 430 ms more CPU with the advice, 200-250 ms on a quiet machine,
+ *   and its later, back-to-back ones 50-70 ms less.
+ *
+ * The parallel node's chunks in shared memory are advised alike: their
+ * huge pages (under shmem_enabled) come from the same free blocks.  Files
+ * missing (another kernel, no transparent huge pages) mean no advice.
+ * Read once per backend: the policy is the machine's.
+ */
+#define GS_THP_DIR		"/sys/kernel/mm/transparent_hugepage/"
+#define GS_VIRTIO_DIR	"/sys/bus/virtio/devices/"
+#define GS_VIRTIO_ID_BALLOON		"0x0005"
+#define GS_VIRTIO_BALLOON_F_REPORTING	5
+
+/* the first line of a small file of /sys into buf; false if unreadable */
+static bool
+read_sys_line(const char *path, char *buf, Size len)
+{
+	int			fd;
+	ssize_t		n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/*
+ * The selected value of a transparent_hugepage file, the word in brackets
+ * ("always defer [madvise] never"), into buf; false if unreadable
+ */
+static bool
+thp_mode(const char *name, char *buf, Size len)
+{
+	char		path[128];
+	char		text[256];
+	char	   *open_br;
+	char	   *close_br;
+
+	snprintf(path, sizeof(path), "%s%s", GS_THP_DIR, name);
+	if (!read_sys_line(path, text, sizeof(text)))
+		return false;
+	open_br = strchr(text, '[');
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (close_br == NULL || (Size) (close_br - open_br) > len)
+		return false;
+	memcpy(buf, open_br + 1, close_br - open_br - 1);
+	buf[close_br - open_br - 1] = '\0';
+	return true;
+}
+
+/*
+ * Is there a virtio balloon that reports free pages to the host: a virtio
+ * device of the balloon's id whose negotiated features (a string of 0s
+ * and 1s by bit number) include VIRTIO_BALLOON_F_REPORTING
+ */
+static bool
+free_pages_reported(void)
+{
+	DIR		   *dir = opendir(GS_VIRTIO_DIR);
+	struct dirent *de;
+	bool		reported = false;
+
+	if (dir == NULL)
+		return false;
+	while (!reported && (de = readdir(dir)) != NULL)
+	{
+		char		path[MAXPGPATH];
+		char		text[256];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s%s/device", GS_VIRTIO_DIR, de->d_name);
+		if (!read_sys_line(path, text, sizeof(text)) ||
+			strcmp(text, GS_VIRTIO_ID_BALLOON) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s%s/features", GS_VIRTIO_DIR, de->d_name);
+		reported = read_sys_line(path, text, sizeof(text)) &&
+			strlen(text) > GS_VIRTIO_BALLOON_F_REPORTING &&
+			text[GS_VIRTIO_BALLOON_F_REPORTING] == '1';
+	}
+	closedir(dir);
+	return reported;
+}
+
+/* gpusort.huge_pages = auto, resolved once per backend (above) */
+static bool
+huge_pages_auto(const char **why)
+{
+	static bool done = false;
+	static bool advise = false;
+	static char what[256];
+
+	if (!done)
+	{
+		char		enabled[32];
+		char		defrag[32];
+
+		if (!thp_mode("enabled", enabled, sizeof(enabled)) ||
+			!thp_mode("defrag", defrag, sizeof(defrag)))
+			strlcpy(what, "auto: no transparent huge pages in " GS_THP_DIR,
+					sizeof(what));
+		else
+		{
+			bool		eligible = strcmp(enabled, "always") == 0 ||
+				strcmp(enabled, "madvise") == 0;
+			bool		stalls = strcmp(defrag, "defer") != 0 &&
+				strcmp(defrag, "never") != 0;
+			bool		reported = eligible && !stalls && free_pages_reported();
+
+			advise = eligible && !stalls && !reported;
+			snprintf(what, sizeof(what),
+					 "auto: transparent_hugepage enabled = %s, defrag = %s%s",
+					 enabled, defrag,
+					 !eligible ? "" :
+					 stalls ? " (a fault in an advised range would compact memory)" :
+					 reported ? " (free pages are reported to the hypervisor)" : "");
+		}
+		done = true;
+	}
+	if (why)
+		*why = what;
+	return advise;
+}
+
+bool
+gpusort_huge_pages_advised(const char **why)
+{
+	if (gpusort_huge_pages == GS_HUGE_PAGES_AUTO)
+		return huge_pages_auto(why);
+	if (why)
+		*why = gpusort_huge_pages == GS_HUGE_PAGES_ON ?
+			"gpusort.huge_pages = on" : "gpusort.huge_pages = off";
+	return gpusort_huge_pages == GS_HUGE_PAGES_ON;
+}
+
 /* one row of gpusort_memory(); bytes SIZE_MAX: NULL */
 static void
 memory_row(ReturnSetInfo *rsinfo, const char *name, Size bytes, const char *detail)
@@ -225,6 +405,7 @@ gpusort_memory(PG_FUNCTION_ARGS)
 	const char *detail;
 	Size		avail = gpusort_available_memory(&source, &detail);
 	Size		shm_size;
+	bool		advised;
 	char		buf[700];
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -249,6 +430,9 @@ gpusort_memory(PG_FUNCTION_ARGS)
 	memory_row(rsinfo, "gpu_reserved", gs_account_total(GS_ACCT_DEV),
 			   "GPU memory, all sessions, now");
 	memory_row(rsinfo, "account", SIZE_MAX, gs_account_where());
+	advised = gpusort_huge_pages_advised(&detail);
+	snprintf(buf, sizeof(buf), "%s: %s", advised ? "advised" : "not advised", detail);
+	memory_row(rsinfo, "huge_pages", SIZE_MAX, buf);
 	return (Datum) 0;
 }
 
@@ -374,6 +558,19 @@ define_resource_settings(void)
 							 &gpusort_parallel,
 							 GS_PARALLEL_AUTO,
 							 parallel_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpusort.huge_pages",
+							 "Asks the kernel for transparent huge pages on a GpuSort's large blocks.",
+							 "Huge pages spare page faults and TLB misses, but a session's "
+							 "first sorts wait where the kernel compacts memory to fault one "
+							 "in (transparent_hugepage defrag = always, madvise or "
+							 "defer+madvise) or where a VM's balloon has handed free memory "
+							 "back to the host.  auto asks only where neither is the case.",
+							 &gpusort_huge_pages,
+							 GS_HUGE_PAGES_AUTO,
+							 huge_pages_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

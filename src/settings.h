@@ -25,6 +25,14 @@ typedef enum GsParallel
 	GS_PARALLEL_AUTO			/* on machines of GS_PARALLEL_MIN_CPUS cores or more */
 } GsParallel;
 
+/* gpusort.huge_pages */
+typedef enum GsHugePages
+{
+	GS_HUGE_PAGES_OFF,
+	GS_HUGE_PAGES_ON,
+	GS_HUGE_PAGES_AUTO			/* where the kernel's policy makes it cheap */
+} GsHugePages;
+
 /* GUC variables */
 extern bool gpusort_enabled;
 extern int	gpusort_device;
@@ -36,6 +44,7 @@ extern char *gpusort_devices;
 extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */
+extern int	gpusort_huge_pages;	/* GsHugePages */
 extern bool gpusort_copy_rows;
 extern bool gpusort_window_functions;
 extern bool gpusort_aggregates;
@@ -51,6 +60,11 @@ extern Size gpusort_memory_budget(void);
 extern Size gpusort_total_memory_limit(void);
 /* gpusort.parallel, auto resolved: may the planner use the parallel node */
 extern bool gpusort_parallel_enabled(void);
+/*
+ * gpusort.huge_pages, auto resolved: may a sort's large blocks be advised
+ * as huge pages; why, if not NULL, says what decided it
+ */
+extern bool gpusort_huge_pages_advised(const char **why);
 /* gpusort.cpu_threads, 0 resolved */
 extern int	gpusort_threads(void);
 

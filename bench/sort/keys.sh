@@ -21,6 +21,8 @@
 #                  work_mem = 1GB, parallel_tuple_cost = 0.01
 #   stock_serial   gpusort.enabled = off, no workers, work_mem = 1GB
 #   gpusort        gpusort at its defaults, with stock_tuned's settings
+#   gpusort_huge   gpusort with gpusort.huge_pages = on (not in the default
+#                  modes: to compare the huge-page advice with auto)
 # P = min(8, cores / 2) (GS_BENCH_WORKERS).  The best of GS_BENCH_REPS runs
 # (default 2) is kept; a query past GS_BENCH_TIMEOUT seconds (default 120)
 # says ">N".  After the timed runs, an EXPLAIN ANALYZE of the gpusort mode
@@ -81,6 +83,7 @@ mode_settings() {
 		stock_tuned) echo "SET gpusort.enabled = off; $tuned" ;;
 		stock_serial) echo "SET gpusort.enabled = off; SET max_parallel_workers_per_gather = 0; SET work_mem = '1GB';" ;;
 		gpusort) echo "$tuned${GS_BENCH_MAX_MEMORY:+ SET gpusort.max_memory = '$GS_BENCH_MAX_MEMORY';}" ;;
+		gpusort_huge) echo "$(mode_settings gpusort) SET gpusort.huge_pages = on;" ;;
 		*) echo "unknown mode $1" >&2; return 1 ;;
 	esac
 }

@@ -9,7 +9,8 @@
  * by row number (gs_huge_alloc), are offered to the kernel as huge pages,
  * which spares most of the page faults that first touching gigabytes costs,
  * and most of the TLB misses of the random reads that gather the rows into
- * output order.
+ * output order; unless gpusort.huge_pages says not to, which under auto it
+ * does where the kernel would compact memory on such a fault (settings.c).
  *
  * What faulting in fresh memory still costs is moved to another core
  * (prefault.c): from blocks of GS_ROWS_AHEAD_MIN bytes on, the next block
@@ -26,6 +27,7 @@
 #include "utils/memutils.h"
 
 #include "rowstore.h"
+#include "settings.h"
 
 #define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
 #define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
@@ -40,7 +42,7 @@ gs_advise_huge_pages(void *p, Size size)
 	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) p + size);
 
 	/* only a hint: the kernel may ignore it, and an error changes nothing */
-	if (end > start)
+	if (end > start && gpusort_huge_pages_advised(NULL))
 		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
 #endif
 }

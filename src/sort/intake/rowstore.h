@@ -100,7 +100,10 @@ extern void gs_rows_next_block(GsRowStore *rs, Size len);
  */
 extern void *gs_huge_alloc(MemoryContext cxt, Size size);
 extern void *gs_huge_realloc(void *p, Size size);
-/* asks for huge pages on the whole 2MB pages inside [p, p + size): a hint */
+/*
+ * asks for huge pages on the whole 2MB pages inside [p, p + size), where
+ * gpusort.huge_pages lets it: a hint
+ */
 extern void gs_advise_huge_pages(void *p, Size size);
 
 static inline char *

@@ -501,7 +501,7 @@ gather_slice(void *p, uint64 lo, uint64 hi)
  * participants stored lie in shared memory of 4kB pages, in input order,
  * so returning them in sorted order costs a cache and a TLB miss each.
  * Instead the leader's threads copy them, many random reads in flight at
- * once, into one buffer in output order (huge pages), which the node then
+ * once, into one buffer in output order (gs_huge_alloc), which the node then
  * returns at the speed of sequential reads.  Two passes over slices of the
  * output: the bytes each slice needs, then the copies.
  */
