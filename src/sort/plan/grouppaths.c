@@ -60,10 +60,19 @@
 #include "settings.h"
 #include "sortkey.h"
 
-/* the least estimated groups whose hashed paths are dropped */
+/*
+ * The least estimated groups whose hashed paths are dropped: at 4*10^4
+ * (above) cheap transitions still hash faster, at 2*10^5 they no longer
+ * do; numeric sums sort faster from 4*10^4 on, but one rule for every
+ * aggregate keeps the choice predictable
+ */
 #define GS_SORTED_GROUPS_MIN	100000
 
-/* ... and the least share of the input's rows they must be */
+/*
+ * ... and the least share of the input's rows they must be: issue 28's
+ * top-N over GROUP BY has 1.3% (131072 users in 10^7 events), and a few
+ * groups over far more rows keep the hash, which reads each row once
+ */
 #define GS_SORTED_GROUPS_MIN_SHARE	0.01
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
