@@ -8,8 +8,8 @@
 -- only, numeric of mixed scales, NaN and infinities, int8 sums past int8,
 -- no rows (estimated many), HAVING, FILTER, LIMIT with ties, rescans,
 -- serial and parallel plans with the parallel node and without, and the
--- cases that keep the hash: few groups, the setting off, gpusort off,
--- fewer rows than gpusort.min_rows.
+-- cases that keep the hash: few groups, text under en_US.UTF-8, the
+-- setting off, gpusort off, fewer rows than gpusort.min_rows.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -128,6 +128,8 @@ SET max_parallel_workers_per_gather = 0;
 SELECT * FROM grp_check('SELECT i4, sum(n) FROM gr GROUP BY i4 ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10');
 -- so does a GROUP BY without aggregates
 SELECT * FROM grp_check('SELECT count(*) FROM (SELECT g FROM gr GROUP BY g) s');
+-- and text under a collation's transform (strxfrm costs more than hashing)
+SELECT * FROM grp_check('SELECT t COLLATE "en_US.utf8", sum(n), count(*) FROM gr GROUP BY 1 ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10');
 -- and a Sort that would not be a GpuSort: fewer rows than gpusort.min_rows
 SET gpusort.min_rows = 1000000;
 SELECT grp_plan('SELECT g, sum(n) FROM gr GROUP BY g ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10');

@@ -36,7 +36,9 @@
  *	 - the input is estimated at gpusort.min_rows or more and every group
  *	   column's sort operator has a key encoding (gs_keys_encodable):
  *	   planner.c's rules for making the Sort a GpuSort, so that the sorted
- *	   plan sorts in GpuSort and not in tuplesort;
+ *	   plan sorts in GpuSort and not in tuplesort; and none is a
+ *	   collation's transform (text under a libc or ICU collation other
+ *	   than C), which costs more per row than hashing the bytes;
  *	 - a path that does not hash remains: the planner then picks the
  *	   cheapest of those (serial or parallel, as it prices them).
  * The GroupAggregate is stock's own: every aggregate is computed by its
@@ -118,7 +120,12 @@ hashed_agg(Path *path)
 
 /*
  * Would a Sort by these group columns, over input_rows rows, be a
- * GpuSort (planner.c's eligible(): rows, the keys' encoding)?
+ * GpuSort (planner.c's eligible(): rows, the keys' encoding), one whose
+ * keys need no collation's transform?  Text under en_US.UTF-8 pays
+ * strxfrm for each row and strcoll for each pair of neighbours, where the
+ * hash table hashes its bytes: 2*10^6 md5 strings in 2*10^5 groups,
+ * sum(float8), took 1.5 s hashed and 2.3 s sorted (2 cores), and 1.2 s
+ * and 0.66 s under C.UTF-8.
  */
 static bool
 sorts_in_gpusort(PlannerInfo *root, List *group_clause, double input_rows)
@@ -134,7 +141,8 @@ sorts_in_gpusort(PlannerInfo *root, List *group_clause, double input_rows)
 		Node	   *expr = get_sortgroupclause_expr(sgc, root->parse->targetList);
 
 		if (!OidIsValid(sgc->sortop) ||
-			!gs_keys_encodable(sgc->sortop, exprCollation(expr)))
+			!gs_keys_encodable(sgc->sortop, exprCollation(expr)) ||
+			gs_keys_transformed(sgc->sortop, exprCollation(expr)))
 			return false;
 	}
 	return true;
