@@ -439,8 +439,9 @@ define_window_settings(void)
 							 "Groups many groups by a GpuSort rather than a hash table.",
 							 "Where GROUP BY is estimated to make at least 100000 groups, "
 							 "and at least 1% of its input's rows, and the Sort would be a "
-							 "GpuSort, the planner's HashAggregate paths give way to its "
-							 "GroupAggregate paths; off keeps the planner's choice.",
+							 "GpuSort whose keys need no collation's transform, the "
+							 "planner's HashAggregate paths give way to its GroupAggregate "
+							 "paths; off keeps the planner's choice.",
 							 &gpusort_sorted_grouping,
 							 true,
 							 PGC_USERSET, 0,
