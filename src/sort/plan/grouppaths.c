@@ -23,6 +23,9 @@
  *	 2*10^5		3.5				0.8-1.6			1.6
  *	 2*10^6		2.4				2.7
  *
+ * and bench/sort/aggs.sh's top 10 of 131072 groups over 10^7 rows, against
+ * stock tuned: 1.80x for sum(float8), 2.65x for sum(numeric).
+ *
  * So, once the planner has built the grouping paths (the
  * create_upper_paths_hook of UPPERREL_GROUP_AGG, before it picks the
  * cheapest), the hashed ones are dropped where
