@@ -42,6 +42,7 @@ int			gpusort_huge_pages = GS_HUGE_PAGES_AUTO;
 bool		gpusort_copy_rows = true;
 bool		gpusort_window_functions = true;
 bool		gpusort_aggregates = true;
+bool		gpusort_sorted_grouping = true;
 int			gpusort_max_gpu_sessions = 8;
 char	   *gpusort_devices = NULL;	/* '': every visible device */
 int			gpusort_gpu_max_run_rows = 0;
@@ -627,6 +628,18 @@ define_window_settings(void)
 							 "(ORDER BY y), or counts, sorting one column, is replaced by it; "
 							 "off keeps every Agg.",
 							 &gpusort_aggregates,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.sorted_grouping",
+							 "Groups many groups by a GpuSort rather than a hash table.",
+							 "Where GROUP BY is estimated to make at least 100000 groups, "
+							 "and at least 1% of its input's rows, and the Sort would be a "
+							 "GpuSort whose keys need no collation's transform, the "
+							 "planner's HashAggregate paths give way to its GroupAggregate "
+							 "paths; off keeps the planner's choice.",
+							 &gpusort_sorted_grouping,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -48,6 +48,7 @@ extern int	gpusort_huge_pages;	/* GsHugePages */
 extern bool gpusort_copy_rows;
 extern bool gpusort_window_functions;
 extern bool gpusort_aggregates;
+extern bool gpusort_sorted_grouping;
 /* sortverify.c: swaps two rows after the engine's sort, to test the repair */
 extern bool gpusort_debug_scramble_keys;
 /* sortdict.c: dictionary ranks; sortrefine.c: ties from the transform */

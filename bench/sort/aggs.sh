@@ -21,7 +21,8 @@
 # (test/lib.sh; GS_PRIVATE_PG as for the tests) and installs the build.
 #
 # Queries (the table: ev(day date, user_id int8, category int, amount
-# float8, account int, name text, ts timestamp, city text); user_id has
+# float8, account int, name text, ts timestamp, city text, price
+# numeric(12,2), amount's values as numeric); user_id has
 # ROWS/16 values up to 131072, as the issue's 10^7-row table; name is
 # unique, city has 256 values; text under the cluster's locale,
 # GS_CLUSTER_LOCALE, C.UTF-8 unless set):
@@ -35,11 +36,12 @@
 #   mode_text      SELECT category, mode() WITHIN GROUP (ORDER BY city) ... GROUP BY category
 #   string_agg     SELECT account, string_agg(name, ',' ORDER BY ts) FROM ev GROUP BY account
 #   topn_group     SELECT user_id, sum(amount) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10
+#   topn_group_num SELECT user_id, sum(price) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10
 set -uo pipefail
 . "$(dirname "$0")/../../test/lib.sh"
 
 reps=3
-queries="distinct_day distinct_all distinct_2col distinct_text pct_cat pct_disc_cat mode_cat mode_text string_agg topn_group"
+queries="distinct_day distinct_all distinct_2col distinct_text pct_cat pct_disc_cat mode_cat mode_text string_agg topn_group topn_group_num"
 out=""
 no_1proc=""
 while [ $# -gt 1 ]; do
@@ -51,7 +53,7 @@ while [ $# -gt 1 ]; do
 		*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ $# -eq 1 ] || { sed -n '2,37p' "$0"; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,40p' "$0"; exit 2; }
 rows=$1
 cores=$(nproc)
 workers=$((cores > 8 ? 8 : cores))
@@ -76,6 +78,7 @@ query_sql() {
 		mode_text) echo "SELECT category, mode() WITHIN GROUP (ORDER BY city) FROM ev GROUP BY category" ;;
 		string_agg) echo "SELECT account, string_agg(name, ',' ORDER BY ts) FROM ev GROUP BY account" ;;
 		topn_group) echo "SELECT user_id, sum(amount) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10" ;;
+		topn_group_num) echo "SELECT user_id, sum(price) FROM ev GROUP BY user_id ORDER BY 2 DESC, 1 LIMIT 10" ;;
 		*) echo "unknown query $1" >&2; return 1 ;;
 	esac
 }
@@ -143,7 +146,8 @@ SELECT date '2024-01-01' + (hashint4(i) & 1023) % 365 AS day,
 	   (hashint4(i + 4) & 2147483647) % greatest($rows / 20, 1) AS account,
 	   md5(i::text) AS name,
 	   timestamp '2024-01-01' + (hashint4(i + 5) & 2147483647) * interval '1 ms' AS ts,
-	   'city ' || (hashint4(i + 6) & 255) AS city
+	   'city ' || (hashint4(i + 6) & 255) AS city,
+	   ((hashint4(i + 3) & 1048575) / 100.0)::numeric(12,2) AS price
   FROM generate_series(1, $rows) i;
 ALTER TABLE ev SET (parallel_workers = $workers);
 VACUUM ANALYZE ev;
@@ -174,7 +178,7 @@ for q in $queries; do
 	done
 	[ -n "$no_1proc" ] && s1=-
 	nodes=$(sed -n "/^== $q:/,/^== /p" "$out/explain_gpusort.txt" |
-		grep -o 'Custom Scan (Gpu[A-Za-z]*)\|Sort Method: top-N heapsort\|->  Sort ' | sort -u | tr '\n' ' ')
+		grep -o 'Custom Scan (Gpu[A-Za-z]*)\|Sort Method: top-N heapsort\|->  Sort \|HashAggregate\|GroupAggregate' | sort -u | tr '\n' ' ')
 	line=$(awk -v q="$q" -v st="$st" -v s1="$s1" -v gp="$gp" -v n="$nodes" 'BEGIN {
 		r1 = (st + 0 > 0 && gp + 0 > 0) ? sprintf("%.2fx", st / gp) : "-"
 		r2 = (s1 + 0 > 0 && gp + 0 > 0) ? sprintf("%.2fx", s1 / gp) : "-"

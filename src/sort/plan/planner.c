@@ -1036,4 +1036,5 @@ gpusort_planner_init(void)
 	gs_agg_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
+	gs_group_paths_init();
 }

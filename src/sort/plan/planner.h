@@ -11,4 +11,7 @@
 /* Installs the planner hook and registers the CustomScan methods */
 extern void gpusort_planner_init(void);
 
+/* grouppaths.c: installs the hook that prefers sorted grouping */
+extern void gs_group_paths_init(void);
+
 #endif							/* GPUSORT_PLANNER_H */
