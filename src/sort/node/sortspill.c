@@ -77,9 +77,6 @@
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16
 
-/* runs one merge reads at once, at most (see above) */
-#define GS_SPILL_MAX_WAYS	32
-
 /*
  * A batched merge's batch: this many bytes a thread, shared out among the
  * runs' read buffers, each within these bounds and an eighth of the budget

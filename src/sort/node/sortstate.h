@@ -132,6 +132,8 @@ typedef struct GpuSortState
 	bool		writer;			/* a parallel intake's run writer (sortpar.c):
 								 * writes every row to the shared runs */
 	instr_time	writer_start;	/* when the writer's share began */
+	Size		run_limit;		/* stored bytes that go to a run when
+								 * exceeded (run_budget), set by start_run */
 	struct GpuSortState *below; /* the participants' GpuSort under the
 								 * Gather below, whose runs this node merges,
 								 * or NULL */
@@ -291,6 +293,9 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 }
 
 /* ---- sortspill.c: runs in temp files and their merge ------------------------- */
+
+/* runs one merge reads at once, at most (sortspill.c) */
+#define GS_SPILL_MAX_WAYS	32
 
 /* prefetch distance (rows) and depth (cache lines) of the rows written to a run */
 #define GS_SPILL_PREFETCH	32
