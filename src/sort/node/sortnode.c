@@ -1433,7 +1433,12 @@ start_run(GpuSortState *node)
  * GS_SPILL_MAX_WAYS at once and merges runs again beyond that: so each
  * participant writes at most ways - 1 small runs (ways: its part of
  * GS_SPILL_MAX_WAYS), of a part of the budget that brings a share that fits
- * the budget to ways runs at most, and then runs of the whole budget.  A
+ * the budget to ways runs at most, and then runs of the whole budget.  And
+ * only where threads merge batches above (the keys decide, and there are
+ * GS_MERGE_MIN_THREADS threads), which a way more costs little: the tree of
+ * losers, in the backend, pays a level more per doubling of the ways (on 2
+ * cores, with 2 participants and twice the ways, no gain showed).  Whether the
+ * keys decide is known once the runs' layout is, after the first run.  A
  * share that fits budget / participants still goes through the Gather
  * unsorted (finish_shared_runs): no run is cut before that.
  */
@@ -1444,7 +1449,8 @@ run_budget(GpuSortState *node, Size budget)
 	int			ways;
 	Size		part;
 
-	if (node->shared == NULL)
+	if (node->shared == NULL || gpusort_threads() < GS_MERGE_MIN_THREADS ||
+		(node->nruns > 0 && !gs_spill_layout_exact(node)))
 		return budget;
 	nparts = Max(gs_shared_participants(node), 1);
 	ways = GS_SPILL_MAX_WAYS / nparts;

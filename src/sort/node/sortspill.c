@@ -85,17 +85,6 @@
 #define GS_MERGE_BUFFER_MIN	((Size) 256 * 1024)
 #define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
 
-/*
- * Threads the batched merge needs: with fewer, the tree of losers merges.
- * The batched merge does more passes over the rows (read, scan, merge,
- * hand out) than the tree, which only pays where threads share them; and
- * every batch starts and joins a team, whose helper thread may wait
- * milliseconds for a core on a small busy machine (measured on 2 cores:
- * the batched merge 5-40% slower on one thread, 1.3-2.5x on two,
- * bench/results/sort/spill_2core_2026-11-26_merge.md).
- */
-#define GS_MERGE_MIN_THREADS	4
-
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
 static GsMergeCmp merge_compare(GpuSortState *node);
 static GsMerge *begin_merge(GpuSortState *node, MemoryContext cxt,
@@ -353,7 +342,7 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
 static GsMergeCmp
 merge_compare(GpuSortState *node)
 {
-	if (node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys)
+	if (gs_spill_layout_exact(node))
 		return NULL;
 	return spill_compare;
 }
