@@ -568,9 +568,16 @@ gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n, uint64 *bad,
 	rc.tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(nout, 1));
 	rc.ncompares = 0;
 
-	/* bad has room for nbad + 2 entries: merge_all_runs's run bounds */
-	if (nout == n && !repair_threaded(&rc, order, n, bad, nbad))
-		merge_all_runs(&rc, order, n, bad, nbad);
+	/*
+	 * bad has room for nbad + 2 entries: merge_all_runs's run bounds.  The
+	 * bounded repair is for a bound only: after the threads' repair it would
+	 * merge again at positions that are no longer descents
+	 */
+	if (nout == n)
+	{
+		if (!repair_threaded(&rc, order, n, bad, nbad))
+			merge_all_runs(&rc, order, n, bad, nbad);
+	}
 	else if (!repair_bounded(&rc, order, nout, bad, ninside,
 							 bad + ninside, nbad - ninside))
 	{
