@@ -161,9 +161,7 @@ lower_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
  * weights misplaces a row by one to three places, where trying each costs
  * one comparison a place and galloping two or three
  */
-#ifndef GS_REPAIR_LINEAR_PROBES
 #define GS_REPAIR_LINEAR_PROBES	3
-#endif
 
 /*
  * upper_bound, searching from v's end: the rows a disagreement misplaces
