@@ -18,8 +18,9 @@
  *	   (searching from A's end, a row at a time, then galloping, then by
  *	   binary search, as the rows are misplaced by little): the rows before
  *	   are already in place; it then merges A's rows from there with B's,
- *	   one comparison each, until A's last row is left, which a search
- *	   from there places: the rows after it are in place too, so only the
+ *	   one comparison each (a long stretch of B's before one of A's by a
+ *	   search), until A's last row is left, which a search from there
+ *	   places: the rows after it are in place too, so only the
  *	   rows between (those the transform misplaced, and the rows they must
  *	   pass) are merged;
  *	 - every such merge meets at a descent, A's last row above B's first
@@ -233,9 +234,11 @@ lower_bound_from_start(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
  * places: the comparisons are the rows that move and a few, where a
  * search from each end (the first run's rows above v[mid], the second
  * run's below v[mid - 1]) before the merge compared most of them twice.
- * A disagreement within a group of rows equal in their primary weights
- * (the usual one) costs 5 to 7 comparisons this way rather than 10 to 12,
- * each a strcoll of two rows at random places.
+ * Where GS_REPAIR_LINEAR_PROBES rows of the second run in a row go before
+ * the same row of the first, the rest of that stretch is found by a
+ * search too.  A disagreement within a group of rows equal in their
+ * primary weights (the usual one) costs 5 to 7 comparisons this way rather
+ * than 10 to 12, each a strcoll of two rows at random places.
  */
 static void
 merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi,
@@ -248,6 +251,8 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi,
 				out,
 				end;
 	bool		tried_last = false;
+	bool		known_not_below = false;	/* v[pb] vs tmp[pa] */
+	int			streak = 0;		/* second-run rows written in a row */
 
 	if (lo == mid || mid == hi)
 		return;
@@ -272,24 +277,43 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi,
 	pb = mid + 1;
 	while (pa < na - 1 && pb < hi)
 	{
-		if (repair_compare(rc, v[pb], rc->tmp[pa]) < 0)
-			v[out++] = v[pb++];
-		else
+		if (!known_not_below && repair_compare(rc, v[pb], rc->tmp[pa]) < 0)
 		{
-			v[out++] = rc->tmp[pa++];
-			/*
-			 * Once: a row of the second run not below tmp[pa - 1] is
-			 * mostly the first of the next group, above all of tmp, whose
-			 * rows then go here without one comparison each (they are
-			 * often equal, a value's duplicates that the transform put
-			 * after a row that strcoll puts first)
-			 */
-			if (!tried_last && pa < na - 1)
+			v[out++] = v[pb++];
+			if (++streak >= GS_REPAIR_LINEAR_PROBES)
 			{
-				tried_last = true;
-				if (repair_compare(rc, v[pb], rc->tmp[na - 1]) >= 0)
-					break;
+				/*
+				 * A stretch of the second run goes before tmp[pa] (a
+				 * value's duplicates that a disagreement moved past it, or
+				 * past which it moves): found by a search rather than one
+				 * comparison a row; the row after it is not below tmp[pa]
+				 */
+				uint64		k = lower_bound_from_start(rc, v + pb, hi - pb,
+													   rc->tmp[pa]);
+
+				while (k-- > 0)
+					v[out++] = v[pb++];
+				streak = 0;
+				known_not_below = true;
 			}
+			continue;
+		}
+		known_not_below = false;
+		streak = 0;
+		v[out++] = rc->tmp[pa++];
+
+		/*
+		 * Once: a row of the second run not below tmp[pa - 1] is mostly the
+		 * first of the next group, above all of tmp, whose rows then go
+		 * here without one comparison each (they are often equal, a
+		 * value's duplicates that the transform put after a row that
+		 * strcoll puts first)
+		 */
+		if (!tried_last && pa < na - 1)
+		{
+			tried_last = true;
+			if (repair_compare(rc, v[pb], rc->tmp[na - 1]) >= 0)
+				break;
 		}
 	}
 	/* tmp's last row goes before the first row of v[pb .. hi) not below it */
