@@ -14,7 +14,11 @@
 # "10-5coop", "1,000_x" / "1,000 #x", then a number: many disagreements),
 # odd_clean (letters and digits, which strxfrm orders as strcoll does),
 # odd_one (odd_clean but for the two disagreeing pairs, once each: what one
-# disagreement costs), day, ts, amount (numeric), iv (interval); then times
+# disagreement costs), odd_agree (odd's shape without its disagreements:
+# the same number after six prefixes of the same lengths, within one or
+# none, two groups of three sharing their primary weights and differing
+# only in punctuation, as odd's, but none of whose pairs glibc's strxfrm
+# orders apart from strcoll: the same sort without one), day, ts, amount (numeric), iv (interval); then times
 # each query (every row sorted, none sent: OFFSET ROWS, or an aggregate over
 # a window) in three modes, each in fresh sessions:
 #   stock_tuned    gpusort.enabled = off, max_parallel_workers_per_gather = P,
@@ -48,7 +52,7 @@ REPS=${GS_BENCH_REPS:-2}
 TIMEOUT=${GS_BENCH_TIMEOUT:-120}
 OUT=${OUT:-$GS_ROOT/bench/out/keys}
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_serial gpusort"}
-QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one interval win_category_day win_category_ts win_category_amount"}
+QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one odd_agree interval win_category_day win_category_ts win_category_amount"}
 export GS_CLUSTER_LOCALE=${GS_CLUSTER_LOCALE:-en_US.UTF-8}
 
 mkdir -p "$OUT"
@@ -69,6 +73,7 @@ query_sql() {
 		odd) echo "SELECT * FROM kr ORDER BY odd OFFSET $ROWS" ;;
 		odd_clean) echo "SELECT * FROM kr ORDER BY odd_clean OFFSET $ROWS" ;;
 		odd_one) echo "SELECT * FROM kr ORDER BY odd_one OFFSET $ROWS" ;;
+		odd_agree) echo "SELECT * FROM kr ORDER BY odd_agree OFFSET $ROWS" ;;
 		interval) echo "SELECT * FROM kr ORDER BY iv OFFSET $ROWS" ;;
 		win_category_day) echo "SELECT max(r) FROM (SELECT row_number() OVER (PARTITION BY category ORDER BY day) AS r FROM kr) s" ;;
 		win_category_ts) echo "SELECT max(r) FROM (SELECT sum(amount) OVER (PARTITION BY category ORDER BY ts) AS r FROM kr) s" ;;
@@ -93,7 +98,7 @@ load_table() {
 	local j jobs=$((ncores < 16 ? ncores : 16)) lo hi
 	psql_bench -c "DROP TABLE IF EXISTS kr" -c "CREATE UNLOGGED TABLE kr (id int, category text,
 		brand text, country text, city text, name text, address text, email text, url text,
-		odd text, odd_clean text, odd_one text, day date, ts timestamp, amount numeric, iv interval)" || return 1
+		odd text, odd_clean text, odd_one text, odd_agree text, day date, ts timestamp, amount numeric, iv interval)" || return 1
 	for ((j = 0; j < jobs; j++)); do
 		lo=$((ROWS * j / jobs + 1)); hi=$((ROWS * (j + 1) / jobs))
 		psql_bench -c "$(insert_sql "$lo" "$hi")" &
@@ -134,6 +139,7 @@ insert_sql() {
 	   (ARRAY['tenfivecoop', 'tenfivecoopx', 'onethousandx', 'onethousandy', 'tenfivecoo', 'thousandx'])[1 + h1 % 6] || (h2 % 1000000),
 	   CASE i WHEN 1 THEN '10 +5 Co-Op' WHEN 2 THEN '10-5coop' WHEN 3 THEN '1,000_x' WHEN 4 THEN '1,000 #x'
 	     ELSE (ARRAY['tenfivecoop', 'tenfivecoopx', 'onethousandx', 'onethousandy', 'tenfivecoo', 'thousandx'])[1 + h1 % 6] || (h2 % 1000000) END,
+	   (ARRAY['10 +5 coop', '10-5coop', '1,000_x', '1,000 x', '10 5 coop', '1000x'])[1 + h1 % 6] || ' ' || (h2 % 1000000),
 	   date '2020-01-01' + h3 % 2000,
 	   timestamp '2020-01-01' + (h4 % 100000000) * interval '1 second',
 	   round((h1 % 10000000) / 100.0, 2),

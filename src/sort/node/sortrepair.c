@@ -15,11 +15,20 @@
  *
  *	 - k descents make k + 1 runs and ceil(log2(k + 1)) passes;
  *	 - each merge of runs A and B first finds where B's first row goes in A
- *	   and where A's last row goes in B (galloping from A's end and B's
- *	   start, then by binary search, as the rows are misplaced by little):
- *	   the rows before the one and after the other are already in place,
- *	   and only the rows between (those the transform misplaced, and the
- *	   rows they must pass) are merged, one comparison each.
+ *	   (searching from A's end, a row at a time, then galloping, then by
+ *	   binary search, as the rows are misplaced by little): the rows before
+ *	   are already in place; it then merges A's rows from there with B's,
+ *	   one comparison each (a long stretch of B's before one of A's by a
+ *	   search), until A's last row is left, which a search from there
+ *	   places: the rows after it are in place too, so only the
+ *	   rows between (those the transform misplaced, and the rows they must
+ *	   pass) are merged;
+ *	 - every such merge meets at a descent, A's last row above B's first
+ *	   (merge_run_range says why), so neither is compared with the other
+ *	   again: what strcoll disagreements cost is these comparisons, each a
+ *	   strcoll of rows at random places, and a disagreement within a group
+ *	   of rows equal in their primary weights (the usual one) needs 5 to 7
+ *	   (merge_runs).
  *
  * So a disagreement that misplaces a few rows costs a few binary searches
  * and a merge as long as the distance they move, not a sort of every row.
@@ -148,12 +157,21 @@ lower_bound(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 }
 
 /*
+ * Rows a search from a run's end or start tries one by one before it
+ * gallops: a disagreement within a group of rows equal in their primary
+ * weights misplaces a row by one to three places, where trying each costs
+ * one comparison a place and galloping two or three
+ */
+#define GS_REPAIR_LINEAR_PROBES	3
+
+/*
  * upper_bound, searching from v's end: the rows a disagreement misplaces
  * belong a few places before the end of the run they follow, so positions
- * len - 1, len - 3, len - 7, ... are tried until one is not above row,
- * and the binary search is left the last gap: about 2 log2(d) comparisons
- * for a row d places from the end rather than log2(len), which the upper
- * levels' long runs made 20.  The same index as upper_bound.
+ * len - 1, len - 2, len - 3, then len - 5, len - 9, ... are tried until
+ * one is not above row, and the binary search is left the last gap: about
+ * 2 log2(d) comparisons for a row d places from the end rather than
+ * log2(len), which the upper levels' long runs made 20.  The same index as
+ * upper_bound.
  */
 static uint64
 upper_bound_from_end(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
@@ -161,6 +179,7 @@ upper_bound_from_end(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 	uint64		lo = 0,
 				hi = len,
 				step = 1;
+	int			tries = 0;
 
 	while (lo < hi)
 	{
@@ -172,18 +191,20 @@ upper_bound_from_end(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 			break;
 		}
 		hi = p;					/* v[hi ..] are above row */
-		step *= 2;
+		if (++tries >= GS_REPAIR_LINEAR_PROBES)
+			step *= 2;
 	}
 	return lo + upper_bound(rc, v + lo, hi - lo, row);
 }
 
-/* lower_bound, searching from v's start the same way: positions 0, 2, 6, ... */
+/* lower_bound, searching from v's start the same way: 0, 1, 2, 4, 8, ... */
 static uint64
 lower_bound_from_start(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 {
 	uint64		lo = 0,
 				hi = len,
 				step = 1;
+	int			tries = 0;
 
 	while (lo < hi)
 	{
@@ -195,44 +216,113 @@ lower_bound_from_start(RepairCtx *rc, const uint32 *v, uint64 len, uint32 row)
 			break;
 		}
 		lo = p + 1;
-		step *= 2;
+		if (++tries >= GS_REPAIR_LINEAR_PROBES)
+			step *= 2;
 	}
 	return lo + lower_bound(rc, v + lo, hi - lo, row);
 }
 
 /*
  * Merges the ascending runs v[lo .. mid) and v[mid .. hi) in place, stably:
- * only the rows between where v[mid] goes in the first run and where
- * v[mid - 1] goes in the second move, through rc->tmp.
+ * only the rows from where v[mid] goes in the first run to where v[mid - 1]
+ * goes in the second move, through rc->tmp.  descent says that v[mid - 1]
+ * is known to sort after v[mid] (see merge_run_range): the pair is then not
+ * compared, nor is either row of it with the other again.
+ *
+ * The second run's rows are merged one comparison each until the first
+ * run's rows are all placed but the last, which a search from there
+ * places: the comparisons are the rows that move and a few, where a
+ * search from each end (the first run's rows above v[mid], the second
+ * run's below v[mid - 1]) before the merge compared most of them twice.
+ * Where GS_REPAIR_LINEAR_PROBES rows of the second run in a row go before
+ * the same row of the first, the rest of that stretch is found by a
+ * search too.  A disagreement within a group of rows equal in their
+ * primary weights (the usual one) costs 5 to 7 comparisons this way rather
+ * than 10 to 12, each a strcoll of two rows at random places.
  */
 static void
-merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
+merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi,
+		   bool descent)
 {
 	uint64		a,
-				bend,
 				na,
 				pa = 0,
 				pb,
-				out;
+				out,
+				end;
+	bool		tried_last = false;
+	bool		known_not_below = false;	/* v[pb] vs tmp[pa] */
+	int			streak = 0;		/* second-run rows written in a row */
 
-	if (lo == mid || mid == hi || repair_compare(rc, v[mid - 1], v[mid]) <= 0)
+	if (lo == mid || mid == hi)
 		return;
-	a = lo + upper_bound_from_end(rc, v + lo, mid - lo, v[mid]);
-	bend = mid + lower_bound_from_start(rc, v + mid, hi - mid, v[mid - 1]);
+	if (!descent && repair_compare(rc, v[mid - 1], v[mid]) <= 0)
+		return;
 
-	/* v[a .. mid) to tmp; merge it with v[mid .. bend) from position a */
+	/*
+	 * v[mid - 1] > v[mid]: v[mid] goes before v[mid - 1], at the first row
+	 * of v[lo .. mid - 1) above it, or at mid - 1
+	 */
+	a = lo + upper_bound_from_end(rc, v + lo, mid - 1 - lo, v[mid]);
+
+	/*
+	 * v[a .. mid) to tmp, merged with v[mid .. hi) from position a: v[mid]
+	 * is below tmp[0] (its upper bound) and comes first.  out stays below
+	 * pb: the rows of tmp not yet written keep room for it.
+	 */
 	na = mid - a;
 	memcpy(rc->tmp, v + a, sizeof(uint32) * na);
-	pb = mid;
 	out = a;
-	while (pa < na && pb < bend)
+	v[out++] = v[mid];
+	pb = mid + 1;
+	while (pa < na - 1 && pb < hi)
 	{
-		if (repair_compare(rc, v[pb], rc->tmp[pa]) < 0)
+		if (!known_not_below && repair_compare(rc, v[pb], rc->tmp[pa]) < 0)
+		{
 			v[out++] = v[pb++];
-		else
-			v[out++] = rc->tmp[pa++];
+			if (++streak >= GS_REPAIR_LINEAR_PROBES)
+			{
+				/*
+				 * A stretch of the second run goes before tmp[pa] (a
+				 * value's duplicates that a disagreement moved past it, or
+				 * past which it moves): found by a search rather than one
+				 * comparison a row; the row after it is not below tmp[pa]
+				 */
+				uint64		k = lower_bound_from_start(rc, v + pb, hi - pb,
+													   rc->tmp[pa]);
+
+				while (k-- > 0)
+					v[out++] = v[pb++];
+				streak = 0;
+				known_not_below = true;
+			}
+			continue;
+		}
+		known_not_below = false;
+		streak = 0;
+		v[out++] = rc->tmp[pa++];
+
+		/*
+		 * Once: a row of the second run not below tmp[pa - 1] is mostly the
+		 * first of the next group, above all of tmp, whose rows then go
+		 * here without one comparison each (they are often equal, a
+		 * value's duplicates that the transform put after a row that
+		 * strcoll puts first)
+		 */
+		if (!tried_last && pa < na - 1)
+		{
+			tried_last = true;
+			if (repair_compare(rc, v[pb], rc->tmp[na - 1]) >= 0)
+				break;
+		}
 	}
-	/* what is left of v[mid .. bend) is in place already */
+	/* tmp's last row goes before the first row of v[pb .. hi) not below it */
+	end = pb;
+	if (pa == na - 1)
+		end += lower_bound_from_start(rc, v + pb, hi - pb, rc->tmp[pa]);
+	while (pb < end)
+		v[out++] = v[pb++];
+	/* what is left of v[end .. hi) is in place already */
 	memcpy(v + out, rc->tmp + pa, sizeof(uint32) * (na - pa));
 }
 
@@ -243,6 +333,13 @@ merge_runs(RepairCtx *rc, uint32 *v, uint64 lo, uint64 mid, uint64 hi)
  * by level, bottom up, went over every row of the segment again at each of
  * its log2(runs) levels).  Stable merges of adjacent runs give the one
  * stable order whatever the order of the merges.
+ *
+ * Every run but the first starts at a descent (a row found below the one
+ * before it), so every merge here has one at its middle: the merged left
+ * half's last row is its largest, not below the row that preceded the
+ * right half's first run, which is above that run's first row, which is
+ * not below the merged right half's first row (the comparator is a total
+ * order, and the check found the descent with it).
  */
 static void
 merge_run_range(RepairCtx *rc, uint32 *v, const uint64 *starts, uint64 r0,
@@ -255,7 +352,7 @@ merge_run_range(RepairCtx *rc, uint32 *v, const uint64 *starts, uint64 r0,
 	rm = r0 + (r1 - r0) / 2;
 	merge_run_range(rc, v, starts, r0, rm);
 	merge_run_range(rc, v, starts, rm, r1);
-	merge_runs(rc, v, starts[r0], starts[rm], starts[r1]);
+	merge_runs(rc, v, starts[r0], starts[rm], starts[r1], true);
 }
 
 /*
@@ -298,7 +395,7 @@ repair_bounded(RepairCtx *rc, uint32 *order, uint64 nout, uint64 *starts,
 	if (nextras > 0)
 	{
 		gs_sort_settle_range(rc->node, s + nout, nextras, 0);
-		merge_runs(rc, s, 0, nout, nout + nextras);
+		merge_runs(rc, s, 0, nout, nout + nextras, false);
 	}
 	if (repair_compare(rc, s[nout - 1], r_row) > 0)
 	{
@@ -568,9 +665,16 @@ gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n, uint64 *bad,
 	rc.tmp = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * Max(nout, 1));
 	rc.ncompares = 0;
 
-	/* bad has room for nbad + 2 entries: merge_all_runs's run bounds */
-	if (nout == n && !repair_threaded(&rc, order, n, bad, nbad))
-		merge_all_runs(&rc, order, n, bad, nbad);
+	/*
+	 * bad has room for nbad + 2 entries: merge_all_runs's run bounds.  The
+	 * bounded repair is for a bound only: after the threads' repair it would
+	 * merge again at positions that are no longer descents
+	 */
+	if (nout == n)
+	{
+		if (!repair_threaded(&rc, order, n, bad, nbad))
+			merge_all_runs(&rc, order, n, bad, nbad);
+	}
 	else if (!repair_bounded(&rc, order, nout, bad, ninside,
 							 bad + ninside, nbad - ninside))
 	{

@@ -188,6 +188,26 @@ SELECT gs_check('SELECT odd, g, id FROM kr_big ORDER BY odd DESC, g, id');
 SET max_parallel_workers_per_gather = 0;
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g LIMIT 1000');
 RESET max_parallel_workers_per_gather;
+-- a value's duplicates moved together: each string of odd's prefixes 1
+-- to 36 times, so that a disagreement moves rows past up to 36 equal ones
+-- (past the repair's searches' first probes, and through its merges'
+-- shortcut over the rest of a run), on threads, on the backend alone, and
+-- under a bound
+CREATE TABLE kr_dup AS
+  SELECT p || ' ' || n AS odd, g
+  FROM unnest(ARRAY['10 +5 Co-Op', '10-5coop', '1,000_x', '1,000 #x', '10 5 coop', '1000x']) p,
+       generate_series(1, 1500) n,
+       LATERAL generate_series(1, 1 + (n * 7 + length(p)) % 36) g;
+ANALYZE kr_dup;
+SELECT gs_check('SELECT odd FROM kr_dup ORDER BY odd');
+SELECT gs_check('SELECT odd, g FROM kr_dup ORDER BY odd DESC, g');
+SET gpusort.cpu_threads = 1;
+SELECT gs_check('SELECT odd FROM kr_dup ORDER BY odd');
+RESET gpusort.cpu_threads;
+SET max_parallel_workers_per_gather = 0;
+SELECT gs_check('SELECT odd, g FROM kr_dup ORDER BY odd, g LIMIT 5000');
+RESET max_parallel_workers_per_gather;
+DROP TABLE kr_dup;
 -- NULLs among them: a thread that meets one in its segment of runs
 -- leaves that segment to the backend's comparators
 UPDATE kr_big SET odd = NULL WHERE id % 400 = 0;
