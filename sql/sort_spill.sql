@@ -323,43 +323,6 @@ SET max_parallel_workers = 0;
 SELECT shared_spill('SELECT * FROM sp ORDER BY i8, id');
 SELECT gs_check('SELECT * FROM sp ORDER BY i8, id');
 RESET max_parallel_workers;
--- a participant's first runs are a part of the budget (run_budget in
--- sortnode.c), written while it still reads, where threads merge batches
--- above (4 threads, the keys decide): the leader alone, whose rows would
--- fill two runs of the budget, writes three or more; with 2 threads (the
--- tree of losers merges), runs of the budget
-CREATE FUNCTION participant_runs(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	ln text;
-	m text[];
-BEGIN
-	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		m := coalesce(regexp_match(ln, 'Spill: (\d+) runs, \d+kB written to shared files'), m);
-	END LOOP;
-	RETURN CASE WHEN m IS NULL THEN 'no runs written to shared files'
-				WHEN m[1]::int >= 3 THEN 'three runs or more'
-				ELSE 'fewer than three runs' END;
-END
-$f$;
-CREATE TABLE sr (id int, i8 int8, t text) WITH (parallel_workers = 2);
-INSERT INTO sr SELECT i, hashint8(i), md5(i::text) || md5((i + 1)::text)
-  FROM generate_series(1, 36000) i;
-ANALYZE sr;
-SET gpusort.max_memory = '4MB';
-SET gpusort.cpu_threads = 4;
-SET max_parallel_workers = 0;
-EXPLAIN (COSTS OFF) SELECT * FROM sr ORDER BY i8, id;
-SELECT participant_runs('SELECT * FROM sr ORDER BY i8, id');
-SELECT gs_check('SELECT * FROM sr ORDER BY i8, id');
-SET gpusort.cpu_threads = 2;
-SELECT participant_runs('SELECT * FROM sr ORDER BY i8, id');
-RESET max_parallel_workers;
-SET gpusort.cpu_threads = 4;
-SELECT gs_check('SELECT * FROM sr ORDER BY i8, id');
-SELECT gs_check('SELECT * FROM sr ORDER BY t, id');
-RESET gpusort.cpu_threads;
-SET gpusort.max_memory = '1MB';
-DROP TABLE sr;
 SET parallel_leader_participation = off;
 SELECT gs_check('SELECT * FROM sp ORDER BY t, id');
 RESET parallel_leader_participation;

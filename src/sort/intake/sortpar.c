@@ -126,7 +126,6 @@
 #include "sortpar.h"
 #include "threads_backend.h"
 #include "sortplan.h"
-#include "timing.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
 /*
@@ -188,8 +187,6 @@ typedef struct GsParPart
 	int			nruns;
 	uint64		run_rows;
 	uint64		run_bytes;
-	double		ms_last;		/* its last run, sorted and written after
-								 * the share was read */
 } GsParPart;
 
 typedef struct GsParShared
@@ -252,7 +249,6 @@ struct GsStoreState
 	uint64		nrows;
 	Size		bytes;
 	double		ms;
-	double		ms_last;		/* the writer's last run (finish_share) */
 
 	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
 	GsParPart  *seen;
@@ -621,7 +617,6 @@ publish(GsStoreState *st)
 	p->bytes = st->bytes;
 	p->ms = st->ms;
 	p->wrote_runs = st->writing;
-	p->ms_last = st->ms_last;
 	if (st->writing)
 		gs_writer_counts(st->writer, &p->nruns, &p->run_rows, &p->run_bytes);
 	pg_write_barrier();
@@ -703,18 +698,8 @@ finish_share(GsStoreState *st, instr_time start)
 {
 	instr_time	now;
 
-	/*
-	 * The last run is what the participant still sorts and writes once the
-	 * scan below has shared out every row: EXPLAIN shows it apart
-	 */
 	if (st->writing)
-	{
-		instr_time	last;
-
-		INSTR_TIME_SET_CURRENT(last);
 		gs_writer_finish(st->writer);
-		st->ms_last = gs_elapsed_ms(last);
-	}
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	st->ms = INSTR_TIME_GET_MILLISEC(now);
@@ -784,7 +769,6 @@ reset_share(GsStoreState *st)
 	st->nrows = 0;
 	st->bytes = 0;
 	st->ms = 0;
-	st->ms_last = 0;
 	if (st->keys)
 		gs_keys_reset(st->keys);
 }
@@ -1450,8 +1434,7 @@ explain_runs(const char *label, GsParPart *p, ExplainState *es)
 						 UINT64_FORMAT "kB, to shared files",
 						 label, p->run_rows, p->nruns, (p->run_bytes + 1023) / 1024);
 		if (es->timing)
-			appendStringInfo(es->str, ", %.3f ms (the last run %.3f ms)",
-							 p->ms, p->ms_last);
+			appendStringInfo(es->str, ", %.3f ms", p->ms);
 		appendStringInfoChar(es->str, '\n');
 		return;
 	}
@@ -1465,8 +1448,6 @@ explain_runs(const char *label, GsParPart *p, ExplainState *es)
 	{
 		snprintf(name, sizeof(name), "%s Time Storing", label);
 		ExplainPropertyFloat(name, "ms", p->ms, 3, es);
-		snprintf(name, sizeof(name), "%s Time Last Run", label);
-		ExplainPropertyFloat(name, "ms", p->ms_last, 3, es);
 	}
 }
 

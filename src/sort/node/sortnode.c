@@ -170,16 +170,6 @@
 #define GS_BOUND_FIRST_SLACK	256
 #define GS_BOUND_SLACK		8192
 
-/*
- * A participant that writes its share as runs to the shared files (a
- * GS_SORT_SHARED_RUNS GpuSort, or a parallel intake's run writer) makes its
- * first runs smaller than the budget: a GS_SHARED_RUN_PARTS-th of it or
- * more (see run_budget), and GS_SHARED_RUN_MIN bytes at least, below which
- * a run's own costs (its sorter, its file) weigh more than its rows.
- */
-#define GS_SHARED_RUN_PARTS	4
-#define GS_SHARED_RUN_MIN	((Size) 256 * 1024)
-
 /* how far ahead of the row being returned to prefetch */
 #define GS_PREFETCH_AHEAD	16
 
@@ -614,14 +604,12 @@ static bool reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
  */
 #define GS_ROWS_BLOCKS_PER_BUDGET	16
 
-static Size run_budget(GpuSortState *node, Size budget);
-
 static void
 init_rows(GpuSortState *node)
 {
 	gs_rows_init(&node->rows, node->runcxt, node->prefault);
 	gs_rows_limit_blocks(&node->rows,
-						 node->run_limit / GS_ROWS_BLOCKS_PER_BUDGET);
+						 gpusort_memory_budget() / GS_ROWS_BLOCKS_PER_BUDGET);
 }
 static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
 static void put_shared_row(void *arg, MinimalTuple tup);
@@ -1042,8 +1030,6 @@ spill_stored(GpuSortState *node)
 	end_run_sort(sorter, run, settled, &rk);
 
 	gs_rows_release(&node->rows);
-	/* the next run may be larger (run_budget) */
-	node->run_limit = run_budget(node, gpusort_memory_budget());
 	init_rows(node);
 	node->ntuples = 0;
 	MemoryContextSwitchTo(oldcxt);
@@ -1393,7 +1379,6 @@ start_run(GpuSortState *node)
 	node->reservation = gs_reservation_create(node->runcxt);
 	node->reserved_to = 0;
 	node->prefaulted_rows = 0;
-	node->run_limit = run_budget(node, gpusort_memory_budget());
 	gs_sort_stat_watch(node);
 
 	if (node->keys == NULL)
@@ -1412,53 +1397,6 @@ start_run(GpuSortState *node)
 		gs_huge_alloc(node->runcxt, (Size) node->raw_bytes * node->maxtuples) :
 		NULL;
 	gs_keys_reset(node->keys);
-}
-
-/*
- * The stored bytes past which the rows go to a run: the budget, but for a
- * participant that writes its share to the shared files (node->shared).
- *
- * Such a participant writes its first runs smaller, so that most of its
- * sorting and writing happens while it still reads: the participants of a
- * parallel scan take its blocks as they come for them, so one busy writing
- * a run takes fewer, and the work evens out among them.  What is left when
- * the scan ends is the last run only, sorted and written while the others
- * wait at the Gather.  With runs of the whole budget, each participant
- * sorted and wrote all of a share that fits it after the scan, and the one
- * with the largest share -- often the leader, which starts before the
- * workers are up -- kept the others waiting (issue 30: 600 ms of the
- * Gather's 1.5 s at 5*10^7 rows).
- *
- * Smaller runs make more ways for the merge above, which reads
- * GS_SPILL_MAX_WAYS at once and merges runs again beyond that: so each
- * participant writes at most ways - 1 small runs (ways: its part of
- * GS_SPILL_MAX_WAYS), of a part of the budget that brings a share that fits
- * the budget to ways runs at most, and then runs of the whole budget.  And
- * only where threads merge batches above (the keys decide, and there are
- * GS_MERGE_MIN_THREADS threads), which a way more costs little: the tree of
- * losers, in the backend, pays a level more per doubling of the ways (on 2
- * cores, with 2 participants and twice the ways, no gain showed).  Whether the
- * keys decide is known once the runs' layout is, after the first run.  A
- * share that fits budget / participants still goes through the Gather
- * unsorted (finish_shared_runs): no run is cut before that.
- */
-static Size
-run_budget(GpuSortState *node, Size budget)
-{
-	int			nparts;
-	int			ways;
-	Size		part;
-
-	if (node->shared == NULL || gpusort_threads() < GS_MERGE_MIN_THREADS ||
-		(node->nruns > 0 && !gs_spill_layout_exact(node)))
-		return budget;
-	nparts = Max(gs_shared_participants(node), 1);
-	ways = GS_SPILL_MAX_WAYS / nparts;
-	if (ways < 2 || node->nruns >= ways - 1)
-		return budget;
-	part = Max(budget / Min(ways, GS_SHARED_RUN_PARTS), GS_SHARED_RUN_MIN);
-	part = Max(part, budget / nparts);
-	return Min(part, budget);
 }
 
 /* room for one more row; false when the rows outgrow 32-bit row numbers */
@@ -1742,7 +1680,7 @@ gpusort_run(GpuSortState *node)
 
 		if (TupIsNull(slot))
 			break;
-		take_row(node, slot, node->run_limit);
+		take_row(node, slot, budget);
 	}
 	finish_run(node, budget, intake_start);
 }
@@ -2080,7 +2018,7 @@ gs_writer_start(GpuSortState *node)
 void
 gs_writer_put(GpuSortState *node, TupleTableSlot *slot)
 {
-	take_row(node, slot, node->run_limit);
+	take_row(node, slot, gpusort_memory_budget());
 }
 
 /*

@@ -18,11 +18,7 @@
  *
  * So the participants read, sort and write in parallel, as stock's workers
  * sort, and no row moves through a tuple queue: the merger reads each row
- * once, from its run, and returns it from the run's read buffer.  A
- * participant's first runs are a part of the budget (run_budget in
- * sortnode.c), so that it sorts and writes most of its share while the
- * scan below still shares out the rows, and the participants end close
- * together.
+ * once, from its run, and returns it from the run's read buffer.
  *
  * The writer's shared state (GsSharedRuns, in the Gather's DSM segment
  * under the writer's plan node id) holds a SharedFileSet and one slot per

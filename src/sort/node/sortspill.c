@@ -77,6 +77,9 @@
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16
 
+/* runs one merge reads at once, at most (see above) */
+#define GS_SPILL_MAX_WAYS	32
+
 /*
  * A batched merge's batch: this many bytes a thread, shared out among the
  * runs' read buffers, each within these bounds and an eighth of the budget
@@ -84,6 +87,17 @@
 #define GS_MERGE_BATCH_PER_THREAD	((Size) 2 * 1024 * 1024)
 #define GS_MERGE_BUFFER_MIN	((Size) 256 * 1024)
 #define GS_MERGE_BUFFER_MAX	((Size) 4 * 1024 * 1024)
+
+/*
+ * Threads the batched merge needs: with fewer, the tree of losers merges.
+ * The batched merge does more passes over the rows (read, scan, merge,
+ * hand out) than the tree, which only pays where threads share them; and
+ * every batch starts and joins a team, whose helper thread may wait
+ * milliseconds for a core on a small busy machine (measured on 2 cores:
+ * the batched merge 5-40% slower on one thread, 1.3-2.5x on two,
+ * bench/results/sort/spill_2core_2026-11-26_merge.md).
+ */
+#define GS_MERGE_MIN_THREADS	4
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
 static GsMergeCmp merge_compare(GpuSortState *node);
@@ -342,7 +356,7 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
 static GsMergeCmp
 merge_compare(GpuSortState *node)
 {
-	if (gs_spill_layout_exact(node))
+	if (node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys)
 		return NULL;
 	return spill_compare;
 }

@@ -132,8 +132,6 @@ typedef struct GpuSortState
 	bool		writer;			/* a parallel intake's run writer (sortpar.c):
 								 * writes every row to the shared runs */
 	instr_time	writer_start;	/* when the writer's share began */
-	Size		run_limit;		/* stored bytes that go to a run when
-								 * exceeded (run_budget), set by start_run */
 	struct GpuSortState *below; /* the participants' GpuSort under the
 								 * Gather below, whose runs this node merges,
 								 * or NULL */
@@ -293,20 +291,6 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 }
 
 /* ---- sortspill.c: runs in temp files and their merge ------------------------- */
-
-/* runs one merge reads at once, at most (sortspill.c) */
-#define GS_SPILL_MAX_WAYS	32
-
-/*
- * Threads the batched merge needs: with fewer, the tree of losers merges.
- * The batched merge does more passes over the rows (read, scan, merge,
- * hand out) than the tree, which only pays where threads share them; and
- * every batch starts and joins a team, whose helper thread may wait
- * milliseconds for a core on a small busy machine (measured on 2 cores:
- * the batched merge 5-40% slower on one thread, 1.3-2.5x on two,
- * bench/results/sort/spill_2core_2026-11-26_merge.md).
- */
-#define GS_MERGE_MIN_THREADS	4
 
 /* prefetch distance (rows) and depth (cache lines) of the rows written to a run */
 #define GS_SPILL_PREFETCH	32
