@@ -74,6 +74,8 @@ gs_pool_bytes(void)
 void
 gs_pool_trim(Size limit)
 {
+	/* and blocks of sorts running now come back within it too */
+	pool_limit = Min(pool_limit, limit);
 	while (pool_bytes > limit && npool > 0)
 	{
 		PoolBlock	b = pool[--npool];
