@@ -21,10 +21,14 @@
  * never matter, so either is fine.  Without MADV_FREE (Linux before 4.5)
  * nothing is pooled: memory that the kernel cannot reclaim is not kept.
  *
- * Bounds: the pool holds at most gpusort.keep_memory, at most one sort's
- * budget (gpusort.max_memory) and at most the most that one sort of the
- * session has mapped, so that two sorts of one plan do not keep twice what
- * one needs; past them blocks are unmapped.  Shrinking gpusort.keep_memory
+ * The sort's large scratch arrays, such as the radix sort's second buffer,
+ * come from the pool too (gs_pool_alloc): a reset callback of the caller's
+ * context gives such an array back if an ERROR comes before gs_pool_free.
+ *
+ * Bounds: the pool holds at most gpusort.keep_memory and at most what one
+ * sort may use (gpusort.max_memory); past them blocks are unmapped.  It
+ * holds only blocks that the session's sorts mapped, so a session that
+ * sorts little keeps little.  Shrinking gpusort.keep_memory
  * trims the pool at once, gpusort.max_memory at the next sort; the pool
  * lives in static memory (no allocation in the callbacks) and goes with
  * the process.  Parallel workers keep nothing: they exit soon.
@@ -61,9 +65,22 @@ static PoolBlock pool[GS_POOL_SLOTS];
 static int	npool = 0;
 static Size pool_bytes = 0;
 
-/* the bounds as of the last gs_pool_map, and one sort's largest mapping */
+/* the settings' bound as of the last gs_pool_map */
 static Size pool_limit = 0;
-static Size pool_peak = 0;
+
+/* a scratch array of gs_pool_alloc; in the caller's context */
+typedef struct PoolScratch
+{
+	MemoryContextCallback cb;
+	char	   *base;			/* the block; NULL once given back */
+	Size		size;
+} PoolScratch;
+
+/*
+ * The caller's memory starts this far into the block or allocation (a
+ * cache line), after a pointer to its PoolScratch, NULL if palloc'd
+ */
+#define GS_SCRATCH_HEADER	64
 
 Size
 gs_pool_bytes(void)
@@ -132,6 +149,21 @@ pool_bound(void)
 	return 0;
 }
 
+/* a block the pool does not have: mapped now, offered huge pages */
+static char *
+map_fresh(Size size)
+{
+	char	   *p = map_aligned(size);
+
+	if (p == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on request of size %zu for a GpuSort.", size)));
+	gs_advise_huge_pages(p, size);
+	return p;
+}
+
 char *
 gs_pool_map(Size size, Size max, Size *got, bool *reused)
 {
@@ -151,19 +183,14 @@ gs_pool_map(Size size, Size max, Size *got, bool *reused)
 		pool_bytes -= b.size;
 		*got = b.size;
 		*reused = true;
-		return b.p;
+		p = b.p;
 	}
-
-	p = map_aligned(size);
-	if (p == MAP_FAILED)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory"),
-				 errdetail("Failed on request of size %zu for the rows of a GpuSort.",
-						   size)));
-	gs_advise_huge_pages(p, size);
-	*got = size;
-	*reused = false;
+	else
+	{
+		p = map_fresh(size);
+		*got = size;
+		*reused = false;
+	}
 	return p;
 }
 
@@ -171,8 +198,7 @@ void
 gs_pool_unmap(char *p, Size size)
 {
 #ifdef MADV_FREE
-	if (npool < GS_POOL_SLOTS &&
-		pool_bytes + size <= Min(pool_limit, Max(pool_peak, size)) &&
+	if (npool < GS_POOL_SLOTS && pool_bytes + size <= pool_limit &&
 		madvise(p, size, MADV_FREE) == 0)
 	{
 		pool[npool].p = p;
@@ -185,8 +211,51 @@ gs_pool_unmap(char *p, Size size)
 	(void) munmap(p, size);
 }
 
-void
-gs_pool_sort_done(Size mapped)
+/* the context of a scratch array goes (an ERROR): the array goes too */
+static void
+scratch_unmap(void *arg)
 {
-	pool_peak = Max(pool_peak, mapped);
+	PoolScratch *ps = (PoolScratch *) arg;
+
+	if (ps->base)
+		gs_pool_unmap(ps->base, ps->size);
+	ps->base = NULL;
+}
+
+void *
+gs_pool_alloc(MemoryContext cxt, Size size)
+{
+	PoolScratch *ps;
+	char	   *p;
+	Size		len = size + GS_SCRATCH_HEADER;
+	bool		reused;
+
+	if (len < GS_POOL_MIN_BLOCK)
+	{
+		p = MemoryContextAllocHuge(cxt, len);
+		ps = NULL;
+	}
+	else
+	{
+		/* listed before mapping: an ERROR in between would leak the block */
+		ps = MemoryContextAllocZero(cxt, sizeof(PoolScratch));
+		p = gs_pool_map(len, 2 * len, &ps->size, &reused);
+		ps->base = p;
+		ps->cb.func = scratch_unmap;
+		ps->cb.arg = ps;
+		MemoryContextRegisterResetCallback(cxt, &ps->cb);
+	}
+	((PoolScratch **) (p + GS_SCRATCH_HEADER))[-1] = ps;
+	return p + GS_SCRATCH_HEADER;
+}
+
+void
+gs_pool_free(void *ptr)
+{
+	PoolScratch *ps = ((PoolScratch **) ptr)[-1];
+
+	if (ps == NULL)
+		pfree((char *) ptr - GS_SCRATCH_HEADER);
+	else
+		scratch_unmap(ps);
 }

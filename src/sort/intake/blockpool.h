@@ -28,10 +28,12 @@ extern char *gs_pool_map(Size size, Size max, Size *got, bool *reused);
 extern void gs_pool_unmap(char *p, Size size);
 
 /*
- * One sort gave back all its blocks, mapped bytes in all: the pool keeps
- * no more than the most that one sort of the session has mapped
+ * A scratch array of size bytes that lives at most as long as cxt (an
+ * ERROR gives it back): from the pool if large, else palloc'd.  Free it
+ * with gs_pool_free, never pfree.
  */
-extern void gs_pool_sort_done(Size mapped);
+extern void *gs_pool_alloc(MemoryContext cxt, Size size);
+extern void gs_pool_free(void *p);
 
 /* Unmaps pooled blocks until the pool holds at most limit bytes */
 extern void gs_pool_trim(Size limit);

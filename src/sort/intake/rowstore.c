@@ -95,7 +95,6 @@ rows_unmap_all(void *arg)
 	GsRowMaps  *m = (GsRowMaps *) arg;
 	GsRowBlock *b;
 
-	gs_pool_sort_done(m->bytes);
 	for (b = m->head; b; b = b->next)
 		gs_pool_unmap(b->p, b->size);
 	m->head = NULL;
