@@ -437,7 +437,7 @@ gpusort_memory(PG_FUNCTION_ARGS)
 	memory_row(rsinfo, "reserved_session", gs_account_session(GS_ACCT_MEM),
 			   "this session, now");
 	memory_row(rsinfo, "kept_session", gs_pool_bytes(),
-			   "this session, row blocks kept for its next sorts (gpusort.keep_memory)");
+			   "this session, large blocks kept for its next sorts (gpusort.keep_memory)");
 	(void) gs_shm_free(&shm_size);
 	memory_row(rsinfo, "shm_size", shm_size, "/dev/shm, for POSIX dynamic shared memory");
 	memory_row(rsinfo, "shm_max_total", gs_shm_limit(),
@@ -575,9 +575,9 @@ define_resource_settings(void)
 
 	DefineCustomIntVariable("gpusort.keep_memory",
 							"Largest memory a session keeps mapped for its next GpuSorts' rows.",
-							"The large blocks of a sort's rows stay mapped when it ends, "
-							"up to this much and to gpusort.max_memory, so that the "
-							"session's next sort writes its rows without page faults; the "
+							"The large blocks of a sort's rows and scratch arrays stay "
+							"mapped when it ends, up to this much and to gpusort.max_memory, "
+							"so that the session's next sort writes them without page faults; the "
 							"kernel may take their pages back under memory pressure.  "
 							"0 gives every block back to the kernel.",
 							&gpusort_keep_memory,
