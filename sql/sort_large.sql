@@ -3,7 +3,8 @@
 -- ties, then text in the C collation, DESC).  The sorts must run on the
 -- engine, not fall back to tuplesort; the key width is chosen from a sample
 -- (8-byte prefixes separate these rows well enough), and memory must be
--- faulted in ahead by a helper thread (prefault.c).
+-- faulted in ahead by a helper thread (prefault.c), or be row blocks that
+-- an earlier sort of the session faulted in (blockpool.c).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 RESET client_min_messages;
@@ -36,7 +37,8 @@ BEGIN
 				WHEN engine IS NULL THEN 'NO GPUSORT ON TOP'
 				WHEN engine = 'tuplesort' THEN 'FELL BACK TO TUPLESORT'
 				-- 10^6 rows are enough for prefault.c's thread to start
-				WHEN (plan -> 0 -> 'Plan' ->> 'Memory Faulted In Ahead')::int8 = 0
+				WHEN (plan -> 0 -> 'Plan' ->> 'Memory Faulted In Ahead')::int8 = 0 AND
+					 (plan -> 0 -> 'Plan' ->> 'Memory Kept From Earlier Sorts') IS NULL
 					THEN 'NOTHING FAULTED IN AHEAD'
 				ELSE 'ok, key ' || (plan -> 0 -> 'Plan' ->> 'GpuSort Key') END;
 END

@@ -134,4 +134,54 @@ SELECT mem('reserved_session') AS after_parallel, mem('shm_reserved') AS shm_aft
 
 RESET ALL;
 DROP TABLE mt;
+
+-- a session keeps the large row blocks of its sorts mapped for its next
+-- sorts (blockpool.c), within gpusort.keep_memory and gpusort.max_memory:
+-- the next sort writes its rows into blocks faulted in already; an ERROR
+-- or a cancel gives the blocks to the pool as the end of a sort does
+SET gpusort.min_rows = 0;
+SET gpusort.device = cpu;
+SET max_parallel_workers_per_gather = 0;
+SET gpusort.max_memory = '200MB';
+CREATE TABLE mk (id int, s text COLLATE "C");
+INSERT INTO mk SELECT i, md5(i::text) || repeat('x', 200) FROM generate_series(1, 100000) i;
+ANALYZE mk;
+-- kept_by(q): what q's GpuSort (the top node) took from the pool
+CREATE FUNCTION kept_by(q text) RETURNS bigint LANGUAGE plpgsql AS $f$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, TIMING OFF, SUMMARY OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	RETURN coalesce((plan -> 0 -> 'Plan' ->> 'Memory Kept From Earlier Sorts')::int8, 0);
+END
+$f$;
+SET gpusort.keep_memory = 0;
+SELECT gs_check('SELECT * FROM mk ORDER BY s DESC');
+SELECT kept_by('SELECT * FROM mk ORDER BY s DESC') AS kept_by_off, mem('kept_session') AS kept_off;
+SET gpusort.keep_memory = '16MB';
+SELECT gs_check('SELECT * FROM mk ORDER BY s DESC');
+SELECT mem('kept_session') > 0 AS kept, mem('kept_session') <= 16 * 1024 * 1024 AS within;
+SELECT kept_by('SELECT * FROM mk ORDER BY s') > 0 AS reused,
+	   mem('kept_session') <= 16 * 1024 * 1024 AS within;
+-- an ERROR while rows are stored, and a cancel, leave the pool within
+-- bounds and the next sort correct
+SELECT id, 1 / (id - 90000) FROM mk ORDER BY s, 2;
+SELECT mem('kept_session') > 0 AS kept, mem('kept_session') <= 16 * 1024 * 1024 AS within;
+SET statement_timeout = '50ms';
+SELECT count(*) FROM (SELECT * FROM mk, generate_series(1, 5) g ORDER BY s, g) x;
+RESET statement_timeout;
+SELECT mem('kept_session') <= 16 * 1024 * 1024 AS within;
+SELECT kept_by('SELECT * FROM mk ORDER BY s') > 0 AS reused;
+SELECT gs_check('SELECT * FROM mk ORDER BY s, id');
+-- a smaller setting trims the pool at once; 0 empties it
+SET gpusort.keep_memory = '4MB';
+SELECT mem('kept_session') <= 4 * 1024 * 1024 AS trimmed;
+SET gpusort.keep_memory = 0;
+SELECT mem('kept_session') AS emptied;
+SELECT gs_check('SELECT * FROM mk ORDER BY s DESC, id');
+SELECT mem('kept_session') AS still_empty;
+
+RESET ALL;
+DROP TABLE mk;
+DROP FUNCTION kept_by(text);
 DROP FUNCTION mem(text);

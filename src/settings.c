@@ -27,6 +27,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "blockpool.h"
 #include "gpu_select.h"
 #include "memaccount.h"
 #include "membudget.h"
@@ -39,6 +40,7 @@ int			gpusort_max_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_max_total_memory = -1;	/* kB; -1: a share of what is available */
 int			gpusort_parallel = GS_PARALLEL_AUTO;
 int			gpusort_huge_pages = GS_HUGE_PAGES_AUTO;
+int			gpusort_keep_memory = 1024 * 1024;	/* kB; 0: nothing kept */
 bool		gpusort_copy_rows = true;
 bool		gpusort_window_functions = true;
 bool		gpusort_aggregates = true;
@@ -162,6 +164,18 @@ gpusort_memory_budget(void)
 	if (gpusort_max_memory > 0)
 		return (Size) gpusort_max_memory * 1024;
 	return gpusort_available_memory(NULL, NULL) / GS_MEMORY_SHARE;
+}
+
+/*
+ * What the pool of row-store blocks (blockpool.c) may keep between a
+ * session's sorts: gpusort.keep_memory, at most one sort's budget
+ */
+Size
+gpusort_keep_memory_limit(void)
+{
+	if (gpusort_keep_memory <= 0)
+		return 0;
+	return Min((Size) gpusort_keep_memory * 1024, gpusort_memory_budget());
 }
 
 Size
@@ -422,6 +436,8 @@ gpusort_memory(PG_FUNCTION_ARGS)
 			   "all sessions, now");
 	memory_row(rsinfo, "reserved_session", gs_account_session(GS_ACCT_MEM),
 			   "this session, now");
+	memory_row(rsinfo, "kept_session", gs_pool_bytes(),
+			   "this session, large blocks kept for its next sorts (gpusort.keep_memory)");
 	(void) gs_shm_free(&shm_size);
 	memory_row(rsinfo, "shm_size", shm_size, "/dev/shm, for POSIX dynamic shared memory");
 	memory_row(rsinfo, "shm_max_total", gs_shm_limit(),
@@ -445,6 +461,13 @@ check_max_memory(int *newval, void **extra, GucSource source)
 		return true;
 	GUC_check_errdetail("The value must be -1 (a share of the memory available to the server) or at least 1MB.");
 	return false;
+}
+
+/* gpusort.keep_memory: a smaller pool at once */
+static void
+assign_keep_memory(int newval, void *extra)
+{
+	gs_pool_trim(newval > 0 ? (Size) newval * 1024 : 0);
 }
 
 /* gpusort.devices: '' or a list of distinct ordinals (gpu_select.c) */
@@ -549,6 +572,18 @@ define_resource_settings(void)
 							-1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_KB,
 							check_max_memory, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.keep_memory",
+							"Largest memory a session keeps mapped for its next GpuSorts' rows.",
+							"The large blocks of a sort's rows and scratch arrays stay "
+							"mapped when it ends, up to this much and to gpusort.max_memory, "
+							"so that the session's next sort writes them without page faults; the "
+							"kernel may take their pages back under memory pressure.  "
+							"0 gives every block back to the kernel.",
+							&gpusort_keep_memory,
+							1024 * 1024, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, assign_keep_memory, NULL);
 
 	DefineCustomEnumVariable("gpusort.parallel",
 							 "Lets parallel workers store the rows of a GpuSort in shared memory.",

@@ -45,6 +45,7 @@ extern int	gpusort_gpu_max_run_rows;
 extern int	gpusort_cpu_threads;
 extern int	gpusort_parallel;	/* GsParallel */
 extern int	gpusort_huge_pages;	/* GsHugePages */
+extern int	gpusort_keep_memory;	/* kB */
 extern bool gpusort_copy_rows;
 extern bool gpusort_window_functions;
 extern bool gpusort_aggregates;
@@ -59,6 +60,9 @@ extern bool gpusort_refine_ties;
 extern Size gpusort_memory_budget(void);
 /* gpusort.max_total_memory in bytes, -1 resolved */
 extern Size gpusort_total_memory_limit(void);
+
+/* what a session may keep of its row blocks between sorts (blockpool.c) */
+extern Size gpusort_keep_memory_limit(void);
 /* gpusort.parallel, auto resolved: may the planner use the parallel node */
 extern bool gpusort_parallel_enabled(void);
 /*

@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "blockpool.h"
 #include "compat.h"
 #include "pg_shim.h"
 #include "settings.h"
@@ -146,6 +147,19 @@ repalloc_huge(void *pointer, Size size)
 
 void
 pfree(void *pointer)
+{
+	free(pointer);
+}
+
+/* blockpool.c's scratch arrays: outside the server, no pool */
+void *
+gs_pool_alloc(MemoryContext context, Size size)
+{
+	return xmalloc(size);
+}
+
+void
+gs_pool_free(void *pointer)
 {
 	free(pointer);
 }

@@ -55,6 +55,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
+#include "blockpool.h"
 #include "engine_stats.h"
 #include "engine_cpu.h"
 #include "threads_backend.h"
@@ -348,8 +349,8 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted,
 	{
 		k[0] = keys;
 		r[0] = rows;
-		k[1] = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-		r[1] = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
+		k[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint64) * n);
+		r[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint32) * n);
 
 		for (i = 0; i < (uint64) npasses; i++)
 		{
@@ -375,8 +376,8 @@ lsd_sort_1word(uint64 *keys, uint32 *rows, uint64 n, bool rows_sorted,
 			memcpy(keys, k[1], sizeof(uint64) * n);
 			memcpy(rows, r[1], sizeof(uint32) * n);
 		}
-		pfree(k[1]);
-		pfree(r[1]);
+		gs_pool_free(k[1]);
+		gs_pool_free(r[1]);
 	}
 	pfree(sh->khist);
 	pfree(sh->rhist);
@@ -689,16 +690,14 @@ msd_sort_pairs(uint64 *keys, uint32 *rows, uint64 n, int nwords, bool rows_sorte
 	st.rows_sorted = rows_sorted;
 	st.keys[0] = keys;
 	st.rows[0] = rows;
-	st.keys[1] = MemoryContextAllocHuge(CurrentMemoryContext,
-										sizeof(uint64) * nwords * n);
-	st.rows[1] = MemoryContextAllocHuge(CurrentMemoryContext,
-										sizeof(uint32) * n);
+	st.keys[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint64) * nwords * n);
+	st.rows[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint32) * n);
 	if (nthreads > 1 && n >= GS_PARALLEL_MIN_PAIRS)
 		msd_sort_threads(&st, n, nthreads);
 	else
 		msd_sort(&st, 0, 0, n, 0);
-	pfree(st.keys[1]);
-	pfree(st.rows[1]);
+	gs_pool_free(st.keys[1]);
+	gs_pool_free(st.rows[1]);
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -741,8 +740,8 @@ gs_cpu_merge_runs(uint64 *keys, uint32 *rows, uint64 n, int nwords, uint64 run)
 
 	k[0] = keys;
 	r[0] = rows;
-	k[1] = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * nwords * n);
-	r[1] = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
+	k[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint64) * nwords * n);
+	r[1] = gs_pool_alloc(CurrentMemoryContext, sizeof(uint32) * n);
 
 	for (width = run; width < n; width *= 2)
 	{
@@ -788,6 +787,6 @@ gs_cpu_merge_runs(uint64 *keys, uint32 *rows, uint64 n, int nwords, uint64 run)
 		memcpy(keys, k[1], sizeof(uint64) * nwords * n);
 		memcpy(rows, r[1], sizeof(uint32) * n);
 	}
-	pfree(k[1]);
-	pfree(r[1]);
+	gs_pool_free(k[1]);
+	gs_pool_free(r[1]);
 }

@@ -18,6 +18,13 @@
  * gs_rows_finish gives the block ahead back when the input ends, so at most
  * one block is ever faulted in for nothing.
  *
+ * Blocks of GS_POOL_MIN_BLOCK bytes and up are mapped by blockpool.c, which
+ * keeps them between the session's sorts: a block that an earlier sort
+ * filled is already faulted in, and is not handed to the prefaulter.  The
+ * store lists them (GsRowMaps, in its context) and a reset callback of its
+ * context gives them back, error or not; the context does not count them,
+ * so gs_rows_bytes and gs_rows_mapped add them.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -26,6 +33,7 @@
 
 #include "utils/memutils.h"
 
+#include "blockpool.h"
 #include "rowstore.h"
 #include "settings.h"
 
@@ -66,10 +74,42 @@ gs_huge_realloc(void *p, Size size)
 	return p;
 }
 
+typedef struct GsRowBlock
+{
+	char	   *p;
+	Size		size;
+	struct GsRowBlock *next;
+} GsRowBlock;
+
+struct GsRowMaps
+{
+	MemoryContextCallback cb;
+	GsRowBlock *head;			/* newest first */
+	Size		bytes;
+};
+
+/* the store's context goes: its mapped blocks go to the pool (no ERROR) */
+static void
+rows_unmap_all(void *arg)
+{
+	GsRowMaps  *m = (GsRowMaps *) arg;
+	GsRowBlock *b;
+
+	for (b = m->head; b; b = b->next)
+		gs_pool_unmap(b->p, b->size);
+	m->head = NULL;
+	m->bytes = 0;
+}
+
 void
 gs_rows_init(GsRowStore *rs, MemoryContext parent, GsPrefaulter *prefault)
 {
 	rs->cxt = AllocSetContextCreate(parent, "GpuSort rows", ALLOCSET_SMALL_SIZES);
+	rs->maps = MemoryContextAllocZero(rs->cxt, sizeof(GsRowMaps));
+	rs->maps->cb.func = rows_unmap_all;
+	rs->maps->cb.arg = rs->maps;
+	MemoryContextRegisterResetCallback(rs->cxt, &rs->maps->cb);
+	rs->reused = 0;
 	rs->next = rs->end = NULL;
 	rs->block = GS_ROWS_FIRST_BLOCK;
 	rs->max_block = GS_ROWS_MAX_BLOCK;
@@ -97,10 +137,60 @@ take_block_size(GsRowStore *rs)
 	return size;
 }
 
+/*
+ * A block of at least size bytes, its size in *got; a large one may be
+ * larger, up to the store's largest block, where the pool has such a one.
+ * false if an earlier sort faulted it in.
+ */
+static char *
+rows_block(GsRowStore *rs, Size size, Size *got, bool *reused)
+{
+	GsRowBlock *b;
+
+	*got = size;
+	*reused = false;
+	if (size < GS_POOL_MIN_BLOCK)
+		return gs_huge_alloc(rs->cxt, size);
+
+	/* listed before mapping: an ERROR in between would leak the block */
+	b = MemoryContextAlloc(rs->cxt, sizeof(GsRowBlock));
+	b->p = gs_pool_map(size, rs->max_block, &b->size, reused);
+	b->next = rs->maps->head;
+	rs->maps->head = b;
+	rs->maps->bytes += b->size;
+	if (*reused)
+		rs->reused += b->size;
+	*got = b->size;
+	return b->p;
+}
+
+/* Gives one mapped block back to the pool before the store goes */
+static void
+rows_unmap(GsRowStore *rs, char *p)
+{
+	GsRowBlock **link;
+
+	for (link = &rs->maps->head; *link; link = &(*link)->next)
+	{
+		GsRowBlock *b = *link;
+
+		if (b->p == p)
+		{
+			*link = b->next;
+			rs->maps->bytes -= b->size;
+			gs_pool_unmap(b->p, b->size);
+			pfree(b);
+			return;
+		}
+	}
+	pfree(p);					/* a palloc'd block */
+}
+
 void
 gs_rows_next_block(GsRowStore *rs, Size len)
 {
 	Size		size;
+	bool		reused;
 
 	/* the current block's rest is given up */
 	if (rs->ahead && len <= rs->ahead_size)
@@ -113,15 +203,15 @@ gs_rows_next_block(GsRowStore *rs, Size len)
 	{
 		/* a row larger than a block gets one of its own */
 		size = len > rs->block ? len : take_block_size(rs);
-		rs->next = gs_huge_alloc(rs->cxt, size);
+		rs->next = rows_block(rs, size, &size, &reused);
 	}
 	rs->end = rs->next + size;
 
 	if (rs->ahead == NULL && rs->block >= GS_ROWS_AHEAD_MIN)
 	{
-		rs->ahead_size = take_block_size(rs);
-		rs->ahead = gs_huge_alloc(rs->cxt, rs->ahead_size);
-		gs_prefault(rs->prefault, rs->ahead, rs->ahead_size);
+		rs->ahead = rows_block(rs, take_block_size(rs), &rs->ahead_size, &reused);
+		if (!reused)
+			gs_prefault(rs->prefault, rs->ahead, rs->ahead_size);
 	}
 }
 
@@ -129,7 +219,7 @@ void
 gs_rows_finish(GsRowStore *rs)
 {
 	if (rs->ahead)
-		pfree(rs->ahead);
+		rows_unmap(rs, rs->ahead);
 	rs->ahead = NULL;
 	rs->ahead_size = 0;
 }
@@ -140,6 +230,7 @@ gs_rows_release(GsRowStore *rs)
 	if (rs->cxt)
 		MemoryContextDelete(rs->cxt);
 	rs->cxt = NULL;
+	rs->maps = NULL;
 	rs->next = rs->end = NULL;
 	rs->ahead = NULL;
 	rs->ahead_size = 0;
@@ -148,7 +239,16 @@ gs_rows_release(GsRowStore *rs)
 Size
 gs_rows_bytes(const GsRowStore *rs)
 {
-	return rs->cxt ? MemoryContextMemAllocated(rs->cxt, false) - rs->ahead_size : 0;
+	if (rs->cxt == NULL)
+		return 0;
+	return MemoryContextMemAllocated(rs->cxt, false) + rs->maps->bytes -
+		rs->ahead_size;
+}
+
+Size
+gs_rows_mapped(const GsRowStore *rs)
+{
+	return rs->cxt ? rs->maps->bytes : 0;
 }
 
 /*

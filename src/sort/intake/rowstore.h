@@ -60,9 +60,13 @@ gs_prefetch_row_rest(MinimalTuple tup)
 		gs_prefetch((const char *) tup + l);
 }
 
+/* the store's blocks mapped by blockpool.c (rowstore.c) */
+typedef struct GsRowMaps GsRowMaps;
+
 typedef struct GsRowStore
 {
 	MemoryContext cxt;			/* the blocks, or NULL */
+	GsRowMaps  *maps;			/* its large blocks, in cxt */
 	char	   *next;			/* free space of the current block */
 	char	   *end;
 	Size		block;			/* size of the next block */
@@ -70,6 +74,7 @@ typedef struct GsRowStore
 	char	   *ahead;			/* the block after the current one, or NULL */
 	Size		ahead_size;
 	GsPrefaulter *prefault;		/* faults in the block ahead, or NULL */
+	Size		reused;			/* bytes of blocks that a sort before used */
 } GsRowStore;
 
 /* An empty store in a new child context of parent */
@@ -90,6 +95,9 @@ extern void gs_rows_release(GsRowStore *rs);
 
 /* Bytes that the rows take, for the memory budget */
 extern Size gs_rows_bytes(const GsRowStore *rs);
+
+/* Bytes of the large blocks, which the store's context does not count */
+extern Size gs_rows_mapped(const GsRowStore *rs);
 
 /* gs_rows_alloc's slow path: makes room for len more bytes */
 extern void gs_rows_next_block(GsRowStore *rs, Size len);

@@ -160,6 +160,9 @@ explain_text_rows(GpuSortState *node, ExplainState *es)
 	if (info->prefaulted > 0)
 		appendStringInfo(&buf, " (%zukB faulted in ahead)",
 						 (info->prefaulted + 1023) / 1024);
+	if (info->reused > 0)
+		appendStringInfo(&buf, " (%zukB kept from earlier sorts)",
+						 (info->reused + 1023) / 1024);
 	if (info->reserved_bytes > 0)
 		appendStringInfo(&buf, "  Reserved: %zukB",
 						 (info->reserved_bytes + 1023) / 1024);
@@ -360,6 +363,9 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 							(info->peak_bytes + 1023) / 1024, es);
 	ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
 							(info->prefaulted + 1023) / 1024, es);
+	if (info->reused > 0)
+		ExplainPropertyUInteger("Memory Kept From Earlier Sorts", "kB",
+								(info->reused + 1023) / 1024, es);
 	if (info->reserved_bytes > 0)
 		ExplainPropertyUInteger("Memory Reserved", "kB",
 								(info->reserved_bytes + 1023) / 1024, es);

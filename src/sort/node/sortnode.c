@@ -869,7 +869,8 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true));
+								MemoryContextMemAllocated(node->runcxt, true) +
+								gs_rows_mapped(&node->rows));
 	gather_output(node, order, keep_raw);
 	gs_sorter_end(sorter);
 	if (settled)
@@ -1025,10 +1026,12 @@ spill_stored(GpuSortState *node)
 	node->info.have_engine = true;
 	node->info.rows_sorted += node->ntuples;
 	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true));
+								MemoryContextMemAllocated(node->runcxt, true) +
+								gs_rows_mapped(&node->rows));
 	gs_spill_write_run(node, &rk, order);
 	end_run_sort(sorter, run, settled, &rk);
 
+	node->info.reused += node->rows.reused;
 	gs_rows_release(&node->rows);
 	init_rows(node);
 	node->ntuples = 0;
@@ -1561,7 +1564,8 @@ keep_last_run(GpuSortState *node)
 	node->info.rows_sorted += node->ntuples;
 	keys = gs_spill_run_keys(node, &rk, order);
 	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true));
+								MemoryContextMemAllocated(node->runcxt, true) +
+								gs_rows_mapped(&node->rows));
 	gather_output(node, order, false);
 	end_run_sort(sorter, run, settled, &rk);
 	gs_spill_keep_run(node, keys);
@@ -1632,6 +1636,7 @@ static void
 finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 {
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
+	node->info.reused += node->rows.reused;
 	if (node->par)
 		absorb_shared(node, budget);
 	node->info.ms_intake = gs_elapsed_ms(intake_start);

@@ -73,6 +73,7 @@ typedef struct GsRunInfo
 	Size		stored_bytes;	/* as the budget counts them, when sorted */
 	Size		reserved_bytes;	/* most held in the server-wide account */
 	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
+	Size		reused;			/* row blocks an earlier sort faulted in */
 	uint64		par_rows;		/* rows stored by parallel participants */
 	int			par_parts;		/* participants that stored rows */
 	Size		par_bytes;		/* their shared memory */

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_host_test"
-cc -O2 -Wall -I src -I src/sort/engine -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
+cc -O2 -Wall -I src -I src/sort/engine -I src/sort/intake -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
 	-o "$bin" test/sort/cpu/engine_host_test.c test/common/fake_cuda.c test/common/fake_account.c test/common/pg_shim.c \
 	src/sort/engine/engine.c src/sort/engine/engine_gpu.c src/sort/engine/engine_cpu.c src/gpu_session.c src/gpu_select.c \
 	src/threads.c src/threads_backend.c \

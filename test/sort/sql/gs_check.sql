@@ -164,6 +164,11 @@ BEGIN
 		ln := regexp_replace(ln, '\d+\.\d+', 'N.N', 'g');
 		ln := regexp_replace(ln, '(Memory|Disk): \d+kB', '\1: NkB', 'g');
 		ln := regexp_replace(ln, '\(\d+kB faulted in ahead\)', '(NkB faulted in ahead)', 'g');
+		-- (blocks kept from the session's earlier sorts: blockpool.c)
+		ln := regexp_replace(ln, ' \(\d+kB kept from earlier sorts\)', '', 'g');
+		ln := regexp_replace(ln, '\n *"Memory Kept From Earlier Sorts": \d+,', '', 'g');
+		ln := regexp_replace(ln, '\n *Memory Kept From Earlier Sorts: \d+', '', 'g');
+		CONTINUE WHEN ln ~ '^ *Memory Kept From Earlier Sorts: ';
 		ln := regexp_replace(ln, 'Reserved: \d+kB', 'Reserved: NkB', 'g');
 		ln := regexp_replace(ln, 'Spill: (\d+) runs, \d+kB written', 'Spill: \1 runs, NkB written', 'g');
 		ln := regexp_replace(ln, '(Spill Written): \d+', '\1: N', 'g');

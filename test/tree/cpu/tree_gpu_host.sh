@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/tree_gpu_host_test"
-cc -O2 -Wall -I src -I src/sort -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
+cc -O2 -Wall -I src -I src/sort -I src/sort/intake -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
 	-o "$bin" test/tree/cpu/tree_gpu_host_test.c test/common/fake_cuda.c test/common/pg_shim.c \
 	src/tree/tree_gpu.c src/tree/treebatch.c src/gpu_session.c src/gpu_select.c src/tree/contract.c src/threads.c src/tree/xmltok.c \
 	-Wl,--wrap=gs_pinned_put -L "$(pg_config --pkglibdir)" -lpgport -lpthread -lm
