@@ -102,6 +102,7 @@ typedef struct VerifyArg
 	uint64	   *inserted;		/* [ntasks]: descents repaired in place */
 	uint64	   *inscompares;	/* [ntasks]: their searches' comparisons */
 	uint32	   *worder;			/* order, writable, where fused; else NULL */
+	bool		later_cols;		/* sort columns after the checked one */
 	const uint32 *src;			/* where fused: order before the copy */
 	uint8	   *isbad;			/* [n]: the tasks' positions out of order */
 	uint64	   *rest;			/* the backend's positions, ascending */
@@ -184,6 +185,34 @@ pair_needs_check(const VerifyArg *a, uint64 q, uint64 topkey, uint64 j)
 }
 
 /*
+ * Compares the row at position p of order with the row in rowslot, as
+ * gs_keys_compare_column_nothrow; false also where they are equal strings
+ * and later sort columns would decide.  Equal strings are equal rows else.
+ */
+static bool
+probe_compare(VerifyArg *a, uint64 t, uint64 p, TupleTableSlot *rowslot,
+			  int *r)
+{
+	TupleTableSlot *probe = a->slots[2 * a->ntasks + t];
+
+	ExecStoreMinimalTuple(a->tuples[a->worder[p]], probe, false);
+	a->inscompares[t]++;
+	return gs_keys_compare_column_nothrow(a->keys, a->col, probe, rowslot, r) &&
+		!(*r == 0 && a->later_cols);
+}
+
+/* moves the row at position j to position p < j, the rows between up one */
+static void
+move_row(VerifyArg *a, uint64 t, uint64 p, uint64 j)
+{
+	uint32		row = a->worder[j];
+
+	memmove(a->worder + p + 1, a->worder + p, sizeof(uint32) * (j - p));
+	a->worder[p] = row;
+	a->inserted[t]++;
+}
+
+/*
  * Fused repair: row j (stored in rowslot) was found below row j - 1, the
  * largest of the ascending run order[base .. j).  Finds the first row of
  * the run above row j, searching from the run's end (j - 2, j - 3, j - 4,
@@ -193,14 +222,11 @@ pair_needs_check(const VerifyArg *a, uint64 q, uint64 topkey, uint64 j)
  */
 static bool
 insert_backwards(VerifyArg *a, uint64 t, uint64 base, uint64 j,
-				 TupleTableSlot *rowslot)
+				 TupleTableSlot *rowslot, uint64 *at)
 {
-	TupleTableSlot *probe = a->slots[2 * a->ntasks + t];
-	uint32	   *order = a->worder;
 	uint64		lo = base,
 				hi = j - 1,		/* order[hi ..] are above row j */
 				step = 1;
-	uint32		row = order[j];
 	int			tries = 0;
 	bool		linear = true;
 
@@ -216,10 +242,7 @@ insert_backwards(VerifyArg *a, uint64 t, uint64 base, uint64 j,
 			p = (hi - lo >= step) ? hi - step : lo;
 		else
 			p = lo + (hi - lo) / 2;
-		ExecStoreMinimalTuple(a->tuples[order[p]], probe, false);
-		a->inscompares[t]++;
-		if (!gs_keys_compare_column_nothrow(a->keys, a->col, probe, rowslot, &r) ||
-			r == 0)
+		if (!probe_compare(a, t, p, rowslot, &r))
 			return false;
 		if (r > 0)
 			hi = p;
@@ -233,10 +256,71 @@ insert_backwards(VerifyArg *a, uint64 t, uint64 base, uint64 j,
 	}
 	if (hi == base)
 		return false;
-	memmove(order + hi + 1, order + hi, sizeof(uint32) * (j - hi));
-	order[hi] = row;
-	a->inserted[t]++;
+	move_row(a, t, hi, j);
+	*at = hi;
 	return true;
+}
+
+/*
+ * Fused repair of a row that follows one just moved (to position from) and
+ * is known not below it: a value's duplicates, which the transform put
+ * after the same row as their first.  Row j (stored in rowslot) goes before
+ * the first row after from above it, mostly from + 1: found going up from
+ * there, a comparison a row, the run's largest (at j - 1) last.  1 where
+ * it moved there (*at), 0 where it is not below the run's largest (it
+ * stays), -1 where that was not found in GS_VERIFY_FOLLOW_PROBES or not
+ * decided by strcoll alone (the caller checks the pair as any other).
+ */
+#define GS_VERIFY_FOLLOW_PROBES	3
+
+static int
+insert_after(VerifyArg *a, uint64 t, uint64 from, uint64 j,
+			 TupleTableSlot *rowslot, uint64 *at)
+{
+	uint64		p;
+	int			r;
+
+	for (p = from + 1; p < j && p <= from + GS_VERIFY_FOLLOW_PROBES; p++)
+	{
+		if (!probe_compare(a, t, p, rowslot, &r))
+			return -1;
+		if (r > 0)
+		{
+			move_row(a, t, p, j);
+			*at = p;
+			return 1;
+		}
+		if (p == j - 1)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Fused: a row that follows the row just moved (to *moved, PG_UINT64_MAX
+ * where none was), in order after it for sure, placed after it in one
+ * comparison or two (insert_after).  True where that placed it (moved or
+ * left in place); *moved tells where it moved to.
+ */
+static bool
+place_follower(VerifyArg *a, uint64 t, uint64 j, uint64 hi,
+			   TupleTableSlot *rowslot, uint64 *moved)
+{
+	uint64		from = *moved;
+	uint64		at;
+	int			res;
+
+	*moved = PG_UINT64_MAX;
+	if (from == PG_UINT64_MAX || j + 1 >= hi || needs_check(a, j - 1, j))
+		return false;
+	ExecStoreMinimalTuple(a->tuples[a->order[j]], rowslot, false);
+	res = insert_after(a, t, from, j, rowslot, &at);
+	if (res == 1)
+	{
+		a->bad[t]++;
+		*moved = at;
+	}
+	return res >= 0;
 }
 
 /*
@@ -255,7 +339,8 @@ verify_task(VerifyArg *a, uint64 t)
 				hi,
 				j,
 				base,
-				topkey;
+				topkey,
+				moved = PG_UINT64_MAX;	/* where row j - 1 moved to */
 
 	verify_bounds(a, t, &lo, &hi);
 	base = lo;
@@ -268,6 +353,17 @@ verify_task(VerifyArg *a, uint64 t)
 		int			r;
 
 		verify_prefetch(a, j, hi);
+		if (place_follower(a, t, j, hi, slots[1 - cur], &moved))
+		{
+			/* the run's largest, in slots[cur], is at j now, or row j is */
+			if (moved == PG_UINT64_MAX)
+			{
+				topkey = j;
+				cur = 1 - cur;
+			}
+			held = a->order[j];
+			continue;
+		}
 		if (!pair_needs_check(a, q, topkey, j))
 		{
 			topkey = j;
@@ -287,7 +383,7 @@ verify_task(VerifyArg *a, uint64 t)
 		if (r > 0)
 			a->bad[t]++;
 		if (r > 0 && a->worder && j + 1 < hi &&
-			insert_backwards(a, t, base, j, sb))
+			insert_backwards(a, t, base, j, sb, &moved))
 		{
 			/* row j - 1 (in sa, the run's largest) is now at j */
 			held = a->order[j];
@@ -544,6 +640,7 @@ gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
 		}
 		a.worder = writable;
 		a.order = writable;
+		a.later_cols = node->nkeys > 1;
 	}
 
 	a.ntasks = (nthreads > 1) ? (uint64) nthreads * GS_VERIFY_TASKS_PER_THREAD : 1;
