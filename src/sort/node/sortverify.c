@@ -60,8 +60,19 @@
  *	   over a task where its thread stopped, compares its first pair
  *	   whatever the keys say.
  *
- * The rows a task moves are counted as runs merged, its searches'
- * comparisons as the repair's, so that EXPLAIN's counts read the same.
+ *
+ * A value's duplicates follow their first copy: the transform puts them
+ * after the same row, and each is known not below the copy before it (the
+ * pair's keys tie and the comparators settled it), so it goes just after
+ * where that copy went, mostly in one comparison (insert_after).  Equal
+ * strings are equal rows where no sort column follows; else strcoll cannot
+ * order them and the pair is marked.
+ *
+ * EXPLAIN's "out of order" counts the rows found below the largest row
+ * before them (a row moved in place, or a descent marked): one where the
+ * transform put a row too late, one for each row it passed where it put
+ * one too early.  The rows moved count as runs of one merged, the
+ * searches' comparisons as the repair's.
  *
  * gpusort.debug_scramble_keys swaps two rows whose prefixes differ before
  * the check, so that tests can see the repair work.
