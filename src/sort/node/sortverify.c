@@ -64,7 +64,8 @@
  * A value's duplicates follow their first copy: the transform puts them
  * after the same row, and each is known not below the copy before it (the
  * pair's keys tie and the comparators settled it), so it goes just after
- * where that copy went, mostly in one comparison (insert_after).  Equal
+ * where that copy went: straight after it where it is the same string (a
+ * memcmp, no strcoll), else mostly in one comparison (insert_after).  Equal
  * strings are equal rows where no sort column follows; else strcoll cannot
  * order them and the pair is marked.
  *
@@ -212,6 +213,25 @@ probe_compare(VerifyArg *a, uint64 t, uint64 p, TupleTableSlot *rowslot,
 		!(*r == 0 && a->later_cols);
 }
 
+/*
+ * Whether the row at position p of order holds, in the checked column,
+ * the same bytes as the row in rowslot (false where either cannot be read
+ * on a thread): equal under any collation, found without strcoll.
+ */
+static bool
+same_string(VerifyArg *a, uint64 t, uint64 p, TupleTableSlot *rowslot)
+{
+	TupleTableSlot *probe = a->slots[2 * a->ntasks + t];
+	Datum		x,
+				y;
+
+	ExecStoreMinimalTuple(a->tuples[a->worder[p]], probe, false);
+	if (!gs_keys_column_value_nothrow(a->keys, a->col, probe, &x) ||
+		!gs_keys_column_value_nothrow(a->keys, a->col, rowslot, &y))
+		return false;
+	return gs_keys_values_same_nothrow(a->keys, a->col, x, y);
+}
+
 /* moves the row at position j to position p < j, the rows between up one */
 static void
 move_row(VerifyArg *a, uint64 t, uint64 p, uint64 j)
@@ -291,6 +311,16 @@ insert_after(VerifyArg *a, uint64 t, uint64 from, uint64 j,
 	uint64		p;
 	int			r;
 
+	/*
+	 * The same string as the row at from: then the row after that, which
+	 * strcoll put above it, is above row j too, and no strcoll is needed
+	 */
+	if (same_string(a, t, from, rowslot))
+	{
+		move_row(a, t, from + 1, j);
+		*at = from + 1;
+		return 1;
+	}
 	for (p = from + 1; p < j && p <= from + GS_VERIFY_FOLLOW_PROBES; p++)
 	{
 		if (!probe_compare(a, t, p, rowslot, &r))
