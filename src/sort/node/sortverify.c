@@ -40,8 +40,8 @@
  * not return 0, so a row j found below row j - 1 is inserted backwards
  * into the task's checked stretch, which is ascending, by a search from
  * its end (rows are misplaced by a few places) and a memmove of order's
- * entries.  That spends about two comparisons a disagreement, on rows the
- * thread has just read, where marking it and merging runs after costs a
+ * entries.  That spends one to three comparisons a disagreement, on rows
+ * the thread has just read, where marking it and merging runs after costs a
  * second pass over the rows (their values taken again, the runs copied)
  * and more comparisons.  The invariants that keep this exact:
  *
@@ -51,15 +51,15 @@
  *	   the slice (the previous task's) is never written while read;
  *	 - a row that would go before base, a descent at the slice's last
  *	   position (the next task reads that row), and a comparison strcoll
- *	   cannot decide (0, or one that cannot be made on a thread) are marked
- *	   in isbad[] instead, as without fusion;
+ *	   cannot decide (equal strings with later sort columns, or one that
+ *	   cannot be made on a thread) are marked in isbad[] instead, as
+ *	   without fusion;
  *	 - once rows have moved, the row at j - 1 is the run's largest, whose
  *	   key is that of the output position topkey, not j - 1's: the pair
  *	   is then compared unless their keys first differ before the checked
  *	   column (refined marks adjacent pairs only), and the backend, taking
  *	   over a task where its thread stopped, compares its first pair
  *	   whatever the keys say.
- *
  *
  * A value's duplicates follow their first copy: the transform puts them
  * after the same row, and each is known not below the copy before it (the
@@ -339,8 +339,8 @@ insert_after(VerifyArg *a, uint64 t, uint64 from, uint64 j,
 
 /*
  * Fused: a row that follows the row just moved (to *moved, PG_UINT64_MAX
- * where none was), in order after it for sure, placed after it in one
- * comparison or two (insert_after).  True where that placed it (moved or
+ * where none was), in order after it for sure, placed after it with no
+ * comparison, one or a few (insert_after).  True where that placed it (moved or
  * left in place); *moved tells where it moved to.
  */
 static bool
