@@ -2037,6 +2037,20 @@ gs_keys_compare_values_nothrow(const GsKeySpec *spec, int c, Datum a,
 }
 
 bool
+gs_keys_values_same_nothrow(const GsKeySpec *spec, int c, Datum a, Datum b)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *adata,
+			   *bdata;
+	Size		alen,
+				blen;
+
+	return string_peek(col, a, &adata, &alen) &&
+		string_peek(col, b, &bdata, &blen) &&
+		alen == blen && memcmp(adata, bdata, alen) == 0;
+}
+
+bool
 gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 							   TupleTableSlot *a, TupleTableSlot *b,
 							   int *result)

@@ -141,7 +141,9 @@ extern int	gs_keys_first_inexact(const GsKeySpec *spec);
  * gs_keys_column_value_nothrow gives the column's value where it can be
  * compared on a thread (not NULL, not to detoast: it points into the row,
  * and stays valid while the row is stored), and
- * gs_keys_compare_values_nothrow compares two such values.
+ * gs_keys_compare_values_nothrow compares two such values, and
+ * gs_keys_values_same_nothrow says whether they are the same bytes (equal
+ * under any collation; false where it cannot tell), without strcoll.
  */
 extern int	gs_keys_verified_column(const GsKeySpec *spec);
 extern bool gs_keys_differ_in(const GsKeySpec *spec, int c, const uint64 *a,
@@ -153,6 +155,8 @@ extern bool gs_keys_column_value_nothrow(const GsKeySpec *spec, int c,
 										 TupleTableSlot *slot, Datum *value);
 extern bool gs_keys_compare_values_nothrow(const GsKeySpec *spec, int c,
 										   Datum a, Datum b, int *result);
+extern bool gs_keys_values_same_nothrow(const GsKeySpec *spec, int c,
+										Datum a, Datum b);
 
 /*
  * Refining ties (sortrefine.c): gs_keys_refinable says whether column c

@@ -185,6 +185,9 @@ SELECT * FROM keyed('SELECT * FROM kr_big ORDER BY odd, id, g');
 SELECT gs_check('SELECT odd FROM kr_big ORDER BY odd');
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g');
 SELECT gs_check('SELECT odd, g, id FROM kr_big ORDER BY odd DESC, g, id');
+SET gpusort.cpu_threads = 15;
+SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g');
+RESET gpusort.cpu_threads;
 SET max_parallel_workers_per_gather = 0;
 SELECT gs_check('SELECT odd, id, g FROM kr_big ORDER BY odd, id, g LIMIT 1000');
 RESET max_parallel_workers_per_gather;
@@ -201,6 +204,13 @@ CREATE TABLE kr_dup AS
 ANALYZE kr_dup;
 SELECT gs_check('SELECT odd FROM kr_dup ORDER BY odd');
 SELECT gs_check('SELECT odd, g FROM kr_dup ORDER BY odd DESC, g');
+-- many threads: each checking task repairs its descents in place but at
+-- its slice's ends, which the merge takes (one task's last row is the
+-- next one's first partner, so neither moves it)
+SET gpusort.cpu_threads = 15;
+SELECT gs_check('SELECT odd FROM kr_dup ORDER BY odd');
+SELECT gs_check('SELECT odd, g FROM kr_dup ORDER BY odd DESC, g');
+RESET gpusort.cpu_threads;
 SET gpusort.cpu_threads = 1;
 SELECT gs_check('SELECT odd FROM kr_dup ORDER BY odd');
 RESET gpusort.cpu_threads;
