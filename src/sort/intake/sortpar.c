@@ -240,6 +240,7 @@ struct GsStoreState
 	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
 	struct GpuSortState *writer;	/* sorts and writes runs, or NULL */
 	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
+	TupleTableSlot *key_slot;	/* a stored row, whose keys are taken */
 	dsa_pointer first;
 	GsParChunk *chunk;			/* the chunk being filled */
 	dsa_pointer ahead;			/* the next one, being faulted in, or Invalid */
@@ -367,6 +368,9 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 		st->feed_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										   ExecGetResultType(outerPlanState(st)),
 										   &TTSOpsMinimalTuple);
+		st->key_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										  ExecGetResultType(outerPlanState(st)),
+										  &TTSOpsMinimalTuple);
 	}
 	st->next_size = GS_PAR_FIRST_CHUNK;
 }
@@ -573,7 +577,9 @@ store_row(GsStoreState *st, TupleTableSlot *slot)
 	}
 
 	entry = (char *) c + c->size - (Size) (c->nrows + 1) * st->entry_bytes;
-	gs_keys_observe(st->keys, slot, (uint8 *) entry + sizeof(uint32));
+	/* a projected row is deformed already; a table's is taken from the copy */
+	if (virtual)
+		gs_keys_observe(st->keys, slot, (uint8 *) entry + sizeof(uint32));
 
 	off = (uint32) c->front;
 	mtup = (MinimalTuple) ((char *) c + off);
@@ -594,6 +600,15 @@ store_row(GsStoreState *st, TupleTableSlot *slot)
 		/* as minimal_tuple_from_heap_tuple does, without its palloc */
 		memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
 		mtup->t_len = len;
+
+		/*
+		 * Deforming a table's row up to its last key column walks every
+		 * column before, a cache miss each where the row lies in its
+		 * buffer; the copy just made is in cache (sortnode.c's
+		 * observe_and_store says more).
+		 */
+		ExecStoreMinimalTuple(mtup, st->key_slot, false);
+		gs_keys_observe(st->keys, st->key_slot, (uint8 *) entry + sizeof(uint32));
 	}
 	memcpy(entry, &off, sizeof(uint32));
 	c->front += MAXALIGN(len);

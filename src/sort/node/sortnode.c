@@ -1442,6 +1442,34 @@ stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
 }
 
 /*
+ * Takes the sort keys of a row and stores it.  A row of a table comes in a
+ * buffer slot, and deforming it up to the last key column walks every
+ * column before, each read a cache miss the first time: for wide rows
+ * with keys late in them, most of the intake.  So the row is copied first,
+ * a sequential read the hardware prefetches, and its keys are taken from
+ * the copy, in cache by then (row_slot holds it until the next row).  A
+ * virtual row is deformed already, and a minimal one costs the same where
+ * it lies.
+ */
+static inline void
+observe_and_store(GpuSortState *node, TupleTableSlot *slot)
+{
+	uint8	   *raw = node->raw ? node->raw + node->ntuples * node->raw_bytes : NULL;
+	MinimalTuple mt;
+
+	if (TTS_IS_VIRTUAL(slot) || TTS_IS_MINIMALTUPLE(slot))
+	{
+		gs_keys_observe(node->keys, slot, raw);
+		node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
+		return;
+	}
+	mt = gs_rows_store_slot(&node->rows, slot);
+	node->tuples[node->ntuples++] = mt;
+	ExecStoreMinimalTuple(mt, node->row_slot, false);
+	gs_keys_observe(node->keys, node->row_slot, raw);
+}
+
+/*
  * Stores one row with its raw key; when the rows outgrow the memory, what
  * is stored goes to a run (or everything to the tuplesort).
  */
@@ -1460,9 +1488,7 @@ store_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
 	}
 	if (node->ntuples % GS_PREFAULT_WINDOW == 0)
 		prefault_arrays(node);
-	gs_keys_observe(node->keys, slot, node->raw ?
-					node->raw + node->ntuples * node->raw_bytes : NULL);
-	node->tuples[node->ntuples++] = gs_rows_store_slot(&node->rows, slot);
+	observe_and_store(node, slot);
 
 	if (!stored_rows_fit(node, budget, why, sizeof(why)))
 	{
