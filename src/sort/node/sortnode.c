@@ -612,6 +612,7 @@ init_rows(GpuSortState *node)
 						 gpusort_memory_budget() / GS_ROWS_BLOCKS_PER_BUDGET);
 }
 static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
+static void note_peak_memory(GpuSortState *node);
 static void put_shared_row(void *arg, MinimalTuple tup);
 static Size stored_bytes(GpuSortState *node);
 
@@ -868,9 +869,7 @@ sort_stored(GpuSortState *node, bool keep_raw)
 	order = order_rows(node, sorter, &settled);
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
-	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true) +
-								gs_rows_mapped(&node->rows));
+	note_peak_memory(node);
 	gather_output(node, order, keep_raw);
 	gs_sorter_end(sorter);
 	if (settled)
@@ -1025,9 +1024,7 @@ spill_stored(GpuSortState *node)
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.have_engine = true;
 	node->info.rows_sorted += node->ntuples;
-	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true) +
-								gs_rows_mapped(&node->rows));
+	note_peak_memory(node);
 	gs_spill_write_run(node, &rk, order);
 	end_run_sort(sorter, run, settled, &rk);
 
@@ -1442,6 +1439,18 @@ stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
 }
 
 /*
+ * The run's memory at its largest, as EXPLAIN shows it: the run context and
+ * the row store's mapped blocks, which no context counts (rowstore.c)
+ */
+static void
+note_peak_memory(GpuSortState *node)
+{
+	node->info.peak_bytes = Max(node->info.peak_bytes,
+								MemoryContextMemAllocated(node->runcxt, true) +
+								gs_rows_mapped(&node->rows));
+}
+
+/*
  * Takes the sort keys of a row and stores it.  A row of a table comes in a
  * buffer slot, and deforming it up to the last key column walks every
  * column before, each read a cache miss the first time: for wide rows
@@ -1589,9 +1598,7 @@ keep_last_run(GpuSortState *node)
 	node->info.engine = *gs_sorter_stats(sorter);
 	node->info.rows_sorted += node->ntuples;
 	keys = gs_spill_run_keys(node, &rk, order);
-	node->info.peak_bytes = Max(node->info.peak_bytes,
-								MemoryContextMemAllocated(node->runcxt, true) +
-								gs_rows_mapped(&node->rows));
+	note_peak_memory(node);
 	gather_output(node, order, false);
 	end_run_sort(sorter, run, settled, &rk);
 	gs_spill_keep_run(node, keys);
