@@ -13,13 +13,24 @@
  * library is preloaded) makes no CUDA call.  CUDA is started by the first
  * piece of work in a backend that wants the GPU, and the context is kept for
  * the backend's life: starting it costs hundreds of milliseconds (about 300
- * on an H100, test/gpu/results; gpusort_gpu_info() shows it as
+ * on an H100 or an H200, test/gpu/results; gpusort_gpu_info() shows it as
  * first_use_ms), which later queries should not pay again.  The driver
  * starts threads of its own while it initializes; all signals are blocked
  * around that call, so that those threads inherit a full mask and never run
  * the backend's signal handlers.  A failed start (no driver, no device) is
  * remembered, and later work in the backend goes to the CPU without trying
  * again.
+ *
+ * Early start.  The first query of a session would wait for those hundreds
+ * of milliseconds after reading its rows, where the sort needs the GPU; so
+ * a sort that expects to use it calls gs_gpu_session_prestart() when the
+ * executor starts, which runs the same start (device choice, slot, context)
+ * on a helper thread, with every signal blocked, while the backend reads the
+ * rows.  The helper touches nothing but this file's statics of the start
+ * (the slot, the device) and a copy of the settings; the backend reads what
+ * it found only after joining it, which every entry point here does first
+ * (await_early_start), and so does the backend's exit.  An early start that
+ * found every slot taken is not remembered: the sort tries again.
  *
  * Device choice and session cap.  A backend uses one device, chosen when
  * it starts CUDA among those gpusort.devices allows (gpu_select.c: the
@@ -51,8 +62,8 @@
  *
  * Nothing here throws: failures come back as a reason, and the caller
  * falls back to the CPU.  Built without CUDA (GPUSORT_NO_CUDA), only
- * gpusort_gpu_info() is here, and says so: the engines never start a
- * session in that build.
+ * gpusort_gpu_info() is here, and says so, with an empty early start: the
+ * engines never start a session in that build.
  *
  *-------------------------------------------------------------------------
  */
@@ -65,6 +76,7 @@
 #include <unistd.h>
 
 #include "access/htup_details.h"
+#include "storage/ipc.h"
 #include "common/file_perm.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -94,9 +106,35 @@ PG_FUNCTION_INFO_V1(gpusort_gpu_info);
 typedef enum GpuState
 {
 	GPU_UNTRIED,
+	GPU_STARTING,				/* the early start's thread is at it */
 	GPU_READY,
 	GPU_FAILED
 } GpuState;
+
+/* what an attempt to start CUDA came to */
+typedef enum StartOutcome
+{
+	START_READY,
+	START_FAILED,				/* remembered: never tried again */
+	START_LATER					/* every slot taken: may succeed later */
+} StartOutcome;
+
+/* the settings a start reads, copied for the early start's thread */
+typedef struct StartSettings
+{
+	char		devices[256];	/* gpusort.devices */
+	int			max_sessions;	/* gpusort.max_gpu_sessions */
+} StartSettings;
+
+/* an early start (gs_gpu_session_prestart), while GPU_STARTING */
+typedef struct EarlyStart
+{
+	pthread_t	thread;
+	StartSettings settings;
+	StartOutcome outcome;
+	char		reason[128];
+	double		ms;
+} EarlyStart;
 
 static GpuState gpu_state = GPU_UNTRIED;
 static char gpu_failure[128];	/* why, when GPU_FAILED */
@@ -104,6 +142,8 @@ static GskDeviceInfo gpu_device;
 static double gpu_start_ms;
 static int	slot_fd = -1;
 static int	slot_no = -1;		/* of the device in gpu_device */
+static EarlyStart early;
+static bool exit_hook_set = false;
 
 typedef struct PinnedBuf
 {
@@ -182,11 +222,11 @@ gs_gpu_device_sessions(int device)
  * demand, so raising gpusort.max_gpu_sessions needs nothing else.
  */
 static bool
-take_slot(int device, char *reason, size_t len)
+take_slot(int device, int max_sessions, char *reason, size_t len)
 {
 	int			i;
 
-	for (i = 0; i < gpusort_max_gpu_sessions; i++)
+	for (i = 0; i < max_sessions; i++)
 	{
 		char		path[MAXPGPATH];
 		int			fd;
@@ -220,15 +260,18 @@ release_slot(void)
 
 /* ---- device choice ---------------------------------------------------- */
 
+static void await_early_start(void);
+
 /*
  * The visible devices' loads (at most GS_MAX_DEVICES of them) in
  * loads[], and their descriptions in infos[] when not NULL; the count, or
  * -1 with a reason when CUDA cannot tell (no driver, a broken one).  The
- * driver starts here, so signals are blocked as for gsk_init.
+ * driver starts here, so signals are blocked as for gsk_init.  On the
+ * early start's thread too: no palloc, no ereport.
  */
-int
-gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
-					char *reason, size_t len)
+static int
+devices_load(const StartSettings *set, GsDeviceLoad *loads, GskDeviceInfo *infos,
+			 char *reason, size_t len)
 {
 	bool		allowed[GS_MAX_DEVICES];
 	char		err[128];
@@ -238,7 +281,7 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 	int			i;
 
 	/* the check hook let only valid lists through */
-	if (gs_parse_device_list(gpusort_devices, allowed, err, sizeof(err)) < 0)
+	if (gs_parse_device_list(set->devices, allowed, err, sizeof(err)) < 0)
 	{
 		snprintf(reason, len, "gpusort.devices: %s", err);
 		return -1;
@@ -261,7 +304,7 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 			loads[i].allowed = false;
 		}
 		loads[i].sessions = gs_gpu_device_sessions(i);
-		loads[i].full = loads[i].sessions >= gpusort_max_gpu_sessions;
+		loads[i].full = loads[i].sessions >= set->max_sessions;
 		loads[i].free_bytes = info.free_mem;
 		if (infos)
 			infos[i] = info;
@@ -275,13 +318,33 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 	return ndev;
 }
 
+/* the settings now */
+static void
+current_settings(StartSettings *set)
+{
+	strlcpy(set->devices, gpusort_devices ? gpusort_devices : "", sizeof(set->devices));
+	set->max_sessions = gpusort_max_gpu_sessions;
+}
+
+int
+gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
+					char *reason, size_t len)
+{
+	StartSettings set;
+
+	/* the early start's thread may be in the driver */
+	await_early_start();
+	current_settings(&set);
+	return devices_load(&set, loads, infos, reason, len);
+}
+
 /*
  * Chooses a device among loads[0..ndev) (gpu_select.c) and takes one of
  * its slots; when another backend took the last slot meanwhile, the next
  * best device.  The device's index in loads, or -1 with a reason.
  */
 static int
-take_device(GsDeviceLoad *loads, int ndev, char *reason, size_t len)
+take_device(GsDeviceLoad *loads, int ndev, int max_sessions, char *reason, size_t len)
 {
 	int			pass;
 
@@ -296,7 +359,7 @@ take_device(GsDeviceLoad *loads, int ndev, char *reason, size_t len)
 			return -1;
 		}
 		reason[0] = '\0';
-		if (take_slot(loads[i].ordinal, reason, len))
+		if (take_slot(loads[i].ordinal, max_sessions, reason, len))
 			return i;
 		if (reason[0] != '\0')
 			return -1;			/* a slot file could not be opened */
@@ -333,55 +396,27 @@ any_allowed(const GsDeviceLoad *loads, int ndev)
 }
 
 /*
- * Remembers a failure to start CUDA: later work in this backend goes to
- * the CPU at once.  why and reason may be the same buffer.
+ * One attempt to start CUDA: the device choice, a slot and the context,
+ * with set's settings, on the backend or on the early start's thread (so
+ * nothing here may palloc or ereport, nor touch the state but the slot and
+ * gpu_device).  *ms: what it took, the device choice included, since the
+ * first use pays that too.
  */
-static bool
-start_failed(const char *why, char *reason, size_t len)
-{
-	strlcpy(gpu_failure, why, sizeof(gpu_failure));
-	gpu_state = GPU_FAILED;
-	release_slot();
-	strlcpy(reason, gpu_failure, len);
-	return false;
-}
-
-bool
-gs_gpu_session_start(char *reason, size_t len)
+static StartOutcome
+try_start(const StartSettings *set, char *reason, size_t len, double *ms)
 {
 	GsDeviceLoad loads[GS_MAX_DEVICES];
-	char		init_failure[sizeof(gpu_failure)] = "";
+	char		init_failure[128] = "";
 	instr_time	t0,
 				t1;
 	int			ndev;
 
-	if (gpu_state == GPU_READY)
-		return true;
-	if (gpu_state == GPU_FAILED)
-	{
-		strlcpy(reason, gpu_failure, len);
-		return false;
-	}
-	if (IsPostmasterEnvironment && !IsUnderPostmaster)
-	{
-		/* the postmaster: its children could not use an inherited context */
-		strlcpy(reason, "CUDA is never started in the postmaster", len);
-		return false;
-	}
-
-	if (gpusort_max_gpu_sessions <= 0)
-	{
-		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
-		return false;
-	}
 	if (!make_slot_dir(reason, len))
-		return false;
-
-	/* first_use_ms covers the device choice too: the first use pays it */
+		return START_LATER;
 	INSTR_TIME_SET_CURRENT(t0);
-	ndev = gs_gpu_devices_load(loads, NULL, reason, len);
+	ndev = devices_load(set, loads, NULL, reason, len);
 	if (ndev < 0)
-		return start_failed(reason, reason, len);
+		return START_FAILED;
 
 	/*
 	 * A device that cannot start a context (taken in exclusive mode by
@@ -390,14 +425,17 @@ gs_gpu_session_start(char *reason, size_t len)
 	 */
 	for (;;)
 	{
-		int			i = take_device(loads, ndev, reason, len);
+		int			i = take_device(loads, ndev, set->max_sessions, reason, len);
 
 		if (i < 0 && ndev == 0)
-			return start_failed(reason, reason, len);
+			return START_FAILED;
 		if (i < 0 && init_failure[0] != '\0' && !any_allowed(loads, ndev))
-			return start_failed(init_failure, reason, len);
+		{
+			strlcpy(reason, init_failure, len);
+			return START_FAILED;
+		}
 		if (i < 0)
-			return false;		/* may succeed later: not remembered */
+			return START_LATER;
 		if (init_with_signals_blocked(loads[i].ordinal) == 0)
 			break;
 		gs_gpu_reason(init_failure, sizeof(init_failure), "no usable GPU", -1);
@@ -406,20 +444,137 @@ gs_gpu_session_start(char *reason, size_t len)
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	gpu_start_ms = INSTR_TIME_GET_MILLISEC(t1);
-	gpu_state = GPU_READY;
+	*ms = INSTR_TIME_GET_MILLISEC(t1);
+	return START_READY;
+}
+
+/*
+ * What an attempt came to becomes the backend's state: a failure is
+ * remembered, and later work in this backend goes to the CPU at once.
+ * Returns whether the GPU is ready.
+ */
+static bool
+settle_start(StartOutcome outcome, const char *reason, double ms)
+{
+	switch (outcome)
+	{
+		case START_READY:
+			gpu_start_ms = ms;
+			gpu_state = GPU_READY;
+			return true;
+		case START_FAILED:
+			strlcpy(gpu_failure, reason, sizeof(gpu_failure));
+			gpu_state = GPU_FAILED;
+			release_slot();
+			return false;
+		case START_LATER:
+			gpu_state = GPU_UNTRIED;
+			return false;
+	}
+	return false;
+}
+
+/* may this backend start CUDA at all, now?  If not, why */
+static bool
+start_allowed(char *reason, size_t len)
+{
+	if (IsPostmasterEnvironment && !IsUnderPostmaster)
+	{
+		/* the postmaster: its children could not use an inherited context */
+		strlcpy(reason, "CUDA is never started in the postmaster", len);
+		return false;
+	}
+	if (gpusort_max_gpu_sessions <= 0)
+	{
+		strlcpy(reason, "gpusort.max_gpu_sessions = 0", len);
+		return false;
+	}
 	return true;
+}
+
+static void *
+early_start_main(void *arg)
+{
+	EarlyStart *e = (EarlyStart *) arg;
+
+	e->outcome = try_start(&e->settings, e->reason, sizeof(e->reason), &e->ms);
+	return NULL;
+}
+
+/* the early start, if one is under way, is over and settled */
+static void
+await_early_start(void)
+{
+	if (gpu_state != GPU_STARTING)
+		return;
+	if (pthread_join(early.thread, NULL) != 0)
+	{
+		/* cannot happen for a joinable thread; the start is not trusted */
+		early.outcome = START_FAILED;
+		strlcpy(early.reason, "the CUDA start's thread could not be joined",
+				sizeof(early.reason));
+	}
+	(void) settle_start(early.outcome, early.reason, early.ms);
+}
+
+/* the backend does not exit while the early start is in the driver */
+static void
+await_at_exit(int code, Datum arg)
+{
+	await_early_start();
+}
+
+void
+gs_gpu_session_prestart(void)
+{
+	char		reason[128];
+
+	if (gpu_state != GPU_UNTRIED || !start_allowed(reason, sizeof(reason)))
+		return;
+	current_settings(&early.settings);
+	if (!exit_hook_set)
+	{
+		on_proc_exit(await_at_exit, (Datum) 0);
+		exit_hook_set = true;
+	}
+	/* no thread: the start happens where the GPU is first needed */
+	if (gs_start_threads(&early.thread, 1, early_start_main, &early, 0) == 1)
+		gpu_state = GPU_STARTING;
+}
+
+bool
+gs_gpu_session_start(char *reason, size_t len)
+{
+	StartSettings set;
+	StartOutcome outcome;
+	double		ms = 0;
+
+	await_early_start();
+	if (gpu_state == GPU_READY)
+		return true;
+	if (gpu_state == GPU_FAILED)
+	{
+		strlcpy(reason, gpu_failure, len);
+		return false;
+	}
+	if (!start_allowed(reason, len))
+		return false;
+	current_settings(&set);
+	outcome = try_start(&set, reason, len, &ms);
+	return settle_start(outcome, reason, ms);
 }
 
 const struct GskDeviceInfo *
 gs_gpu_session_device(void)
 {
+	await_early_start();
 	return gpu_state == GPU_READY ? &gpu_device : NULL;
 }
 
 int
 gs_gpu_session_slot(void)
 {
+	await_early_start();
 	return slot_no;
 }
 
@@ -554,6 +709,13 @@ gs_gpu_reason(char *reason, size_t len, const char *what, int rc)
 		strlcpy(reason, what, len);
 }
 
+#else							/* GPUSORT_NO_CUDA */
+
+void
+gs_gpu_session_prestart(void)
+{
+}
+
 #endif							/* GPUSORT_NO_CUDA */
 
 /*
@@ -586,6 +748,7 @@ gpusort_gpu_info(PG_FUNCTION_ARGS)
 	nulls[0] = nulls[1] = false;
 	status = "built without CUDA";
 #else
+	await_early_start();
 	if (start && gpu_state == GPU_UNTRIED)
 	{
 		char		reason[128];

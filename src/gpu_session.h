@@ -19,8 +19,9 @@
  * while the device may still read or write it.  The engines word their own
  * reasons with gs_gpu_reason, which adds the kernels' last error.
  *
- * Built without CUDA, only gpusort_gpu_info() is here: the engines' own
- * stubs say "built without CUDA" and never call into the session.
+ * Built without CUDA, only gpusort_gpu_info() and an empty
+ * gs_gpu_session_prestart() are here: the engines' own stubs say "built
+ * without CUDA" and never call into the session.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,6 +39,15 @@ struct GsDeviceLoad;			/* gpu_select.h */
  * (remembered: never retried in this backend).
  */
 extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
+
+/*
+ * Starts CUDA on a helper thread, as gs_gpu_session_start would, while
+ * the backend goes on (a sort that will want the GPU, from its executor
+ * start): the next gs_gpu_session_start waits for it and uses what it
+ * found.  Does nothing where CUDA is started, failed, not allowed, or
+ * not built.
+ */
+extern void gs_gpu_session_prestart(void);
 
 /* The device in use; NULL until a start has succeeded */
 extern const struct GskDeviceInfo *gs_gpu_session_device(void);

@@ -37,6 +37,9 @@
 #                 memory (GpuSortStore, src/sort/intake/sortpar.c), and one
 #                 whose share outgrows its room writes it as runs to shared
 #                 files (the misestimate shape); not in the default modes
+#   gpusort+NAME  gpusort with the settings of GS_BENCH_SET_NAME added (SQL,
+#                 e.g. GS_BENCH_SET_t2="SET gpusort.cpu_threads = 2;"): to
+#                 compare settings in one run; in the .csv and the plans only
 # P = min(8, cores / 2), at least 1 (GS_BENCH_WORKERS).  Each cell runs in a
 # fresh session; the best of GS_BENCH_REPS runs (default 2; 1 over 2*10^7
 # rows) is kept, under a statement_timeout of GS_BENCH_TIMEOUT seconds
@@ -164,6 +167,9 @@ settings_of() {	# mode
 		gpusort) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned" ;;
 		gpusort_1proc) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned SET max_parallel_workers_per_gather = 0;" ;;
 		gpusort_par) echo "SET gpusort.max_memory = '$MAXMEM'; SET work_mem = '1GB'; $tuned SET gpusort.parallel = on;" ;;
+		gpusort+*)
+			local var="GS_BENCH_SET_${1#gpusort+}"
+			echo "$(settings_of gpusort) ${!var:-}" ;;
 	esac
 }
 
@@ -213,6 +219,9 @@ for q in $QUERIES; do
 	explain gpusort "$q" "$OUT/explain_gpusort.txt"
 	echo " $MODES " | grep -q " gpusort_1proc " && explain gpusort_1proc "$q" "$OUT/explain_gpusort.txt"
 	echo " $MODES " | grep -q " gpusort_par " && explain gpusort_par "$q" "$OUT/explain_gpusort.txt"
+	for m in $MODES; do
+		case $m in gpusort+*) explain "$m" "$q" "$OUT/explain_gpusort.txt" ;; esac
+	done
 	[ "$EXPLAIN_STOCK" = 1 ] && explain stock_tuned "$q" "$OUT/explain_stock.txt"
 done
 

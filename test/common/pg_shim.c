@@ -28,6 +28,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "blockpool.h"
@@ -67,6 +68,12 @@ int			gpusort_gpu_max_run_rows = 0;
 int			gpusort_cpu_threads = 1;
 int			gpusort_parallel = 1;
 bool		gpusort_copy_rows = true;
+
+/* the tests' processes exit without proc_exit: nothing to run then */
+void
+on_proc_exit(pg_on_exit_callback function, Datum arg)
+{
+}
 
 Size
 gpusort_memory_budget(void)

@@ -39,6 +39,7 @@
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
+#include "gpu_session.h"
 #include "settings.h"
 
 
@@ -110,6 +111,41 @@ switch_to_cpu(GsSorter *s, const char *reason)
 	warn_fallback(reason);
 }
 
+/*
+ * Does gpusort.device send a sort of expected_rows to the GPU?  If not,
+ * why, in why[0..len).
+ */
+static bool
+gpu_wanted(uint64 expected_rows, char *why, size_t len)
+{
+	if (gpusort_device == GS_DEVICE_CPU)
+		strlcpy(why, "gpusort.device = cpu", len);
+	else if (gpusort_device == GS_DEVICE_AUTO && expected_rows < GS_GPU_AUTO_MIN_ROWS)
+		snprintf(why, len, "fewer than %d rows expected", GS_GPU_AUTO_MIN_ROWS);
+	else if (gpusort_device == GS_DEVICE_AUTO && IsParallelWorker())
+	{
+		/* a worker lives for one query: starting CUDA would cost more */
+		strlcpy(why, "parallel worker", len);
+	}
+	else
+		return true;
+	return false;
+}
+
+/*
+ * A sort of about expected_rows is coming (its executor starts): where it
+ * will want the GPU, CUDA starts now on a helper thread, while the rows
+ * are read, rather than after (gs_gpu_session_prestart).
+ */
+void
+gs_sorter_expect(uint64 expected_rows)
+{
+	char		why[128];
+
+	if (gpu_wanted(expected_rows, why, sizeof(why)))
+		gs_gpu_session_prestart();
+}
+
 GsSorter *
 gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 {
@@ -138,16 +174,8 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 
 	if (flags & GS_SORTER_KEYS_ONLY)
 		strlcpy(s->stats.fallback, "keys only", sizeof(s->stats.fallback));
-	else if (gpusort_device == GS_DEVICE_CPU)
-		strlcpy(s->stats.fallback, "gpusort.device = cpu", sizeof(s->stats.fallback));
-	else if (gpusort_device == GS_DEVICE_AUTO && expected_rows < GS_GPU_AUTO_MIN_ROWS)
-		snprintf(s->stats.fallback, sizeof(s->stats.fallback),
-				 "fewer than %d rows expected", GS_GPU_AUTO_MIN_ROWS);
-	else if (gpusort_device == GS_DEVICE_AUTO && IsParallelWorker())
-	{
-		/* a worker lives for one query: starting CUDA would cost more */
-		strlcpy(s->stats.fallback, "parallel worker", sizeof(s->stats.fallback));
-	}
+	else if (!gpu_wanted(expected_rows, s->stats.fallback, sizeof(s->stats.fallback)))
+		;
 	else
 	{
 		s->gpu = gs_gpu_begin(nwords, expected_rows,

@@ -23,7 +23,9 @@
  *	   for rank in 0 .. n-1:  row = gs_sorter_rows(s)[rank]
  *	   gs_sorter_end(s);
  *
- * gs_sorter_begin picks the engine from gpusort.device.  A GPU failure of
+ * gs_sorter_begin picks the engine from gpusort.device; gs_sorter_expect,
+ * called when a sort's executor starts, lets a sort that will want the GPU
+ * start CUDA early, beside its intake.  A GPU failure of
  * any kind (no device, out of memory, a kernel error) makes that sort run on
  * the CPU engine over the same host buffer, with one WARNING when the GPU
  * was asked for explicitly; the result is identical.  All memory lives in
@@ -48,6 +50,7 @@
 
 typedef struct GsSorter GsSorter;
 
+extern void gs_sorter_expect(uint64 expected_rows);
 extern GsSorter *gs_sorter_begin(int nwords, uint64 expected_rows, int flags);
 extern uint64 *gs_sorter_push(GsSorter *s);
 /*

@@ -310,6 +310,14 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 		node->count_expr = ExecInitExpr(list_nth(cscan->custom_exprs, GSE_COUNT),
 										&cnode->ss.ps);
 	}
+
+	/*
+	 * CUDA takes hundreds of milliseconds to start in a session: where this
+	 * sort will want the GPU, that happens beside the intake.  A top-N
+	 * keeps too few rows to want it.
+	 */
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) && node->count_expr == NULL)
+		gs_sorter_expect((uint64) Max(cscan->scan.plan.plan_rows, 0.0));
 }
 
 /*

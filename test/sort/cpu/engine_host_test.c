@@ -397,6 +397,7 @@ static const DeviceCase device_cases[] = {
 };
 
 static const DeviceCase *device_case_now;
+static bool device_case_early;	/* the start begins early, on a thread */
 
 static int
 device_case(void)
@@ -440,8 +441,23 @@ device_case(void)
 	fake_ncalls = 0;
 	fake_fail_at = c->failing > 0 ? 1 : -1;	/* gsk_init is the first call */
 	fake_fail_len = c->failing;
+	/* what the executor's start of a sort does (gs_sorter_expect) */
+	if (device_case_early)
+		gs_gpu_session_prestart();
 	o = sort_case(c->what, 1000, 1, 1000, false, 0);
 	fake_fail_at = -1;
+
+	/*
+	 * An early start that found no free slot is not remembered, so the
+	 * sort tries again itself, after the injected failures
+	 */
+	if (device_case_early && c->expect < 0 && c->failing > 0 &&
+		strstr(c->reason, "no usable GPU") == NULL)
+	{
+		if (!o.on_gpu || fake_ninits != c->failing + 1)
+			fail(c->what, "the sort did not start again after an early start");
+		return failures - failures_before;
+	}
 	if (fake_ninits != c->failing + (c->expect >= 0))
 		fail(c->what, "not one start per failing device");
 	if (c->expect < 0)
@@ -592,8 +608,15 @@ main(int argc, char **argv)
 	in_child("the pinned pool", pool_case);
 	for (si = 0; si < (int) lengthof(device_cases); si++)
 	{
+		char		what[160];
+
 		device_case_now = &device_cases[si];
+		device_case_early = false;
 		in_child(device_cases[si].what, device_case);
+		/* the same, started early: the same device, slot and fallbacks */
+		snprintf(what, sizeof(what), "%s, started early", device_cases[si].what);
+		device_case_early = true;
+		in_child(what, device_case);
 	}
 	/* the rest: one device, whatever GS_FAKE_GPUS says */
 	fake_ndevices = 1;
