@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * blockpool.c
- *	  Large row-store blocks kept mapped between a session's sorts.
+ *	  Large row-store blocks and scratch arrays kept mapped between a
+ *	  session's sorts.
  *
  * Storing the rows of a large sort into fresh memory costs a page fault,
  * and the kernel's zeroing of the page, for every 4 kB written: for wide
@@ -22,8 +23,11 @@
  * nothing is pooled: memory that the kernel cannot reclaim is not kept.
  *
  * The sort's large scratch arrays, such as the radix sort's second buffer,
- * come from the pool too (gs_pool_alloc): a reset callback of the caller's
- * context gives such an array back if an ERROR comes before gs_pool_free.
+ * come from the pool the same way (gs_pool_alloc).  Every block is given
+ * back by gs_pool_free, or else by a reset callback of the context it was
+ * taken for; a small header before the caller's bytes leads from a block
+ * to its callback's record (PoolTake), so a block given back early is not
+ * given back twice.
  *
  * Bounds: the pool holds at most gpusort.keep_memory and at most what one
  * sort may use (gpusort.max_memory); past them blocks are unmapped.  It
@@ -65,22 +69,22 @@ static PoolBlock pool[GS_POOL_SLOTS];
 static int	npool = 0;
 static Size pool_bytes = 0;
 
-/* the settings' bound as of the last gs_pool_map */
+/* the settings' bound as of the last pool_map */
 static Size pool_limit = 0;
 
-/* a scratch array of gs_pool_alloc; in the caller's context */
-typedef struct PoolScratch
+/* a mapped block of gs_pool_take; in the caller's context */
+typedef struct PoolTake
 {
 	MemoryContextCallback cb;
 	char	   *base;			/* the block; NULL once given back */
 	Size		size;
-} PoolScratch;
+} PoolTake;
 
 /*
  * The caller's memory starts this far into the block or allocation (a
- * cache line), after a pointer to its PoolScratch, NULL if palloc'd
+ * cache line), after a pointer to its PoolTake, NULL if palloc'd
  */
-#define GS_SCRATCH_HEADER	64
+#define GS_TAKE_HEADER	64
 
 Size
 gs_pool_bytes(void)
@@ -164,8 +168,12 @@ map_fresh(Size size)
 	return p;
 }
 
-char *
-gs_pool_map(Size size, Size max, Size *got, bool *reused)
+/*
+ * A block of [size, Max(size, max)] bytes: one the pool kept (*reused), or
+ * a fresh mapping; its size in *got
+ */
+static char *
+pool_map(Size size, Size max, Size *got, bool *reused)
 {
 	Size		page = (Size) sysconf(_SC_PAGESIZE);
 	char	   *p;
@@ -174,7 +182,7 @@ gs_pool_map(Size size, Size max, Size *got, bool *reused)
 	pool_limit = pool_bound();
 	gs_pool_trim(pool_limit);
 	size = TYPEALIGN(page, size);
-	i = pool_find(size, Max(size, max));
+	i = pool_find(size, Max(size, TYPEALIGN(page, max)));
 	if (i >= 0)
 	{
 		PoolBlock	b = pool[i];
@@ -194,8 +202,9 @@ gs_pool_map(Size size, Size max, Size *got, bool *reused)
 	return p;
 }
 
-void
-gs_pool_unmap(char *p, Size size)
+/* a block of pool_map goes: into the pool, within its bounds, or unmapped */
+static void
+pool_unmap(char *p, Size size)
 {
 #ifdef MADV_FREE
 	if (npool < GS_POOL_SLOTS && pool_bytes + size <= pool_limit &&
@@ -211,51 +220,70 @@ gs_pool_unmap(char *p, Size size)
 	(void) munmap(p, size);
 }
 
-/* the context of a scratch array goes (an ERROR): the array goes too */
+/* a block's context goes (an ERROR, or its end): the block goes too */
 static void
-scratch_unmap(void *arg)
+take_unmap(void *arg)
 {
-	PoolScratch *ps = (PoolScratch *) arg;
+	PoolTake   *pt = (PoolTake *) arg;
 
-	if (ps->base)
-		gs_pool_unmap(ps->base, ps->size);
-	ps->base = NULL;
+	if (pt->base)
+		pool_unmap(pt->base, pt->size);
+	pt->base = NULL;
+}
+
+void *
+gs_pool_take(MemoryContext cxt, Size size, Size max, Size *got, bool *reused)
+{
+	PoolTake   *pt;
+	char	   *p;
+	Size		len = size + GS_TAKE_HEADER;
+
+	*reused = false;
+	if (len < GS_POOL_MIN_BLOCK)
+	{
+		p = MemoryContextAllocHuge(cxt, len);
+		pt = NULL;
+		*got = size;
+	}
+	else
+	{
+		/* listed before mapping: an ERROR in between would leak the block */
+		pt = MemoryContextAllocZero(cxt, sizeof(PoolTake));
+		p = pool_map(len, max + GS_TAKE_HEADER, &pt->size, reused);
+		pt->base = p;
+		pt->cb.func = take_unmap;
+		pt->cb.arg = pt;
+		MemoryContextRegisterResetCallback(cxt, &pt->cb);
+		*got = pt->size - GS_TAKE_HEADER;
+	}
+	((PoolTake **) (p + GS_TAKE_HEADER))[-1] = pt;
+	return p + GS_TAKE_HEADER;
 }
 
 void *
 gs_pool_alloc(MemoryContext cxt, Size size)
 {
-	PoolScratch *ps;
-	char	   *p;
-	Size		len = size + GS_SCRATCH_HEADER;
+	Size		got;
 	bool		reused;
 
-	if (len < GS_POOL_MIN_BLOCK)
-	{
-		p = MemoryContextAllocHuge(cxt, len);
-		ps = NULL;
-	}
-	else
-	{
-		/* listed before mapping: an ERROR in between would leak the block */
-		ps = MemoryContextAllocZero(cxt, sizeof(PoolScratch));
-		p = gs_pool_map(len, 2 * len, &ps->size, &reused);
-		ps->base = p;
-		ps->cb.func = scratch_unmap;
-		ps->cb.arg = ps;
-		MemoryContextRegisterResetCallback(cxt, &ps->cb);
-	}
-	((PoolScratch **) (p + GS_SCRATCH_HEADER))[-1] = ps;
-	return p + GS_SCRATCH_HEADER;
+	return gs_pool_take(cxt, size, 2 * size, &got, &reused);
 }
 
 void
 gs_pool_free(void *ptr)
 {
-	PoolScratch *ps = ((PoolScratch **) ptr)[-1];
+	PoolTake   *pt = ((PoolTake **) ptr)[-1];
 
-	if (ps == NULL)
-		pfree((char *) ptr - GS_SCRATCH_HEADER);
+	if (pt == NULL)
+		pfree((char *) ptr - GS_TAKE_HEADER);
 	else
-		scratch_unmap(ps);
+		take_unmap(pt);
+}
+
+Size
+gs_pool_mapped(const void *ptr)
+{
+	const PoolTake *pt = ((PoolTake *const *) ptr)[-1];
+
+	return pt ? pt->size : 0;
 }

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * blockpool.h
- *	  Large row-store blocks kept mapped between a session's sorts.
+ *	  Large row-store blocks and scratch arrays kept mapped between a
+ *	  session's sorts.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,28 +13,24 @@
 #define GS_POOL_MIN_BLOCK	((Size) 4 * 1024 * 1024)
 
 /*
- * A block of at least size bytes and at most Max(size, max) for a sort:
- * one the pool kept, whose pages are already backed unless the kernel took
- * them back (*reused true), or a fresh mapping.  Its size is in *got.
- * ERROR when the kernel has no memory for a fresh one.
+ * A block of at least size bytes for a sort, that lives at most as long as
+ * cxt (a reset callback of cxt gives it back, on an ERROR too): a large one
+ * from the pool, whose pages are already backed unless the kernel took them
+ * back (*reused true), or freshly mapped, and then up to Max(size, max)
+ * bytes where the pool has such a block; else palloc'd.  Its size is in
+ * *got.  Free it with gs_pool_free, never pfree: into the pool while that
+ * stays within its bounds (the kernel may then reclaim its pages at any
+ * time), unmapped otherwise.  ERROR when the kernel has no memory for it.
  */
-extern char *gs_pool_map(Size size, Size max, Size *got, bool *reused);
+extern void *gs_pool_take(MemoryContext cxt, Size size, Size max, Size *got,
+						  bool *reused);
 
-/*
- * A block of gs_pool_map goes: into the pool while it stays within its
- * bounds (the kernel may then reclaim its pages at any time), unmapped
- * otherwise.  Never allocates nor raises: it runs in reset callbacks, on
- * the way out of an ERROR too.
- */
-extern void gs_pool_unmap(char *p, Size size);
-
-/*
- * A scratch array of size bytes that lives at most as long as cxt (an
- * ERROR gives it back): from the pool if large, else palloc'd.  Free it
- * with gs_pool_free, never pfree.
- */
+/* A scratch array of size bytes: gs_pool_take's, of that size */
 extern void *gs_pool_alloc(MemoryContext cxt, Size size);
 extern void gs_pool_free(void *p);
+
+/* The bytes mapped for a block of gs_pool_take (0: palloc'd) */
+extern Size gs_pool_mapped(const void *p);
 
 /* Unmaps pooled blocks until the pool holds at most limit bytes */
 extern void gs_pool_trim(Size limit);

@@ -21,9 +21,9 @@
  * Blocks of GS_POOL_MIN_BLOCK bytes and up are mapped by blockpool.c, which
  * keeps them between the session's sorts: a block that an earlier sort
  * filled is already faulted in, and is not handed to the prefaulter.  The
- * store lists them (GsRowMaps, in its context) and a reset callback of its
- * context gives them back, error or not; the context does not count them,
- * so gs_rows_bytes and gs_rows_mapped add them.
+ * pool gives them back when the store's context goes, error or not; the
+ * context does not count them, so gs_rows_bytes and gs_rows_mapped add
+ * them.
  *
  *-------------------------------------------------------------------------
  */
@@ -74,41 +74,11 @@ gs_huge_realloc(void *p, Size size)
 	return p;
 }
 
-typedef struct GsRowBlock
-{
-	char	   *p;
-	Size		size;
-	struct GsRowBlock *next;
-} GsRowBlock;
-
-struct GsRowMaps
-{
-	MemoryContextCallback cb;
-	GsRowBlock *head;			/* newest first */
-	Size		bytes;
-};
-
-/* the store's context goes: its mapped blocks go to the pool (no ERROR) */
-static void
-rows_unmap_all(void *arg)
-{
-	GsRowMaps  *m = (GsRowMaps *) arg;
-	GsRowBlock *b;
-
-	for (b = m->head; b; b = b->next)
-		gs_pool_unmap(b->p, b->size);
-	m->head = NULL;
-	m->bytes = 0;
-}
-
 void
 gs_rows_init(GsRowStore *rs, MemoryContext parent, GsPrefaulter *prefault)
 {
 	rs->cxt = AllocSetContextCreate(parent, "GpuSort rows", ALLOCSET_SMALL_SIZES);
-	rs->maps = MemoryContextAllocZero(rs->cxt, sizeof(GsRowMaps));
-	rs->maps->cb.func = rows_unmap_all;
-	rs->maps->cb.arg = rs->maps;
-	MemoryContextRegisterResetCallback(rs->cxt, &rs->maps->cb);
+	rs->mapped = 0;
 	rs->reused = 0;
 	rs->next = rs->end = NULL;
 	rs->block = GS_ROWS_FIRST_BLOCK;
@@ -145,45 +115,20 @@ take_block_size(GsRowStore *rs)
 static char *
 rows_block(GsRowStore *rs, Size size, Size *got, bool *reused)
 {
-	GsRowBlock *b;
+	char	   *p = gs_pool_take(rs->cxt, size, rs->max_block, got, reused);
 
-	*got = size;
-	*reused = false;
-	if (size < GS_POOL_MIN_BLOCK)
-		return gs_huge_alloc(rs->cxt, size);
-
-	/* listed before mapping: an ERROR in between would leak the block */
-	b = MemoryContextAlloc(rs->cxt, sizeof(GsRowBlock));
-	b->p = gs_pool_map(size, rs->max_block, &b->size, reused);
-	b->next = rs->maps->head;
-	rs->maps->head = b;
-	rs->maps->bytes += b->size;
+	rs->mapped += gs_pool_mapped(p);
 	if (*reused)
-		rs->reused += b->size;
-	*got = b->size;
-	return b->p;
+		rs->reused += *got;
+	return p;
 }
 
-/* Gives one mapped block back to the pool before the store goes */
+/* Gives one block back before the store goes */
 static void
 rows_unmap(GsRowStore *rs, char *p)
 {
-	GsRowBlock **link;
-
-	for (link = &rs->maps->head; *link; link = &(*link)->next)
-	{
-		GsRowBlock *b = *link;
-
-		if (b->p == p)
-		{
-			*link = b->next;
-			rs->maps->bytes -= b->size;
-			gs_pool_unmap(b->p, b->size);
-			pfree(b);
-			return;
-		}
-	}
-	pfree(p);					/* a palloc'd block */
+	rs->mapped -= gs_pool_mapped(p);
+	gs_pool_free(p);
 }
 
 void
@@ -230,7 +175,7 @@ gs_rows_release(GsRowStore *rs)
 	if (rs->cxt)
 		MemoryContextDelete(rs->cxt);
 	rs->cxt = NULL;
-	rs->maps = NULL;
+	rs->mapped = 0;
 	rs->next = rs->end = NULL;
 	rs->ahead = NULL;
 	rs->ahead_size = 0;
@@ -241,14 +186,14 @@ gs_rows_bytes(const GsRowStore *rs)
 {
 	if (rs->cxt == NULL)
 		return 0;
-	return MemoryContextMemAllocated(rs->cxt, false) + rs->maps->bytes -
+	return MemoryContextMemAllocated(rs->cxt, false) + rs->mapped -
 		rs->ahead_size;
 }
 
 Size
 gs_rows_mapped(const GsRowStore *rs)
 {
-	return rs->cxt ? rs->maps->bytes : 0;
+	return rs->cxt ? rs->mapped : 0;
 }
 
 /*

@@ -60,13 +60,10 @@ gs_prefetch_row_rest(MinimalTuple tup)
 		gs_prefetch((const char *) tup + l);
 }
 
-/* the store's blocks mapped by blockpool.c (rowstore.c) */
-typedef struct GsRowMaps GsRowMaps;
-
 typedef struct GsRowStore
 {
 	MemoryContext cxt;			/* the blocks, or NULL */
-	GsRowMaps  *maps;			/* its large blocks, in cxt */
+	Size		mapped;			/* bytes of its blocks blockpool.c mapped */
 	char	   *next;			/* free space of the current block */
 	char	   *end;
 	Size		block;			/* size of the next block */
