@@ -76,12 +76,12 @@
 #include <unistd.h>
 
 #include "access/htup_details.h"
-#include "storage/ipc.h"
 #include "common/file_perm.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/ipc.h"
 #include "utils/builtins.h"
 
 #include "gpu_select.h"
@@ -116,13 +116,13 @@ typedef enum StartOutcome
 {
 	START_READY,
 	START_FAILED,				/* remembered: never tried again */
-	START_LATER					/* every slot taken: may succeed later */
+	START_LATER					/* may succeed later (every slot taken) */
 } StartOutcome;
 
-/* the settings a start reads, copied for the early start's thread */
+/* the settings a start reads */
 typedef struct StartSettings
 {
-	char		devices[256];	/* gpusort.devices */
+	const char *devices;		/* gpusort.devices */
 	int			max_sessions;	/* gpusort.max_gpu_sessions */
 } StartSettings;
 
@@ -130,7 +130,8 @@ typedef struct StartSettings
 typedef struct EarlyStart
 {
 	pthread_t	thread;
-	StartSettings settings;
+	StartSettings settings;		/* devices: devices_copy */
+	char		devices_copy[256];	/* a SET meanwhile frees the setting's */
 	StartOutcome outcome;
 	char		reason[128];
 	double		ms;
@@ -322,7 +323,7 @@ devices_load(const StartSettings *set, GsDeviceLoad *loads, GskDeviceInfo *infos
 static void
 current_settings(StartSettings *set)
 {
-	strlcpy(set->devices, gpusort_devices ? gpusort_devices : "", sizeof(set->devices));
+	set->devices = gpusort_devices ? gpusort_devices : "";
 	set->max_sessions = gpusort_max_gpu_sessions;
 }
 
@@ -532,6 +533,11 @@ gs_gpu_session_prestart(void)
 	if (gpu_state != GPU_UNTRIED || !start_allowed(reason, sizeof(reason)))
 		return;
 	current_settings(&early.settings);
+	/* a list too long to copy (never a real one) is read where it is */
+	if (strlcpy(early.devices_copy, early.settings.devices,
+				sizeof(early.devices_copy)) >= sizeof(early.devices_copy))
+		return;
+	early.settings.devices = early.devices_copy;
 	if (!exit_hook_set)
 	{
 		on_proc_exit(await_at_exit, (Datum) 0);

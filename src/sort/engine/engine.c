@@ -174,9 +174,7 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 
 	if (flags & GS_SORTER_KEYS_ONLY)
 		strlcpy(s->stats.fallback, "keys only", sizeof(s->stats.fallback));
-	else if (!gpu_wanted(expected_rows, s->stats.fallback, sizeof(s->stats.fallback)))
-		;
-	else
+	else if (gpu_wanted(expected_rows, s->stats.fallback, sizeof(s->stats.fallback)))
 	{
 		s->gpu = gs_gpu_begin(nwords, expected_rows,
 							  s->stats.fallback, sizeof(s->stats.fallback));
