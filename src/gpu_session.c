@@ -27,7 +27,8 @@
  * executor starts, which runs the same start (device choice, slot, context)
  * on a helper thread, with every signal blocked, while the backend reads the
  * rows.  The helper touches nothing but this file's statics of the start
- * (the slot, the device) and a copy of the settings; the backend reads what
+ * (the slot, the device) and the settings the backend read for it (a SET
+ * meanwhile changes nothing under it); the backend reads what
  * it found only after joining it, which every entry point here does first
  * (await_early_start), and so does the backend's exit.  An early start that
  * found every slot taken is not remembered: the sort tries again.
@@ -119,10 +120,10 @@ typedef enum StartOutcome
 	START_LATER					/* may succeed later (every slot taken) */
 } StartOutcome;
 
-/* the settings a start reads */
+/* the settings a start reads, taken on the backend */
 typedef struct StartSettings
 {
-	const char *devices;		/* gpusort.devices */
+	bool		allowed[GS_MAX_DEVICES];	/* gpusort.devices */
 	int			max_sessions;	/* gpusort.max_gpu_sessions */
 } StartSettings;
 
@@ -130,8 +131,7 @@ typedef struct StartSettings
 typedef struct EarlyStart
 {
 	pthread_t	thread;
-	StartSettings settings;		/* devices: devices_copy */
-	char		devices_copy[256];	/* a SET meanwhile frees the setting's */
+	StartSettings settings;
 	StartOutcome outcome;
 	char		reason[128];
 	double		ms;
@@ -274,19 +274,11 @@ static int
 devices_load(const StartSettings *set, GsDeviceLoad *loads, GskDeviceInfo *infos,
 			 char *reason, size_t len)
 {
-	bool		allowed[GS_MAX_DEVICES];
-	char		err[128];
 	sigset_t	old;
 	int			ndev = 0;
 	int			rc;
 	int			i;
 
-	/* the check hook let only valid lists through */
-	if (gs_parse_device_list(set->devices, allowed, err, sizeof(err)) < 0)
-	{
-		snprintf(reason, len, "gpusort.devices: %s", err);
-		return -1;
-	}
 	gs_block_signals(&old);
 	rc = gsk_device_count(&ndev);
 	ndev = rc == 0 ? Min(ndev, GS_MAX_DEVICES) : 0;
@@ -295,7 +287,7 @@ devices_load(const StartSettings *set, GsDeviceLoad *loads, GskDeviceInfo *infos
 		GskDeviceInfo info;
 
 		loads[i].ordinal = i;
-		loads[i].allowed = allowed[i];
+		loads[i].allowed = set->allowed[i];
 		if (gsk_device_describe(i, &info) != 0)
 		{
 			/* a device the driver cannot describe is no candidate */
@@ -319,12 +311,21 @@ devices_load(const StartSettings *set, GsDeviceLoad *loads, GskDeviceInfo *infos
 	return ndev;
 }
 
-/* the settings now */
-static void
-current_settings(StartSettings *set)
+/* the settings now; false, with a reason, for a list that cannot be read */
+static bool
+current_settings(StartSettings *set, char *reason, size_t len)
 {
-	set->devices = gpusort_devices ? gpusort_devices : "";
+	char		err[128];
+
+	/* the check hook let only valid lists through */
+	if (gs_parse_device_list(gpusort_devices ? gpusort_devices : "", set->allowed,
+							 err, sizeof(err)) < 0)
+	{
+		snprintf(reason, len, "gpusort.devices: %s", err);
+		return false;
+	}
 	set->max_sessions = gpusort_max_gpu_sessions;
+	return true;
 }
 
 int
@@ -335,7 +336,8 @@ gs_gpu_devices_load(GsDeviceLoad *loads, GskDeviceInfo *infos,
 
 	/* the early start's thread may be in the driver */
 	await_early_start();
-	current_settings(&set);
+	if (!current_settings(&set, reason, len))
+		return -1;
 	return devices_load(&set, loads, infos, reason, len);
 }
 
@@ -530,14 +532,9 @@ gs_gpu_session_prestart(void)
 {
 	char		reason[128];
 
-	if (gpu_state != GPU_UNTRIED || !start_allowed(reason, sizeof(reason)))
+	if (gpu_state != GPU_UNTRIED || !start_allowed(reason, sizeof(reason)) ||
+		!current_settings(&early.settings, reason, sizeof(reason)))
 		return;
-	current_settings(&early.settings);
-	/* a list too long to copy (never a real one) is read where it is */
-	if (strlcpy(early.devices_copy, early.settings.devices,
-				sizeof(early.devices_copy)) >= sizeof(early.devices_copy))
-		return;
-	early.settings.devices = early.devices_copy;
 	if (!exit_hook_set)
 	{
 		on_proc_exit(await_at_exit, (Datum) 0);
@@ -565,8 +562,8 @@ gs_gpu_session_start(char *reason, size_t len)
 	}
 	if (!start_allowed(reason, len))
 		return false;
-	current_settings(&set);
-	outcome = try_start(&set, reason, len, &ms);
+	outcome = current_settings(&set, reason, len) ?
+		try_start(&set, reason, len, &ms) : START_FAILED;
 	return settle_start(outcome, reason, ms);
 }
 
