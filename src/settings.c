@@ -173,9 +173,13 @@ gpusort_memory_budget(void)
 Size
 gpusort_keep_memory_limit(void)
 {
+	Size		budget;
+
 	if (gpusort_keep_memory <= 0)
 		return 0;
-	return Min((Size) gpusort_keep_memory * 1024, gpusort_memory_budget());
+	/* not inside Min(): it may read the cgroup's files, once is enough */
+	budget = gpusort_memory_budget();
+	return Min((Size) gpusort_keep_memory * 1024, budget);
 }
 
 Size

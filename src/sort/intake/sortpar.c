@@ -445,7 +445,8 @@ static bool
 new_chunk(GsStoreState *st, Size need)
 {
 	GsParShared *sh = st->shared;
-	Size		fair = Max(room_left(sh) / sh->nparts, GS_PAR_MIN_CHUNK);
+	Size		left = room_left(sh);	/* once: it moves under us */
+	Size		fair = Max(left / sh->nparts, GS_PAR_MIN_CHUNK);
 	Size		size = Max(Min(st->next_size, fair), GS_PAR_CHUNK_HEADER + need);
 	dsa_pointer dp;
 	GsParChunk *c;
@@ -1046,7 +1047,8 @@ shared_limit(GsStoreState *st, int nparts)
 		st->entry_bytes;
 	double		need,
 				least,
-				room;
+				room,
+				head;
 
 	need = plan->plan_rows * row;
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
@@ -1055,7 +1057,8 @@ shared_limit(GsStoreState *st, int nparts)
 		st->reservation = gs_reservation_create(st->css.ss.ps.state->es_query_cxt);
 	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
 	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
-	room = Max(room, headroom(nparts) / 2);
+	head = headroom(nparts) / 2;	/* not in Max(): it reads the accounts */
+	room = Max(room, head);
 	least = Min(least, (double) budget);
 	room = Min(room, (double) budget);
 	if (reserve_chunks(st, (Size) room, nparts))

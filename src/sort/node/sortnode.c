@@ -1210,14 +1210,16 @@ reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
 {
 	Size		have = gs_reserved(node->reservation, GS_ACCT_MEM);
 	Size		limit = gpusort_total_memory_limit();
+	Size		budget;
 	Size		step;
 
 	if (need <= have)
 		return true;
 	step = Max(need - have, Min(Max(have, GS_RESERVE_MIN_STEP), GS_RESERVE_MAX_STEP));
 	/* a step ahead, but not past the budget (or the need, if beyond it) */
-	if (have + step > Max(need, gpusort_memory_budget()))
-		step = Max(need, gpusort_memory_budget()) - have;
+	budget = gpusort_memory_budget();
+	if (have + step > Max(need, budget))
+		step = Max(need, budget) - have;
 	if (!gs_reserve(node->reservation, GS_ACCT_MEM, step, limit) &&
 		!gs_reserve(node->reservation, GS_ACCT_MEM, need - have, limit))
 	{

@@ -927,6 +927,23 @@ drop_collate_copies(PlannedStmt *stmt)
 	}
 }
 
+static int	max_plan_node_id(Plan *plan);
+
+/*
+ * The larger of id and the largest id below child.  Not Max(id,
+ * max_plan_node_id(child)): the macro evaluates its arguments twice, and
+ * the walk below would then run each subtree twice at every level, time
+ * doubling with the plan's depth.
+ */
+static inline int
+max_with_subtree(int id, Plan *child)
+{
+	int			sub = max_plan_node_id(child);
+
+	return Max(id, sub);
+}
+
+/* the largest plan_node_id in a plan tree: ours are numbered after it */
 static int
 max_plan_node_id(Plan *plan)
 {
@@ -938,8 +955,8 @@ max_plan_node_id(Plan *plan)
 		return -1;
 	check_stack_depth();
 	id = plan->plan_node_id;
-	id = Max(id, max_plan_node_id(plan->lefttree));
-	id = Max(id, max_plan_node_id(plan->righttree));
+	id = max_with_subtree(id, plan->lefttree);
+	id = max_with_subtree(id, plan->righttree);
 	switch (nodeTag(plan))
 	{
 		case T_Append:
@@ -949,7 +966,7 @@ max_plan_node_id(Plan *plan)
 			children = ((MergeAppend *) plan)->mergeplans;
 			break;
 		case T_SubqueryScan:
-			id = Max(id, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+			id = max_with_subtree(id, ((SubqueryScan *) plan)->subplan);
 			break;
 		case T_CustomScan:
 			children = ((CustomScan *) plan)->custom_plans;
@@ -964,7 +981,7 @@ max_plan_node_id(Plan *plan)
 			break;
 	}
 	foreach(lc, children)
-		id = Max(id, max_plan_node_id((Plan *) lfirst(lc)));
+		id = max_with_subtree(id, (Plan *) lfirst(lc));
 	return id;
 }
 
@@ -993,8 +1010,8 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	w.next_plan_node_id = max_plan_node_id(stmt->planTree) + 1;
 	foreach(lc, stmt->subplans)
-		w.next_plan_node_id = Max(w.next_plan_node_id,
-								  max_plan_node_id((Plan *) lfirst(lc)) + 1);
+		w.next_plan_node_id = max_with_subtree(w.next_plan_node_id - 1,
+											   (Plan *) lfirst(lc)) + 1;
 	w.use_parallel = gpusort_parallel_enabled();
 	w.parallel_query_ok = query_ok;
 	w.rtable = stmt->rtable;
