@@ -1963,6 +1963,30 @@ gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b, bool *same)
 	return true;
 }
 
+GsTransformKind
+gs_keys_transform_kind(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	if (KIND_IS_LIBC(col->kind))
+		return GS_TRANSFORM_LIBC;
+	if (col->kind == GSK_TEXT_ICU || col->kind == GSK_BPCHAR_ICU)
+		return GS_TRANSFORM_ICU;
+	return GS_TRANSFORM_BYTES;
+}
+
+Size
+gs_keys_value_bytes(const GsKeySpec *spec, int c, Datum d)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	const char *data;
+	Size		len;
+
+	if (string_peek(col, d, &data, &len))
+		return len;
+	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
 /* ---- checking libc prefixes (sortverify.c) -------------------------------------- */
 
 int

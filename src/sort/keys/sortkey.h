@@ -182,6 +182,22 @@ extern bool gs_keys_ties_by_bytes(const GsKeySpec *spec, int c);
 extern bool gs_keys_same_bytes(const GsKeySpec *spec, int c, Datum a, Datum b,
 							   bool *same);
 
+/*
+ * What making more of column c's transform costs, for the refinement's cost
+ * bound: the value's own bytes (C), a libc strxfrm (made whole each time),
+ * or an ICU sort key (made up to the bytes asked for).  gs_keys_value_bytes
+ * is a value's length in bytes, without detoasting.
+ */
+typedef enum GsTransformKind
+{
+	GS_TRANSFORM_BYTES,
+	GS_TRANSFORM_LIBC,
+	GS_TRANSFORM_ICU
+} GsTransformKind;
+
+extern GsTransformKind gs_keys_transform_kind(const GsKeySpec *spec, int c);
+extern Size gs_keys_value_bytes(const GsKeySpec *spec, int c, Datum d);
+
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
 extern GsKeySpec *gs_keys_snapshot(const GsKeySpec *spec);

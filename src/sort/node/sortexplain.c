@@ -173,7 +173,15 @@ explain_text_rows(GpuSortState *node, ExplainState *es)
 static void
 explain_text_keys(GsRunInfo *info, ExplainState *es)
 {
-	if (info->refine_groups > 0)
+	if (info->refine_capped_groups > 0 && info->refine_groups == 0)
+		explain_line(es, "Refined: 0 groups; " UINT64_FORMAT " groups, " UINT64_FORMAT " rows left to the comparators, which cost less",
+					 info->refine_capped_groups, info->refine_capped_rows);
+	else if (info->refine_capped_groups > 0)
+		explain_line(es, "Refined: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by the next bytes of their transform (" UINT64_FORMAT " rounds); " UINT64_FORMAT " groups, " UINT64_FORMAT " rows left to the comparators, which cost less",
+					 info->refine_groups, info->refine_rows,
+					 info->refine_rounds, info->refine_capped_groups,
+					 info->refine_capped_rows);
+	else if (info->refine_groups > 0)
 		explain_line(es, "Refined: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by the next bytes of their transform (" UINT64_FORMAT " rounds)",
 					 info->refine_groups, info->refine_rows,
 					 info->refine_rounds);
@@ -341,11 +349,15 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 	}
 	ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
 	ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
-	if (info->refine_groups > 0)
+	if (info->refine_groups > 0 || info->refine_capped_groups > 0)
 	{
 		ExplainPropertyUInteger("Refined Groups", NULL, info->refine_groups, es);
 		ExplainPropertyUInteger("Refined Rows", NULL, info->refine_rows, es);
 		ExplainPropertyUInteger("Refine Rounds", NULL, info->refine_rounds, es);
+		ExplainPropertyUInteger("Groups Left To Comparators", NULL,
+								info->refine_capped_groups, es);
+		ExplainPropertyUInteger("Rows Left To Comparators", NULL,
+								info->refine_capped_rows, es);
 	}
 	if (info->verified)
 	{

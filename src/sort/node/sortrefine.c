@@ -60,9 +60,29 @@
  * once its part of the arena is full), and the later rounds copy their
  * chunks from it: the same bytes, so the same order.
  *
+ * The cost bound.  strcoll stops at the first character two strings differ
+ * in, while strxfrm makes the whole transform of a string, every level of
+ * it, each time: about what strcoll spends on two strings that differ only
+ * at their end.  So a round that transforms a row costs its whole length,
+ * where the comparators would spend about log2(n) calls of the length the
+ * group's rows share, plus each call's fixed cost.  Rows of a kilobyte that
+ * share most of it, or differ soon after a long prefix, are cheaper to
+ * compare than to transform round after round.  Each group therefore
+ * carries what its rows have cost so far (per row, in units of one
+ * character transformed: refine_cost), and goes to its next round only
+ * while that, with the round's own cost, stays within what the comparators
+ * would spend on it from here (compare_cost, a lower bound: the rows share
+ * at least the characters behind the bytes that tied).  A group past the
+ * bound is sorted by the comparators from column c on, as without
+ * refinement, and counted in EXPLAIN ("left to the comparators"), so that
+ * refinement costs at most about as much again as the comparators it
+ * replaces, wherever it does not pay.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "miscadmin.h"
 #include "port/pg_bswap.h"
@@ -92,6 +112,21 @@
 /* kept only where the rows to refine are at least 1/this of the sort's */
 #define GS_REFINE_KEEP_SHARE	16
 
+/*
+ * The cost bound's units: one character of a string strxfrm transforms
+ * (about what strcoll spends on a character that two strings share, some
+ * 18 ns on a current x86 core with glibc's en_US.UTF-8).  A comparator call
+ * costs GS_REFINE_CMP_FIXED beyond its characters (varstr_cmp's copies,
+ * strcoll's set-up: ~150-200 ns), a memcmp GS_REFINE_MEMCMP_FIXED beyond
+ * its bytes, of which it compares GS_REFINE_MEMCMP_BYTES a unit; a round
+ * whose chunk is copied (kept, or the value's bytes) costs a row
+ * GS_REFINE_ROUND_COST (deforming, copying, sorting 32 bytes).
+ */
+#define GS_REFINE_CMP_FIXED		10.0
+#define GS_REFINE_MEMCMP_FIXED	2.0
+#define GS_REFINE_MEMCMP_BYTES	32.0
+#define GS_REFINE_ROUND_COST	6.0
+
 /* a group of rows still tied: order[lo, hi), transform from off */
 typedef struct RefineGroup
 {
@@ -99,6 +134,8 @@ typedef struct RefineGroup
 	uint64		hi;
 	size_t		off;
 	bool		raw;			/* the value's bytes, past equal transforms */
+	uint32		len;			/* the values' bytes, as far as seen */
+	float4		spent;			/* cost a row so far, in the bound's units */
 } RefineGroup;
 
 /*
@@ -477,7 +514,8 @@ chunk_ended(const uint64 *w, bool desc)
 }
 
 static void
-list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw)
+list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw,
+		 uint32 len, float4 spent)
 {
 	if (l->n == l->cap)
 	{
@@ -489,8 +527,87 @@ list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw)
 	l->g[l->n].hi = hi;
 	l->g[l->n].off = off;
 	l->g[l->n].raw = raw;
+	l->g[l->n].len = len;
+	l->g[l->n].spent = spent;
 	l->n++;
 	l->rows += hi - lo;
+}
+
+/*
+ * What the comparators would spend, a row, on settling n rows of column c
+ * that tie on the first off bytes of their transform (raw: on all of it),
+ * of values of about len bytes: log2(n) calls, each over the characters
+ * the rows share at least.  A libc or ICU transform's first level holds
+ * about 2 bytes a character; rows tied past that are equal at the first
+ * level over their whole length, which strcoll then reads whole.  ICU's
+ * comparison skips the bytes two strings share before it collates, as
+ * memcmp would; glibc's strcoll collates them.
+ */
+static double
+compare_cost(const GpuSortState *node, int c, uint64 n, size_t off, bool raw,
+			 uint32 len)
+{
+	double		calls = Max(log2((double) n), 1.0);
+	double		shared = (raw || off >= 2 * (size_t) len) ? len : off / 2;
+
+	switch (gs_keys_transform_kind(node->keys, c))
+	{
+		case GS_TRANSFORM_BYTES:
+			return calls * (GS_REFINE_MEMCMP_FIXED +
+							(raw ? len : off) / GS_REFINE_MEMCMP_BYTES);
+		case GS_TRANSFORM_ICU:
+			return calls * (GS_REFINE_CMP_FIXED + shared / GS_REFINE_MEMCMP_BYTES);
+		case GS_TRANSFORM_LIBC:
+			break;
+	}
+	return calls * (GS_REFINE_CMP_FIXED + shared);
+}
+
+/*
+ * What the round from transform byte off costs a row that must be
+ * transformed (not raw, nor kept): a libc transform is made whole, an ICU
+ * sort key from its start up to the bytes asked for (measured at about 2
+ * units a byte of the key, as many as its characters at the first level).
+ */
+static double
+transform_cost(const GpuSortState *node, int c, size_t off, bool raw,
+			   uint32 len)
+{
+	switch (raw ? GS_TRANSFORM_BYTES : gs_keys_transform_kind(node->keys, c))
+	{
+		case GS_TRANSFORM_LIBC:
+			return GS_REFINE_ROUND_COST + len;
+		case GS_TRANSFORM_ICU:
+			return GS_REFINE_ROUND_COST +
+				Min(2.0 * len, (double) (off + GS_REFINE_CHUNK));
+		case GS_TRANSFORM_BYTES:
+			break;
+	}
+	return GS_REFINE_ROUND_COST;
+}
+
+/*
+ * The next round's cost a row for group g: the rows whose transforms' rest
+ * is kept copy their chunk; the others are transformed, on nthreads threads
+ * where the round is large enough for them (make_chunks).
+ */
+static double
+round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
+		   int c, const RefineKeep *keep, int nthreads)
+{
+	double		cost = transform_cost(node, c, g->off, g->raw, g->len);
+	uint64		kept = 0,
+				i;
+
+	if (cost == GS_REFINE_ROUND_COST)
+		return cost;
+	cost = GS_REFINE_ROUND_COST + (cost - GS_REFINE_ROUND_COST) / nthreads;
+	if (keep == NULL || keep->kept == NULL)
+		return cost;
+	for (i = g->lo; i < g->hi; i++)
+		kept += keep->kept[order[i]] != NULL;
+	return (kept * GS_REFINE_ROUND_COST + (g->hi - g->lo - kept) * cost) /
+		(g->hi - g->lo);
 }
 
 /*
@@ -521,9 +638,10 @@ split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
 		if (e - s < 2)
 			continue;
 		if (!chunk_ended(ks, desc))
-			list_add(next, g->lo + s, g->lo + e, g->off + GS_REFINE_CHUNK, g->raw);
+			list_add(next, g->lo + s, g->lo + e, g->off + GS_REFINE_CHUNK,
+					 g->raw, g->len, g->spent);
 		else if (!g->raw && gs_keys_ties_by_bytes(node->keys, c))
-			list_add(next, g->lo + s, g->lo + e, 0, true);
+			list_add(next, g->lo + s, g->lo + e, 0, true, g->len, g->spent);
 		else if (c + 1 < node->nkeys)
 		{
 			/* equal values: the later sort columns decide */
@@ -645,11 +763,13 @@ refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
 }
 
 /*
- * Duplicates: runs whose rows all hold the same value (the same bytes) are
- * found first, in one pass on threads that compares each row with its
- * run's first and stops at the first difference, and go straight to the
- * later columns: making their transforms to the end, round after round,
- * would cost far more than finding them equal.
+ * Duplicates: groups whose rows all hold the same value (the same bytes)
+ * are found before each round, in one pass on threads that compares each
+ * row with its group's first and stops at the first difference, and go
+ * straight to the later columns: making their transforms to the end, round
+ * after round, would cost far more than finding them equal.  A group of
+ * distinct values costs the pass two rows; a group of one value, each of
+ * its rows once, in the round that would have been its next.
  */
 typedef struct DupArg
 {
@@ -661,14 +781,28 @@ typedef struct DupArg
 	const RefineGroup *groups;
 	uint64		ngroups;
 	uint8	   *same;			/* [ngroups]: every row the same value */
+	uint32	   *len;			/* [ngroups]: the longest value seen */
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [2 * ntasks] */
 } DupArg;
 
-/* does group g hold one value?  (false where a value needs detoasting) */
+/* the longer of *len and value d's bytes */
+static inline void
+note_len(const DupArg *a, Datum d, bool isnull, uint32 *len)
+{
+	Size		n = isnull ? 0 : gs_keys_value_bytes(a->keys, a->col, d);
+
+	*len = Max(*len, (uint32) Min(n, (Size) PG_UINT32_MAX));
+}
+
+/*
+ * Does group g hold one value?  (false where a value needs detoasting)
+ * *len: the longest of the values it read, those of the first row and of
+ * the first that differs.
+ */
 static bool
 group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
-				TupleTableSlot *other)
+				TupleTableSlot *other, uint32 *len)
 {
 	bool		fnull,
 				onull,
@@ -679,6 +813,8 @@ group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
 
 	ExecStoreMinimalTuple(a->tuples[a->order[g->lo]], first, false);
 	fd = slot_getattr(first, a->attno, &fnull);
+	*len = 0;
+	note_len(a, fd, fnull, len);
 	for (i = g->lo + 1; i < g->hi; i++)
 	{
 		ExecStoreMinimalTuple(a->tuples[a->order[i]], other, false);
@@ -686,11 +822,17 @@ group_one_value(const DupArg *a, const RefineGroup *g, TupleTableSlot *first,
 		if (fnull || onull)
 		{
 			if (fnull != onull)
+			{
+				note_len(a, od, onull, len);
 				return false;
+			}
 			continue;
 		}
 		if (!gs_keys_same_bytes(a->keys, a->col, fd, od, &same) || !same)
+		{
+			note_len(a, od, onull, len);
 			return false;
+		}
 	}
 	return true;
 }
@@ -731,7 +873,7 @@ dup_tasks(void *p, uint64 tlo, uint64 thi)
 		{
 			dup_prefetch(a, g, gend);
 			a->same[g] = group_one_value(a, &a->groups[g], a->slots[2 * t],
-										 a->slots[2 * t + 1]);
+										 a->slots[2 * t + 1], &a->len[g]);
 		}
 		ExecClearTuple(a->slots[2 * t]);
 		ExecClearTuple(a->slots[2 * t + 1]);
@@ -762,53 +904,73 @@ find_duplicates(GpuSortState *node, DupArg *a, uint64 rows)
 }
 
 /*
- * The runs to refine, as the first round's groups, less those of one value,
- * which the later columns' comparators settle here.
+ * Before each round, the groups of cur that go on to it: those of one
+ * value go to the later columns' comparators, and those whose round would
+ * take their cost past the comparators' (the cost bound) to the
+ * comparators from column c on.  Keeps the others in cur, with their
+ * values' length as seen and the round's cost added.
  */
 static void
-first_groups(GpuSortState *node, uint32 *order, const uint64 *starts,
-			 const uint64 *lens, uint64 nruns, int c, GroupList *cur,
-			 MemoryContext tiecxt)
+prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
+			 const RefineKeep *keep, MemoryContext tiecxt)
 {
-	size_t		width = gs_keys_prefix_width(node->keys, c);
+	int			nthreads = cur->rows >= GS_REFINE_THREADS_MIN ?
+		Max(gpusort_threads(), 1) : 1;
 	DupArg		a;
 	uint64		i,
+				n = 0,
 				rows = 0;
 
 	memset(&a, 0, sizeof(a));
-	a.groups = MemoryContextAllocHuge(CurrentMemoryContext,
-									  sizeof(RefineGroup) * Max(nruns, 1));
-	for (i = 0; i < nruns; i++)
-	{
-		RefineGroup *g = (RefineGroup *) &a.groups[i];
-
-		g->lo = starts[i];
-		g->hi = starts[i] + lens[i];
-		rows += lens[i];
-	}
 	a.keys = node->keys;
 	a.col = c;
 	a.attno = node->attnos[c];
 	a.tuples = node->tuples;
 	a.order = order;
-	a.ngroups = nruns;
-	a.same = MemoryContextAllocHuge(CurrentMemoryContext, Max(nruns, 1));
-	find_duplicates(node, &a, rows);
-	for (i = 0; i < nruns; i++)
+	a.groups = cur->g;
+	a.ngroups = cur->n;
+	a.same = MemoryContextAllocHuge(CurrentMemoryContext, Max(cur->n, 1));
+	a.len = MemoryContextAllocHuge(CurrentMemoryContext,
+								   sizeof(uint32) * Max(cur->n, 1));
+	find_duplicates(node, &a, cur->rows);
+	for (i = 0; i < cur->n; i++)
 	{
-		if (!a.same[i])
-			list_add(cur, starts[i], starts[i] + lens[i], width, false);
-		else if (c + 1 < node->nkeys)
+		RefineGroup g = cur->g[i];
+		double		cost;
+
+		g.len = Max(g.len, a.len[i]);
+		cost = g.spent + round_cost(node, order, &g, c, keep, nthreads);
+		if (a.same[i])
 		{
-			gs_sort_settle_run(node, order + starts[i], lens[i], c + 1, tiecxt);
+			/* equal values: the later sort columns decide */
+			if (c + 1 < node->nkeys)
+			{
+				gs_sort_settle_run(node, order + g.lo, g.hi - g.lo, c + 1, tiecxt);
+				node->info.tie_groups++;
+				node->info.tie_rows += g.hi - g.lo;
+			}
+		}
+		else if (cost > compare_cost(node, c, g.hi - g.lo, g.off, g.raw, g.len))
+		{
+			gs_sort_settle_run(node, order + g.lo, g.hi - g.lo, c, tiecxt);
 			node->info.tie_groups++;
-			node->info.tie_rows += lens[i];
+			node->info.tie_rows += g.hi - g.lo;
+			node->info.refine_capped_groups++;
+			node->info.refine_capped_rows += g.hi - g.lo;
+		}
+		else
+		{
+			g.spent = (float4) cost;
+			cur->g[n++] = g;
+			rows += g.hi - g.lo;
 		}
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	pfree((void *) a.groups);
+	cur->n = n;
+	cur->rows = rows;
 	pfree(a.same);
+	pfree(a.len);
 }
 
 /*
@@ -856,9 +1018,13 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	GroupList	cur = {0},
 				next = {0};
 	RefineKeep	keep = {0};
+	uint64		i;
 
 	cur.cxt = next.cxt = refinecxt;
-	first_groups(node, order, starts, lens, nruns, c, &cur, tiecxt);
+	for (i = 0; i < nruns; i++)
+		list_add(&cur, starts[i], starts[i] + lens[i],
+				 gs_keys_prefix_width(node->keys, c), false, 0, 0);
+	prune_groups(node, order, &cur, c, NULL, tiecxt);
 	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
 	keep_begin(node, &cur, c, refinecxt, &keep);
@@ -870,6 +1036,7 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 		cur = next;
 		memset(&next, 0, sizeof(next));
 		next.cxt = refinecxt;
+		prune_groups(node, order, &cur, c, &keep, tiecxt);
 	}
 	if (cur.g)
 		pfree(cur.g);

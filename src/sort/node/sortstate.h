@@ -62,6 +62,9 @@ typedef struct GsRunInfo
 	uint64		refine_groups;	/* runs refined from the transform */
 	uint64		refine_rows;
 	uint64		refine_rounds;	/* chunks sorted */
+	uint64		refine_capped_groups;	/* left to the comparators by the
+										 * refinement's cost bound */
+	uint64		refine_capped_rows;
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
