@@ -132,22 +132,22 @@ SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" DESC NULLS LAST, a LIMI
 SELECT gs_check('SELECT * FROM hc ORDER BY t COLLATE "C" NULLS FIRST, a DESC LIMIT 40');
 SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 100');
 SELECT gs_check('SELECT * FROM hc ORDER BY a DESC LIMIT 9000');
--- a top-N over a collation's text (a transform per kept row) stays stock's
--- heap when the input is under 100 times the bound; text under "C", a
--- larger input or a bound unknown at plan time gets the GpuSort (and so
--- does every sort under gpusort.min_rows = 0, as in the other tests)
+-- a top-N over a collation's text (a transform per row) stays stock's heap
+-- when the bound is under 256 rows; text under "C", a larger bound or a
+-- bound unknown at plan time gets the GpuSort (and so does every sort
+-- under gpusort.min_rows = 0, as in the other tests)
 SET max_parallel_workers_per_gather = 0;
 SET gpusort.min_rows = 1000;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT 16 OFFSET 5;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
-EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20;
+EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 200 OFFSET 100;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "C" LIMIT 21;
 PREPARE topn(int8) AS SELECT * FROM m1 ORDER BY s COLLATE "en_US.utf8" LIMIT $1;
 SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE topn(21);
 RESET plan_cache_mode;
 DEALLOCATE topn;
-SELECT gs_check('SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 20');
+SELECT gs_check('SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" LIMIT 200 OFFSET 100');
 SET gpusort.min_rows = 0;
 EXPLAIN (COSTS OFF) SELECT * FROM m1 ORDER BY s COLLATE "en-x-icu" DESC, id LIMIT 21;
 RESET max_parallel_workers_per_gather;
@@ -155,7 +155,8 @@ RESET max_parallel_workers_per_gather;
 -- parallel plans: Gather Merge over per-worker sorts becomes one GpuSort,
 -- over a plain Seq Scan when the workers would only scan, else over a
 -- Gather; sorts inside the workers (under a MergeJoin) run there.  Under a
--- LIMIT the Gather Merge and the workers' (bounded, top-N) Sorts stay.
+-- LIMIT the Gather Merge and the workers' (bounded, top-N) Sorts stay,
+-- unless the bound is 10000 rows or more: then the heaps cost more.
 CREATE TABLE big AS SELECT i AS id, hashint4(i) % 100000 AS k, md5(i::text) AS s FROM generate_series(1, 20000) i;
 ANALYZE big;
 SET parallel_setup_cost = 0;
@@ -167,6 +168,8 @@ EXPLAIN (COSTS OFF) SELECT k, s FROM big WHERE k > 0 ORDER BY k, s;
 SELECT gs_check('SELECT k, s FROM big WHERE k > 0 ORDER BY k, s');
 EXPLAIN (COSTS OFF) SELECT k, s FROM big ORDER BY s DESC LIMIT 7;
 SELECT k, s FROM big ORDER BY s DESC LIMIT 7;
+EXPLAIN (COSTS OFF) SELECT k, s FROM big ORDER BY s DESC LIMIT 10 OFFSET 10000;
+SELECT gs_check('SELECT k, s FROM big ORDER BY s DESC, k LIMIT 10 OFFSET 10000');
 SELECT gs_check('SELECT k % 100 AS g, count(*) AS n FROM big GROUP BY 1 ORDER BY 1');
 SELECT k AS renamed, upper(s) AS label FROM big WHERE k > 99900 ORDER BY 1 DESC;
 EXPLAIN (COSTS OFF) SELECT b1.k, b2.s FROM big b1 JOIN big b2 ON b1.id = b2.k ORDER BY b1.k DESC, b2.s;

@@ -42,10 +42,11 @@
  *
  * Otherwise a Gather Merge over per-worker Sorts becomes one GpuSort in the
  * leader: a GPU wants one large sort rather than one small one per worker
- * (each would start a CUDA context of its own).  Not so under a Limit:
- * there each worker's Sort is a top-N heap over its share that sends the
- * leader only its first rows, which one GpuSort pulling every row through
- * the leader cannot beat, so the Gather Merge and its Sorts stay.
+ * (each would start a CUDA context of its own).  Not so under a Limit of
+ * fewer than GS_TOPN_GATHER_MIN_BOUND rows: there each worker's Sort is a
+ * top-N heap over its share that sends the leader only its first rows,
+ * which one GpuSort pulling every row through the leader cannot beat, so
+ * the Gather Merge and its Sorts stay.
  *
  * Only Sorts whose input is estimated at gpusort.min_rows rows or more are
  * replaced, and whose first sort column has an encoding (sortkey.c).  A
@@ -63,11 +64,10 @@
  * takes the same shape (the participants' scan is what stock's plan gains,
  * and an estimate that small is the one a misestimate hides behind): a
  * share within its part of the budget passes through the Gather to be
- * sorted above.  A top-N Sort on a collation's text whose input is
- * estimated at under GS_TOPN_HEAP_RATIO times its constant bound stays too
- * (unless gpusort.min_rows is 0): there the heap is cheaper than
- * transforming the rows that get in.  gpusort.enabled = off leaves plans
- * alone.
+ * sorted above.  A top-N Sort on a collation's text whose constant bound
+ * is under GS_TOPN_HEAP_MAX_BOUND stays too (unless gpusort.min_rows is 0):
+ * there the heap is cheaper than keying every row.  gpusort.enabled = off
+ * leaves plans alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -361,21 +361,30 @@ parallelize_scan(GsPlanWalk *w, Plan *scan, Sort *sort)
 }
 
 /*
- * A top-N sort on a collation's text keeps stock's heap when its input is
- * estimated at fewer than this many times its bound.  The heap compares
- * each row with its top, as GpuSort's cutoff does, and pays log2(bound)
- * comparisons for each row that gets in; GpuSort pays a transform
- * (strxfrm, an ICU sort key) and a strcoll check for each row it keeps,
- * which is dearer, and a fixed cost per sort.  Measured on 2 cores (serial,
- * best of 5, heap time / GpuSort time, md5 text under en_US.utf8 and
- * en-x-icu): input 100 times the bound 0.91-1.01 (10^4 rows), 1.00-1.05
- * (10^5), 1.19 (10^6); 33 times 0.64-0.70 (10^4), 0.81-0.88 (10^5); 10
- * times 0.75-0.81 (10^5).  Keys without a transform (numbers, text under
- * "C", numeric) were faster in GpuSort in every case measured, down to
- * 10^4 rows and bound 1000.  A rule for sorts of too few rows, it goes
- * with gpusort.min_rows: 0 replaces every Sort, this one included.
+ * A top-N sort on a collation's text keeps stock's heap when its bound is
+ * under GS_TOPN_HEAP_MAX_BOUND rows.  The heap compares each row with its
+ * top, and pays log2(bound) comparisons for each row that gets in, about
+ * bound * (1 + ln(input / bound)) rows; GpuSort keys every row (a strxfrm
+ * prefix), keeps those its cutoff lets in and sorts them.  Where the bound
+ * is small, the heap's comparison with its top is all it pays, and that
+ * costs less than a key; as the bound grows, its inserts cost more than
+ * GpuSort's whole sort.  Measured on 2 cores (serial, best of 3, names
+ * under en_US.UTF-8, 2026-11-29), heap time / GpuSort time: 10^5 rows,
+ * bound 100 1.16, 400 1.25, 1100 1.86, 10^4 2.2, 3*10^4 2.6; 10^6 rows,
+ * bound 100 0.80, 400 1.30, 1000 1.19, 10^4 1.73, 10^5 3.8, 3*10^5 4.1.
+ * Keys without a transform (numbers, text under "C", numeric) were faster
+ * in GpuSort in every case measured.  A rule for sorts of too few rows, it
+ * goes with gpusort.min_rows: 0 replaces every Sort, this one included.
+ *
+ * A Gather Merge under a Limit keeps its workers' top-N Sorts while the
+ * bound is under GS_TOPN_GATHER_MIN_BOUND: each worker's heap then sends
+ * the leader only its first rows, which one GpuSort of every row cannot
+ * beat.  Past it, the workers' heaps cost more than the GpuSort that
+ * replaces the Gather Merge (10^6 rows of names, 2 workers: bound 10^5,
+ * heaps 2.6 s against 0.8 s for one serial GpuSort).
  */
-#define GS_TOPN_HEAP_RATIO	100
+#define GS_TOPN_HEAP_MAX_BOUND		256
+#define GS_TOPN_GATHER_MIN_BOUND	10000
 
 /* the bound of a Limit whose count and offset are constants, else -1 */
 static double
@@ -392,7 +401,7 @@ const_bound(const GsLimit *limit)
 		(offset->constisnull ? 0 : (double) DatumGetInt64(offset->constvalue));
 }
 
-/* should a bounded Sort stay stock's top-N heap (see GS_TOPN_HEAP_RATIO)? */
+/* should a bounded Sort stay stock's top-N heap (see GS_TOPN_HEAP_MAX_BOUND)? */
 static bool
 topn_heap_cheaper(Sort *sort, const GsLimit *limit)
 {
@@ -401,9 +410,20 @@ topn_heap_cheaper(Sort *sort, const GsLimit *limit)
 	if (limit == NULL || gpusort_min_rows == 0)
 		return false;
 	bound = const_bound(limit);
-	return bound >= 0 &&
-		sort->plan.lefttree->plan_rows < GS_TOPN_HEAP_RATIO * bound &&
+	return bound >= 0 && bound < GS_TOPN_HEAP_MAX_BOUND &&
 		gs_keys_transformed(sort->sortOperators[0], sort->collations[0]);
+}
+
+/*
+ * Should a Gather Merge under a Limit keep its workers' top-N Sorts (see
+ * GS_TOPN_GATHER_MIN_BOUND)?  Yes where the bound is not a constant.
+ */
+static bool
+topn_workers_cheaper(const GsLimit *limit)
+{
+	double		bound = const_bound(limit);
+
+	return bound < 0 || bound < GS_TOPN_GATHER_MIN_BOUND;
 }
 
 static Plan *
@@ -594,13 +614,34 @@ replace_spilling_gather_merge(GsPlanWalk *w, GatherMerge *gm, Sort *sort)
 
 /* Gather Merge over Sort -> GpuSort over Gather or Seq Scan (see above) */
 static Plan *
-replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
+replace_gather_merge(GsPlanWalk *w, GatherMerge *gm, const GsLimit *limit)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	Plan	   *scan = sort->plan.lefttree;
 	Gather	   *gather;
 	bool		parallel;
 	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
+	bool		serial_scan = IsA(scan, SeqScan) && scan->parallel_aware &&
+		!w->use_parallel && is_passthrough(gm->plan.targetlist, sort->plan.targetlist);
+	/* parallel_ok of the Gather that gather_for would make */
+	bool		store_ok = w->use_parallel && gm->num_workers > 0 &&
+		gm->plan.qual == NIL && is_passthrough(sort->plan.targetlist, scan->targetlist);
+
+	/*
+	 * Under a Limit of a large bound (GS_TOPN_GATHER_MIN_BOUND), only the
+	 * shapes that pass no row through a tuple queue beat the workers'
+	 * heaps: one bounded GpuSort over the scan, or the participants'
+	 * stores; else the workers' Sorts stay.
+	 */
+	if (limit != NULL &&
+		!(e == GS_FITS &&
+		  (serial_scan ||
+		   (store_ok && (gpusort_parallel == GS_PARALLEL_ON ||
+						 gm->plan.plan_rows >= (double) GS_GPU_AUTO_MIN_ROWS)))))
+	{
+		gm->plan.lefttree->lefttree = walk_plan(w, gm->plan.lefttree->lefttree, NULL);
+		return (Plan *) gm;
+	}
 
 	/*
 	 * Past the budget; or a sort the estimate keeps on the CPU (too small
@@ -611,7 +652,8 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 	 * its part of the budget (the estimate was wrong) is sorted in its
 	 * participant, not passed to the leader
 	 */
-	if ((e == GS_FITS_NOT ||
+	if (limit == NULL &&
+		(e == GS_FITS_NOT ||
 		 (e == GS_FITS && gpusort_parallel != GS_PARALLEL_ON &&
 		  gm->plan.plan_rows < (double) GS_GPU_AUTO_MIN_ROWS)) &&
 		gm->num_workers > 0 && sort->plan.initPlan == NIL)
@@ -625,15 +667,14 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm)
 		return (Plan *) gm;
 	}
 
-	if (IsA(scan, SeqScan) && scan->parallel_aware && !w->use_parallel &&
-		is_passthrough(gm->plan.targetlist, sort->plan.targetlist))
+	if (serial_scan)
 	{
 		Plan	   *gpusort;
 
 		scan->parallel_aware = false;
 		gpusort = make_gpusort(&gm->plan, scan, sort->plan.targetlist,
 							   gm->numCols, gm->sortColIdx, gm->sortOperators,
-							   gm->collations, gm->nullsFirst, NULL, GS_SORT_SERIAL);
+							   gm->collations, gm->nullsFirst, limit, GS_SORT_SERIAL);
 		gpusort->parallel_aware = false;
 
 		set_result_labels(gpusort->targetlist, gm->plan.targetlist);
@@ -719,8 +760,8 @@ walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 		case T_GatherMerge:
 			if (plan->lefttree && IsA(plan->lefttree, Sort))
 			{
-				if (limit == NULL)
-					return replace_gather_merge(w, (GatherMerge *) plan);
+				if (limit == NULL || !topn_workers_cheaper(limit))
+					return replace_gather_merge(w, (GatherMerge *) plan, limit);
 				/* bounded: the workers' Sorts stay (see the header comment) */
 				plan->lefttree->lefttree = walk_plan(w, plan->lefttree->lefttree,
 													 NULL);
