@@ -72,6 +72,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,6 +82,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "utils/builtins.h"
@@ -135,6 +137,8 @@ typedef struct EarlyStart
 	StartOutcome outcome;
 	char		reason[128];
 	double		ms;
+	instr_time	began;			/* on the backend, as it made the thread */
+	volatile sig_atomic_t done; /* the thread's last store */
 } EarlyStart;
 
 static GpuState gpu_state = GPU_UNTRIED;
@@ -501,6 +505,8 @@ early_start_main(void *arg)
 	EarlyStart *e = (EarlyStart *) arg;
 
 	e->outcome = try_start(&e->settings, e->reason, sizeof(e->reason), &e->ms);
+	pg_memory_barrier();
+	e->done = true;
 	return NULL;
 }
 
@@ -541,8 +547,23 @@ gs_gpu_session_prestart(void)
 		exit_hook_set = true;
 	}
 	/* no thread: the start happens where the GPU is first needed */
+	early.done = false;
+	INSTR_TIME_SET_CURRENT(early.began);
 	if (gs_start_threads(&early.thread, 1, early_start_main, &early, 0) == 1)
 		gpu_state = GPU_STARTING;
+}
+
+bool
+gs_gpu_session_starting(double *elapsed_ms)
+{
+	instr_time	now;
+
+	if (gpu_state != GPU_STARTING || early.done)
+		return false;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, early.began);
+	*elapsed_ms = INSTR_TIME_GET_MILLISEC(now);
+	return true;
 }
 
 bool
@@ -717,6 +738,12 @@ gs_gpu_reason(char *reason, size_t len, const char *what, int rc)
 void
 gs_gpu_session_prestart(void)
 {
+}
+
+bool
+gs_gpu_session_starting(double *elapsed_ms)
+{
+	return false;
 }
 
 #endif							/* GPUSORT_NO_CUDA */

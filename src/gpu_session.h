@@ -49,6 +49,13 @@ extern bool gs_gpu_session_start(char *reason, size_t reasonlen);
  */
 extern void gs_gpu_session_prestart(void);
 
+/*
+ * While an early start is still in the driver: true, with the milliseconds
+ * since it began in *elapsed_ms, without waiting for it.  False once it is
+ * over (whatever it found), or where none was made.
+ */
+extern bool gs_gpu_session_starting(double *elapsed_ms);
+
 /* The device in use; NULL until a start has succeeded */
 extern const struct GskDeviceInfo *gs_gpu_session_device(void);
 

@@ -18,9 +18,12 @@
 # the same number after six prefixes of the same lengths, within one or
 # none, two groups of three sharing their primary weights and differing
 # only in punctuation, as odd's, but none of whose pairs glibc's strxfrm
-# orders apart from strcoll: the same sort without one), day, ts, amount (numeric), iv (interval); then times
-# each query (every row sorted, none sent: OFFSET ROWS, or an aggregate over
-# a window) in three modes, each in fresh sessions:
+# orders apart from strcoll: the same sort without one), day, ts, amount
+# (numeric), iv (interval); for the longprefix queries a table lp (1% of
+# its rows 1 kB strings sharing all but their end: issue 39's repro of the
+# refinement's cost bound); then times each query (every row sorted, none
+# sent: OFFSET ROWS, or an aggregate over a window; name_offset a top-N of
+# ROWS/10 rows) in three modes, each in fresh sessions:
 #   stock_tuned    gpusort.enabled = off, max_parallel_workers_per_gather = P,
 #                  work_mem = 1GB, parallel_tuple_cost = 0.01
 #   stock_serial   gpusort.enabled = off, no workers, work_mem = 1GB
@@ -52,7 +55,7 @@ REPS=${GS_BENCH_REPS:-2}
 TIMEOUT=${GS_BENCH_TIMEOUT:-120}
 OUT=${OUT:-$GS_ROOT/bench/out/keys}
 MODES=${GS_BENCH_MODES:-"stock_tuned stock_serial gpusort"}
-QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one odd_agree interval win_category_day win_category_ts win_category_amount"}
+QUERIES=${GS_BENCH_QUERIES:-"category category_day category_amount country_city_name brand_ts name address email url odd odd_clean odd_one odd_agree interval win_category_day win_category_ts win_category_amount name_offset longprefix longprefix_icu longprefix_interval"}
 export GS_CLUSTER_LOCALE=${GS_CLUSTER_LOCALE:-en_US.UTF-8}
 
 mkdir -p "$OUT"
@@ -78,6 +81,10 @@ query_sql() {
 		win_category_day) echo "SELECT max(r) FROM (SELECT row_number() OVER (PARTITION BY category ORDER BY day) AS r FROM kr) s" ;;
 		win_category_ts) echo "SELECT max(r) FROM (SELECT sum(amount) OVER (PARTITION BY category ORDER BY ts) AS r FROM kr) s" ;;
 		win_category_amount) echo "SELECT max(r) FROM (SELECT rank() OVER (PARTITION BY category ORDER BY amount) AS r FROM kr) s" ;;
+		name_offset) echo "SELECT id, name FROM kr ORDER BY name, id LIMIT 100 OFFSET $((ROWS / 10))" ;;
+		longprefix) echo "SELECT * FROM lp ORDER BY s, n OFFSET $ROWS" ;;
+		longprefix_icu) echo "SELECT * FROM lp ORDER BY s COLLATE \"und-x-icu\", n OFFSET $ROWS" ;;
+		longprefix_interval) echo "SELECT * FROM lp ORDER BY s DESC, iv OFFSET $ROWS" ;;
 		*) echo "unknown query $1" >&2; return 1 ;;
 	esac
 }
@@ -91,6 +98,24 @@ mode_settings() {
 		gpusort_huge) echo "$(mode_settings gpusort) SET gpusort.huge_pages = on;" ;;
 		*) echo "unknown mode $1" >&2; return 1 ;;
 	esac
+}
+
+# lp (the longprefix queries): 1% of the rows 1 kB strings that share all
+# but their last few characters, the rest 1 to 6 characters of md5
+load_lp() {
+	local j jobs=$((ncores < 16 ? ncores : 16)) lo hi
+	psql_bench -c "DROP TABLE IF EXISTS lp" -c "CREATE UNLOGGED TABLE lp (id int, s text, n numeric, iv interval)" || return 1
+	for ((j = 0; j < jobs; j++)); do
+		lo=$((ROWS * j / jobs + 1)); hi=$((ROWS * (j + 1) / jobs))
+		psql_bench -c "INSERT INTO lp SELECT g,
+		  CASE WHEN g % 100 = 3 THEN repeat('Prefix-Commun Électronique ', 40) ||
+		         (ARRAY['a','B','é','','co-op','coop'])[1 + g % 6] || (g % 50)
+		       ELSE substr(md5(g::text), 1, 1 + g % 6) END,
+		  (g % 1000)::numeric, make_interval(days => g % 30, secs => g % 7)
+		FROM generate_series($lo, $hi) g" &
+	done
+	wait
+	psql_bench -c "ALTER TABLE lp SET (parallel_workers = $P)" -c "VACUUM ANALYZE lp" || return 1
 }
 
 # the table: ROWS rows loaded by J sessions, each a slice of the ids
@@ -210,6 +235,7 @@ psql_bench -c "CREATE EXTENSION IF NOT EXISTS gpusort" >/dev/null 2>&1
 
 t0=$(date +%s)
 load_table || exit 1
+case " $QUERIES " in *" longprefix"*) load_lp || exit 1 ;; esac
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "commit: $(git -C "$GS_ROOT" rev-parse --short HEAD 2>/dev/null)"

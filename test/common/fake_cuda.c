@@ -47,6 +47,7 @@ long		fake_ncalls = 0;
 long		fake_fail_at = -1;
 long		fake_fail_len = 1;
 long		fake_ninits = 0;
+int			fake_init_delay_ms = 0;
 int			fake_not_ready_polls = 3;
 long		fake_npolls = 0;
 long		fake_cancel_at_poll = -1;
@@ -213,6 +214,8 @@ int
 gsk_init(int device, GskDeviceInfo *info)
 {
 	fake_ninits++;
+	if (fake_init_delay_ms > 0)
+		pg_usleep((long) fake_init_delay_ms * 1000L);
 	if (fake_call("gsk_init"))
 		return FAKE_INJECTED;
 	memset(info, 0, sizeof(*info));

@@ -43,6 +43,7 @@ extern long fake_ncalls;		/* calls that can fail, so far */
 extern long fake_fail_at;		/* that call fails (-1: none) ... */
 extern long fake_fail_len;		/* ... and the fail_len - 1 after it */
 extern long fake_ninits;		/* gsk_init calls */
+extern int	fake_init_delay_ms; /* gsk_init takes this long, as CUDA's start */
 
 /* streams */
 extern int	fake_not_ready_polls;	/* "not ready" answers per wait */

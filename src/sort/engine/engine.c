@@ -133,6 +133,36 @@ gpu_wanted(uint64 expected_rows, char *why, size_t len)
 }
 
 /*
+ * A session's first GPU sort finds CUDA still starting on the early start's
+ * thread (gs_gpu_session_starting) when its keys are about to be made: it
+ * sorts on the CPU where that finishes before the start would, about
+ * GS_CUDA_START_MS after it began (first_use_ms of the device harness:
+ * 300-320 ms on an H100 and an H200), so that a new connection's sort just
+ * past gpusort.min_rows does not wait for CUDA.  The CPU's radix sort does
+ * about GS_CPU_PAIRS_PER_MS pairs of one key word a millisecond on each
+ * thread (9,000 on 2 cores of an AMD EPYC, keys and rows together), and
+ * wider keys cost in proportion.  The start goes on: the session's next
+ * sorts use the GPU.  Only under gpusort.device = auto.
+ */
+#define GS_CUDA_START_MS		300.0
+#define GS_CPU_PAIRS_PER_MS		9000.0
+
+static bool
+cpu_before_cuda(int nwords, uint64 rows, char *why, size_t len)
+{
+	double		elapsed;
+	double		cpu_ms;
+
+	if (gpusort_device != GS_DEVICE_AUTO || !gs_gpu_session_starting(&elapsed))
+		return false;
+	cpu_ms = (double) rows * nwords / (GS_CPU_PAIRS_PER_MS * Max(gpusort_threads(), 1));
+	if (cpu_ms >= GS_CUDA_START_MS - elapsed)
+		return false;
+	snprintf(why, len, "CUDA still starting (%.0f ms in): sooner on the CPU", elapsed);
+	return true;
+}
+
+/*
  * A sort of about expected_rows is coming (its executor starts): where it
  * will want the GPU, CUDA starts now on a helper thread, while the rows
  * are read, rather than after (gs_gpu_session_prestart).
@@ -174,7 +204,9 @@ gs_sorter_begin(int nwords, uint64 expected_rows, int flags)
 
 	if (flags & GS_SORTER_KEYS_ONLY)
 		strlcpy(s->stats.fallback, "keys only", sizeof(s->stats.fallback));
-	else if (gpu_wanted(expected_rows, s->stats.fallback, sizeof(s->stats.fallback)))
+	else if (gpu_wanted(expected_rows, s->stats.fallback, sizeof(s->stats.fallback)) &&
+			 !cpu_before_cuda(nwords, expected_rows, s->stats.fallback,
+							  sizeof(s->stats.fallback)))
 	{
 		s->gpu = gs_gpu_begin(nwords, expected_rows,
 							  s->stats.fallback, sizeof(s->stats.fallback));

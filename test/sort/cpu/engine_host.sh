@@ -6,7 +6,8 @@
 # (test/common/pg_shim.c), and runs its cases (overlapped copies, growing
 # buffers, runs, every CUDA call failing in turn, cancels while waiting,
 # the session cap, a failed start, the device choice over a fake list of
-# devices, the pinned pool).  gs_pinned_put is
+# devices, the pinned pool, a sort whose keys are ready while CUDA still
+# starts).  gs_pinned_put is
 # wrapped (-Wl,--wrap) so that the fake sees every pinned buffer that the
 # engine gives back, and can tell one that the device still uses.
 set -euo pipefail

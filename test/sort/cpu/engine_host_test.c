@@ -396,6 +396,71 @@ static const DeviceCase device_cases[] = {
 	{"no device can be described", NULL, 2, {80000, 40000}, 2, "", {0, 0}, false, 0, -1, "gpusort.devices", 3},
 };
 
+/*
+ * A new session's first sort whose keys are ready while CUDA is still
+ * starting (gsk_init slow) sorts on the CPU under gpusort.device = auto,
+ * where the CPU finishes first; the start goes on, and the next sort, a
+ * large one, and one under gpusort.device = gpu use the GPU.
+ */
+static int
+cpu_before_cuda_case(void)
+{
+	int			failures_before = failures;
+	Outcome		o;
+
+	fake_ndevices = 1;
+	fake_dev_free[0] = fake_dev_capacity;
+	gpusort_device = GS_DEVICE_AUTO;
+	gpusort_cpu_threads = 2;
+	fake_init_delay_ms = 400;
+	gs_gpu_session_prestart();
+	o = sort_case("keys ready while CUDA starts", 200000, 1, 200000, false, 0);
+	if (o.on_gpu || strstr(o.fallback, "CUDA still starting") == NULL || o.warnings != 0)
+		fail("keys ready while CUDA starts", o.fallback);
+	pg_usleep(500 * 1000L);
+	o = sort_case("the sort after the start", 200000, 1, 200000, false, 0);
+	if (!o.on_gpu || fake_ninits != 1)
+		fail("the sort after the start", o.fallback);
+	return failures - failures_before;
+}
+
+/* a large sort, or gpusort.device = gpu, waits for the start */
+static int
+waits_for_cuda_case(void)
+{
+	int			failures_before = failures;
+	Outcome		o;
+
+	fake_ndevices = 1;
+	fake_dev_free[0] = fake_dev_capacity;
+	fake_init_delay_ms = 400;
+	gpusort_device = GS_DEVICE_AUTO;
+	/* 2 threads: 2*10^6 keys of 4 words take the CPU some 440 ms */
+	gpusort_cpu_threads = 2;
+	gs_gpu_session_prestart();
+	o = sort_case("many keys while CUDA starts", 2000000, 4, 2000000, false, 0);
+	if (!o.on_gpu)
+		fail("many keys while CUDA starts", o.fallback);
+	return failures - failures_before;
+}
+
+static int
+forced_gpu_waits_case(void)
+{
+	int			failures_before = failures;
+	Outcome		o;
+
+	fake_ndevices = 1;
+	fake_dev_free[0] = fake_dev_capacity;
+	fake_init_delay_ms = 400;
+	gpusort_device = GS_DEVICE_GPU;
+	gs_gpu_session_prestart();
+	o = sort_case("gpusort.device = gpu while CUDA starts", 200000, 1, 200000, false, 0);
+	if (!o.on_gpu)
+		fail("gpusort.device = gpu while CUDA starts", o.fallback);
+	return failures - failures_before;
+}
+
 static const DeviceCase *device_case_now;
 static bool device_case_early;	/* the start begins early, on a thread */
 
@@ -606,6 +671,9 @@ main(int argc, char **argv)
 	/* states a process keeps for its life, each in a fresh child */
 	in_child("a failed start is remembered", failed_start_case);
 	in_child("the pinned pool", pool_case);
+	in_child("keys ready while CUDA starts", cpu_before_cuda_case);
+	in_child("many keys while CUDA starts", waits_for_cuda_case);
+	in_child("gpusort.device = gpu while CUDA starts", forced_gpu_waits_case);
 	for (si = 0; si < (int) lengthof(device_cases); si++)
 	{
 		char		what[160];
