@@ -16,8 +16,6 @@ CREATE EXTENSION gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
--- the bound counts the threads that transform: the same decisions everywhere
-SET gpusort.cpu_threads = 4;
 SET max_parallel_workers_per_gather = 0;
 \set ECHO none
 \i :gs_check_sql

@@ -1975,6 +1975,28 @@ gs_keys_transform_kind(const GsKeySpec *spec, int c)
 	return GS_TRANSFORM_BYTES;
 }
 
+bool
+gs_keys_value_peek(const GsKeySpec *spec, int c, Datum d, const char **data,
+				   Size *len)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	if (!string_peek(col, d, data, len))
+		return false;
+	if (KIND_IS_BPCHAR(col->kind))
+		*len = bpchartruelen((char *) *data, (int) *len);
+	return true;
+}
+
+bool
+gs_keys_bytes_decide(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	return col->kind == GSK_TEXT_C || col->kind == GSK_BPCHAR_C ||
+		gs_keys_ties_by_bytes(spec, c);
+}
+
 Size
 gs_keys_value_bytes(const GsKeySpec *spec, int c, Datum d)
 {

@@ -198,6 +198,16 @@ typedef enum GsTransformKind
 extern GsTransformKind gs_keys_transform_kind(const GsKeySpec *spec, int c);
 extern Size gs_keys_value_bytes(const GsKeySpec *spec, int c, Datum d);
 
+/*
+ * Column c's value d as the bytes its comparator reads (bpchar without its
+ * padding), without allocating: false where it is stored compressed or out
+ * of line.  gs_keys_bytes_decide: whether values of different bytes always
+ * compare unequal (every collation but a nondeterministic ICU one).
+ */
+extern bool gs_keys_value_peek(const GsKeySpec *spec, int c, Datum d,
+							   const char **data, Size *len);
+extern bool gs_keys_bytes_decide(const GsKeySpec *spec, int c);
+
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
 extern GsKeySpec *gs_keys_snapshot(const GsKeySpec *spec);

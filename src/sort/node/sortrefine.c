@@ -84,6 +84,7 @@
 
 #include <math.h>
 
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "port/pg_bswap.h"
 
@@ -588,12 +589,13 @@ transform_cost(const GpuSortState *node, int c, size_t off, bool raw,
 
 /*
  * The next round's cost a row for group g: the rows whose transforms' rest
- * is kept copy their chunk; the others are transformed, on nthreads threads
- * where the round is large enough for them (make_chunks).
+ * is kept copy their chunk; the others are transformed.  The work, not the
+ * time: threads share it, but stock's parallel workers share the
+ * comparators' too.
  */
 static double
 round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
-		   int c, const RefineKeep *keep, int nthreads)
+		   int c, const RefineKeep *keep)
 {
 	double		cost = transform_cost(node, c, g->off, g->raw, g->len);
 	uint64		kept = 0,
@@ -601,7 +603,6 @@ round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
 
 	if (cost == GS_REFINE_ROUND_COST)
 		return cost;
-	cost = GS_REFINE_ROUND_COST + (cost - GS_REFINE_ROUND_COST) / nthreads;
 	if (keep == NULL || keep->kept == NULL)
 		return cost;
 	for (i = g->lo; i < g->hi; i++)
@@ -904,6 +905,168 @@ find_duplicates(GpuSortState *node, DupArg *a, uint64 rows)
 }
 
 /*
+ * A group the cost bound gives to the comparators often holds few distinct
+ * values (a category, a status, a template of a long text): then only
+ * those are compared, once each, and the rows follow their value.  The
+ * values are found by hashing their bytes (where different bytes always
+ * compare unequal, gs_keys_bytes_decide), at most GS_CAPPED_DICT_MAX of
+ * them and one per GS_CAPPED_DICT_SHARE rows; else, or where a value is
+ * NULL or toasted, the comparators sort the group as it is.
+ */
+#define GS_CAPPED_DICT_MAX		1024
+#define GS_CAPPED_DICT_SHARE	8
+
+typedef struct DictEntry
+{
+	uint32		hash;
+	uint32		rep;			/* the value's first row, in the sort */
+	const char *data;
+	Size		len;
+} DictEntry;
+
+/* rank[i] for each row of order[0, n): the index of its value; false if too many */
+static bool
+capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
+			  uint32 *rank, uint32 *reps, uint32 *nreps)
+{
+	uint32		cap = Min((uint64) GS_CAPPED_DICT_MAX, n / GS_CAPPED_DICT_SHARE);
+	uint32		size = 4 * GS_CAPPED_DICT_MAX;
+	DictEntry  *tab = palloc0(sizeof(DictEntry) * size);
+	TupleTableSlot *slot = node->row_slot;
+	AttrNumber	attno = node->attnos[c];
+	bool		ok = true;
+	uint64		i;
+
+	*nreps = 0;
+	for (i = 0; i < n && ok; i++)
+	{
+		const char *data;
+		Size		len;
+		bool		isnull;
+		Datum		d;
+		uint32		h,
+					p;
+
+		ExecStoreMinimalTuple(node->tuples[order[i]], slot, false);
+		d = slot_getattr(slot, attno, &isnull);
+		if (isnull || !gs_keys_value_peek(node->keys, c, d, &data, &len))
+		{
+			ok = false;
+			break;
+		}
+		h = hash_bytes((const unsigned char *) data, (int) len);
+		for (p = h & (size - 1);; p = (p + 1) & (size - 1))
+		{
+			DictEntry  *e = &tab[p];
+
+			if (e->data == NULL)
+			{
+				if (*nreps >= cap)
+				{
+					ok = false;
+					break;
+				}
+				e->hash = h;
+				e->data = data;
+				e->len = len;
+				e->rep = *nreps;
+				reps[(*nreps)++] = order[i];
+			}
+			if (e->hash == h && e->len == len && memcmp(e->data, data, len) == 0)
+			{
+				rank[i] = e->rep;
+				break;
+			}
+		}
+		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(slot);
+	pfree(tab);
+	return ok;
+}
+
+/*
+ * Sorts order[lo, hi), whose refinement would cost more than the
+ * comparators, by the comparators from column c on: by its few values
+ * where it has few (capped_values), else row by row.
+ */
+static void
+settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
+			  MemoryContext tiecxt)
+{
+	uint64		n = hi - lo;
+	uint32	   *rank = NULL;
+	uint32	   *reps = NULL;
+	uint32		nreps = 0;
+
+	node->info.tie_groups++;
+	node->info.tie_rows += n;
+	node->info.refine_capped_groups++;
+	node->info.refine_capped_rows += n;
+	if (gs_keys_bytes_decide(node->keys, c) && n >= 2 * GS_CAPPED_DICT_SHARE)
+	{
+		rank = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
+		reps = palloc(sizeof(uint32) * GS_CAPPED_DICT_MAX);
+	}
+	if (rank && capped_values(node, order + lo, n, c, rank, reps, &nreps))
+	{
+		uint32	   *sorted = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * n);
+		uint32	   *pos = palloc(sizeof(uint32) * nreps);
+		uint64	   *start = palloc0(sizeof(uint64) * (nreps + 1));
+		uint32	   *reprank = palloc(sizeof(uint32) * nreps);
+		uint32		r;
+		uint64		i;
+
+		/* the values, each once, in the comparators' order */
+		memcpy(pos, reps, sizeof(uint32) * nreps);
+		gs_sort_settle_run(node, pos, nreps, c, tiecxt);
+		for (r = 0; r < nreps; r++)
+		{
+			uint32		k;
+
+			/* pos[r] is the row of some value: find its index (few values) */
+			for (k = 0; k < nreps && reps[k] != pos[r]; k++)
+				;
+			reprank[k] = r;
+		}
+		/* the rows by their value's place, in their order within it */
+		for (i = 0; i < n; i++)
+			start[reprank[rank[i]] + 1]++;
+		for (r = 0; r < nreps; r++)
+			start[r + 1] += start[r];
+		for (i = 0; i < n; i++)
+			sorted[start[reprank[rank[i]]]++] = order[lo + i];
+		memcpy(order + lo, sorted, sizeof(uint32) * n);
+		/* rows of one value: the later columns decide */
+		if (c + 1 < node->nkeys)
+		{
+			uint64		s = 0;
+
+			for (r = 0; r < nreps; r++)
+			{
+				uint64		e = start[r];
+
+				if (e - s > 1)
+					gs_sort_settle_run(node, order + lo + s, e - s, c + 1, tiecxt);
+				s = e;
+			}
+		}
+		pfree(sorted);
+		pfree(pos);
+		pfree(start);
+		pfree(reprank);
+	}
+	else
+		gs_sort_settle_run(node, order + lo, n, c, tiecxt);
+	if (rank)
+	{
+		pfree(rank);
+		pfree(reps);
+	}
+}
+
+/*
  * Before each round, the groups of cur that go on to it: those of one
  * value go to the later columns' comparators, and those whose round would
  * take their cost past the comparators' (the cost bound) to the
@@ -914,8 +1077,6 @@ static void
 prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 			 const RefineKeep *keep, MemoryContext tiecxt)
 {
-	int			nthreads = cur->rows >= GS_REFINE_THREADS_MIN ?
-		Max(gpusort_threads(), 1) : 1;
 	DupArg		a;
 	uint64		i,
 				n = 0,
@@ -939,7 +1100,7 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 		double		cost;
 
 		g.len = Max(g.len, a.len[i]);
-		cost = g.spent + round_cost(node, order, &g, c, keep, nthreads);
+		cost = g.spent + round_cost(node, order, &g, c, keep);
 		if (a.same[i])
 		{
 			/* equal values: the later sort columns decide */
@@ -951,13 +1112,7 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 			}
 		}
 		else if (cost > compare_cost(node, c, g.hi - g.lo, g.off, g.raw, g.len))
-		{
-			gs_sort_settle_run(node, order + g.lo, g.hi - g.lo, c, tiecxt);
-			node->info.tie_groups++;
-			node->info.tie_rows += g.hi - g.lo;
-			node->info.refine_capped_groups++;
-			node->info.refine_capped_rows += g.hi - g.lo;
-		}
+			settle_capped(node, order, g.lo, g.hi, c, tiecxt);
 		else
 		{
 			g.spent = (float4) cost;

@@ -9,9 +9,6 @@ CREATE EXTENSION gpusort;
 RESET client_min_messages;
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
--- the refinement's cost bound counts the threads that transform: the same
--- groups left to the comparators (EXPLAIN's "Refined:") on every machine
-SET gpusort.cpu_threads = 4;
 \set ECHO none
 \i :gs_check_sql
 \set ECHO all
