@@ -1,0 +1,14 @@
+-- TPC-H Q18, Large Volume Customer (QUANTITY = 300)
+-- gs-order: 5 4 limit   (output columns of the ORDER BY, for bench/tpch/compare.py)
+SELECT c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice, sum(l_quantity)
+  FROM customer, orders, lineitem
+ WHERE o_orderkey IN (
+	SELECT l_orderkey
+	  FROM lineitem
+	 GROUP BY l_orderkey
+	HAVING sum(l_quantity) > 300)
+   AND c_custkey = o_custkey
+   AND o_orderkey = l_orderkey
+ GROUP BY c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice
+ ORDER BY o_totalprice DESC, o_orderdate
+ LIMIT 100;
