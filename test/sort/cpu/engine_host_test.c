@@ -398,23 +398,31 @@ static const DeviceCase device_cases[] = {
 
 /*
  * A new session's first sort whose keys are ready while CUDA is still
- * starting (gsk_init slow) sorts on the CPU under gpusort.device = auto,
- * where the CPU finishes first; the start goes on, and the next sort, a
- * large one, and one under gpusort.device = gpu use the GPU.
+ * starting (gsk_init slow): under gpusort.device = auto it sorts on the
+ * CPU where the CPU finishes first, and the start goes on; a sort too large
+ * for that, or one under gpusort.device = gpu, waits for the start.  2
+ * threads: 2*10^6 keys of 4 words take the CPU some 440 ms, 2*10^5 of one
+ * some 11 ms.
  */
+static Outcome
+sort_while_cuda_starts(const char *what, int device, uint64 n, int nwords)
+{
+	fake_ndevices = 1;
+	fake_dev_free[0] = fake_dev_capacity;
+	fake_init_delay_ms = 400;
+	gpusort_device = device;
+	gpusort_cpu_threads = 2;
+	gs_gpu_session_prestart();
+	return sort_case(what, n, nwords, n, false, 0);
+}
+
 static int
 cpu_before_cuda_case(void)
 {
 	int			failures_before = failures;
-	Outcome		o;
+	Outcome		o = sort_while_cuda_starts("keys ready while CUDA starts",
+										   GS_DEVICE_AUTO, 200000, 1);
 
-	fake_ndevices = 1;
-	fake_dev_free[0] = fake_dev_capacity;
-	gpusort_device = GS_DEVICE_AUTO;
-	gpusort_cpu_threads = 2;
-	fake_init_delay_ms = 400;
-	gs_gpu_session_prestart();
-	o = sort_case("keys ready while CUDA starts", 200000, 1, 200000, false, 0);
 	if (o.on_gpu || strstr(o.fallback, "CUDA still starting") == NULL || o.warnings != 0)
 		fail("keys ready while CUDA starts", o.fallback);
 	pg_usleep(500 * 1000L);
@@ -424,41 +432,26 @@ cpu_before_cuda_case(void)
 	return failures - failures_before;
 }
 
-/* a large sort, or gpusort.device = gpu, waits for the start */
 static int
 waits_for_cuda_case(void)
 {
-	int			failures_before = failures;
-	Outcome		o;
+	Outcome		o = sort_while_cuda_starts("many keys while CUDA starts",
+										   GS_DEVICE_AUTO, 2000000, 4);
 
-	fake_ndevices = 1;
-	fake_dev_free[0] = fake_dev_capacity;
-	fake_init_delay_ms = 400;
-	gpusort_device = GS_DEVICE_AUTO;
-	/* 2 threads: 2*10^6 keys of 4 words take the CPU some 440 ms */
-	gpusort_cpu_threads = 2;
-	gs_gpu_session_prestart();
-	o = sort_case("many keys while CUDA starts", 2000000, 4, 2000000, false, 0);
 	if (!o.on_gpu)
 		fail("many keys while CUDA starts", o.fallback);
-	return failures - failures_before;
+	return o.on_gpu ? 0 : 1;
 }
 
 static int
 forced_gpu_waits_case(void)
 {
-	int			failures_before = failures;
-	Outcome		o;
+	Outcome		o = sort_while_cuda_starts("gpusort.device = gpu while CUDA starts",
+										   GS_DEVICE_GPU, 200000, 1);
 
-	fake_ndevices = 1;
-	fake_dev_free[0] = fake_dev_capacity;
-	fake_init_delay_ms = 400;
-	gpusort_device = GS_DEVICE_GPU;
-	gs_gpu_session_prestart();
-	o = sort_case("gpusort.device = gpu while CUDA starts", 200000, 1, 200000, false, 0);
 	if (!o.on_gpu)
 		fail("gpusort.device = gpu while CUDA starts", o.fallback);
-	return failures - failures_before;
+	return o.on_gpu ? 0 : 1;
 }
 
 static const DeviceCase *device_case_now;
