@@ -17,7 +17,9 @@
 # shape), the 20 worst ratios and the 10 largest excesses with their SQL,
 # and the correctness results (results and errors compared as in the test:
 # a difference fails the run).  Writes the report to $OUT/randdiff.md
-# (default bench/out/randdiff/), with device.txt.
+# (default bench/out/randdiff/), every query's times to randdiff.csv, and
+# device.txt.  A query past statement_timeout (--timeout, default 60 s)
+# on gpusort's side only is a failure, and counts at the timeout.
 #
 # GS_NO_BUILD=1 uses the installed build; GS_PRIVATE_PG as in test/lib.sh.
 # The database's default collation is en_US.UTF-8.
@@ -56,7 +58,7 @@ gs_as_pg psql -X -q -v ON_ERROR_STOP=1 \
 } | tee "$OUT/device.txt"
 
 PGDATABASE=randdiff "$py" "$GS_ROOT/test/sort/randdiff.py" --timing --queries "$queries" --rows "$rows" \
-	--timeout 60 --report "$OUT/randdiff.md.tmp" --max-print 50 "${args[@]}"
+	--timeout 60 --report "$OUT/randdiff.md.tmp" --csv "$OUT/randdiff.csv" --max-print 50 "${args[@]}"
 rc=$?
 { sed 's/^/    /' "$OUT/device.txt"; echo; cat "$OUT/randdiff.md.tmp"; } >"$OUT/randdiff.md" 2>/dev/null
 rm -f "$OUT/randdiff.md.tmp"

@@ -37,7 +37,7 @@ reproduces it) and both sides' first differing row; the last line is
 
     randdiff.py [--seed S] [--queries N] [--rows N] [--timing] [--report FILE]
                 [--only I[,J...] | --first I] [--reps N] [--timeout S]
-                [--data-seed S] [--no-load] [--max-print N] [--verbose]
+                [--data-seed S] [--no-load] [--max-print N] [--csv FILE] [--verbose]
 
 Connects per PGHOST, PGPORT, PGUSER, PGDATABASE (a database whose
 default collation is en_US.UTF-8, the collations below installed, and
@@ -617,8 +617,8 @@ class Gen:
                   ('parallel_tuple_cost', '0')]
             if r.random() < 0.7:
                 s.append(('min_parallel_table_scan_size', '0'))
-            if r.random() < 0.4:
-                s.append(('gpusort.parallel', r.choice(['on', 'off'])))
+            if r.random() < 0.65:
+                s.append(('gpusort.parallel', r.choice(['on', 'on', 'on', 'off'])))
         else:
             s.append(('max_parallel_workers_per_gather', '0'))
         if r.random() < 0.25:
@@ -1395,6 +1395,7 @@ def main():
     ap.add_argument('--timing', action='store_true')
     ap.add_argument('--reps', type=int, default=1, help='timed runs per side (best of), --timing')
     ap.add_argument('--report', help='write a report (markdown) here')
+    ap.add_argument('--csv', help='--timing: write every query\'s times here')
     ap.add_argument('--only', help='run only these query numbers (comma-separated)')
     ap.add_argument('--first', type=int, default=1, help='start at this query number')
     ap.add_argument('--no-load', action='store_true', help='use the tables as they are')
@@ -1509,6 +1510,8 @@ def main():
     report += ['- ' + x for x in lines] + ['']
     if timings:
         report += timing_report(timings)
+        if a.csv:
+            write_csv(a.csv, timings)
     report += ['## Correctness', '', '%d passed, %d failed' % (passed, failed), '']
     for i, q, diff in failures:
         report += ['### query %d (%s)' % (i, q.shape), '', '```', repro(q), diff, '```', '']
@@ -1551,9 +1554,28 @@ def time_query(run, q, i, reps):
     return (i, q, g, s, rerun)
 
 
+# the column of 1-10 kB strings with long shared prefixes, named anywhere
+# in a query (sorted or not)
+_LONG_TEXT = re.compile(r'(?<![\w.])(?:[ab]\.)?t(?![\w(])')
+
+
+def write_csv(path, timings):
+    import csv
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['query', 'shape', 'gpusort_ms', 'stock_ms', 'ratio', 'rerun', 'names_t', 'sql'])
+        for i, q, g, s, rerun in timings:
+            w.writerow([i, q.shape, '' if g is None else '%.2f' % g, '' if s is None else '%.2f' % s,
+                        '' if g is None else '%.3f' % (g / max(s, 0.001)),
+                        'timeout' if rerun == 'timeout' else 'yes' if rerun else '',
+                        'yes' if _LONG_TEXT.search(q.sql) else '', q.sql])
+
+
 def timing_report(timings):
     ok = [t for t in timings if t[2] is not None]
     ratios = [t[2] / max(t[3], 0.001) for t in ok]
+    nolong = [t[2] / max(t[3], 0.001) for t in ok if not _LONG_TEXT.search(t[1].sql)]
+    nolong_slow = [t for t in ok if not _LONG_TEXT.search(t[1].sql) and t[2] > 1.5 * t[3] + 20]
     slow = [t for t in ok if t[2] > 1.5 * t[3] + 20]
     over12 = [r for r in ratios if r > 1.2]
     g_sum = sum(t[2] for t in ok)
@@ -1566,9 +1588,15 @@ def timing_report(timings):
            '| p1 | p10 | p25 | p50 | p75 | p90 | p95 | p99 | max | geomean |',
            '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
            '| ' + ' | '.join('%.2f' % pct(ratios, p) for p in (1, 10, 25, 50, 75, 90, 95, 99, 100))
-           + ' | %.2f |' % geo, '',
+           + ' | %.2f |' % geo,
+           '', 'The %d queries that do not name the column t (its 1-10 kB strings):' % len(nolong), '',
+           '| p1 | p10 | p25 | p50 | p75 | p90 | p95 | p99 | max | geomean |',
+           '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+           '| ' + ' | '.join('%.2f' % pct(nolong, p) for p in (1, 10, 25, 50, 75, 90, 95, 99, 100))
+           + ' | %.2f |' % (math.exp(sum(math.log(max(r, 1e-6)) for r in nolong) / len(nolong))
+                            if nolong else float('nan')), '',
            '- over 1.2x: %d of %d' % (len(over12), len(ok)),
-           '- over 1.5x + 20 ms (medians of 3): %d' % len(slow),
+           '- over 1.5x + 20 ms (medians of 3): %d (%d of them without the column t)' % (len(slow), len(nolong_slow)),
            '- total: gpusort %.0f ms, stock %.0f ms (%.2fx)' % (g_sum, s_sum, g_sum / max(s_sum, 0.001)),
            '']
     by_shape = collections.defaultdict(list)
