@@ -43,6 +43,11 @@ BEGIN
 		CASE WHEN parallel THEN ', parallel' ELSE '' END;
 END
 $f$;
+CREATE FUNCTION gs_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+BEGIN
+	RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END
+$f$;
 CREATE FUNCTION grp_check(q text, OUT result text, OUT gpusort_plan text,
 						  OUT stock_plan text) LANGUAGE plpgsql AS $f$
 BEGIN
@@ -121,6 +126,23 @@ SET gpusort.parallel = off;
 SELECT * FROM grp_check('SELECT g, sum(n) FROM gr GROUP BY g ORDER BY 2 DESC NULLS LAST, 1 LIMIT 10');
 SELECT * FROM grp_check('SELECT g, sum(n), count(*), avg(i8), max(f8) FROM gr GROUP BY g ORDER BY 3, 1');
 RESET gpusort.parallel;
+-- about one row a group (150000 rows, 149000 groups): one step, a
+-- GroupAggregate over every row, not partial groups combined by a Finalize
+-- (stock: "two steps" with its Finalize HashAggregate, or "hashed")
+CREATE TABLE gu AS
+SELECT (i::int8 * 7919) % 149000 AS g, round((i % 10007) / 100.0, i % 3) AS n
+  FROM generate_series(1, 150000) i;
+ANALYZE gu;
+SET max_parallel_workers_per_gather = 1;
+SET min_parallel_table_scan_size = 0;
+SELECT q, CASE WHEN EXISTS (SELECT FROM gs_plan_lines(q) l WHERE l LIKE '%Finalize%')
+		  THEN 'two steps' ELSE 'one step' END AS steps
+  FROM (VALUES ('SELECT g, sum(n) FROM gu GROUP BY g ORDER BY 2 DESC, 1 LIMIT 10'),
+			   ('SELECT g, sum(n), count(*) FROM gu GROUP BY g HAVING sum(n) > 90 ORDER BY 2 DESC, 1')) v(q);
+SELECT * FROM grp_check('SELECT g, sum(n) FROM gu GROUP BY g ORDER BY 2 DESC, 1 LIMIT 10');
+SELECT * FROM grp_check('SELECT g, sum(n), count(*) FROM gu GROUP BY g HAVING sum(n) > 90 ORDER BY 2 DESC, 1');
+RESET min_parallel_table_scan_size;
+DROP TABLE gu;
 RESET parallel_tuple_cost;
 SET max_parallel_workers_per_gather = 0;
 
@@ -146,4 +168,4 @@ RESET max_parallel_workers_per_gather;
 RESET work_mem;
 
 DROP TABLE gr, gr_empty;
-DROP FUNCTION grp_check(text), grp_plan(text);
+DROP FUNCTION grp_check(text), grp_plan(text), gs_plan_lines(text);

@@ -44,6 +44,16 @@
  *	   than C), which costs more per row than hashing the bytes;
  *	 - a path that does not hash remains: the planner then picks the
  *	   cheapest of those (serial or parallel, as it prices them).
+ * Where the groups are about as many as the rows (GS_PARTIAL_MAX_SHARE),
+ * the sorted paths that aggregate in two steps (a Finalize GroupAggregate
+ * over a Gather Merge of the workers' partial groups) are dropped too,
+ * where a path that aggregates once remains: the partial groups are then
+ * about the rows themselves, so each row's transition state is made,
+ * serialized, sent, deserialized and combined, and the Finalize does the
+ * aggregation over again in one process.  TPC-H q11 at scale factor 10
+ * (316,000 rows in 307,000 groups, sum(numeric)) took 1.20 s that way on
+ * the H200 against stock's 1.06 s; on 2 cores the same shape took 0.78-0.93
+ * s in two steps and 0.48-0.72 s in one.
  * The GroupAggregate is stock's own: every aggregate is computed by its
  * own functions, in sorted order, as stock's sorted plan computes it
  * (float sums, whose rounding depends on the order of their inputs, vary
@@ -79,6 +89,12 @@
  * groups over far more rows keep the hash, which reads each row once
  */
 #define GS_SORTED_GROUPS_MIN_SHARE	0.01
+
+/*
+ * Groups of at least this share of the input's rows are aggregated once,
+ * not in partial and final steps (above)
+ */
+#define GS_PARTIAL_MAX_SHARE		0.5
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -226,9 +242,38 @@ sorted_final_paths(PlannerInfo *root, RelOptInfo *grouped_rel,
 	return paths;
 }
 
+/* does path aggregate in two steps (a Finalize over partial groups)? */
+static bool
+two_step_agg(Path *path)
+{
+	while (IsA(path, ProjectionPath))
+		path = ((ProjectionPath *) path)->subpath;
+	return IsA(path, AggPath) &&
+		DO_AGGSPLIT_COMBINE(((AggPath *) path)->aggsplit);
+}
+
+/* kept less its two-step paths, unless nothing else would remain */
+static List *
+drop_two_step_paths(List *kept)
+{
+	List	   *once = NIL;
+	ListCell   *lc;
+
+	foreach(lc, kept)
+	{
+		if (!two_step_agg((Path *) lfirst(lc)))
+			once = lappend(once, lfirst(lc));
+	}
+	if (once == NIL)
+		return kept;
+	list_free(kept);
+	return once;
+}
+
 /*
  * Drops rel's grouping paths that hash where the groups are many, and
- * puts back the parallel sorted ones add_path dropped for them
+ * puts back the parallel sorted ones add_path dropped for them, or drops
+ * the two-step ones too where the groups are about the rows
  */
 static void
 drop_hashed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *rel,
@@ -250,7 +295,10 @@ drop_hashed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *rel,
 	}
 	if (final == NULL || !groups_to_sort(root, final, input_rel->rows))
 		return;
-	kept = list_concat(kept, sorted_final_paths(root, rel, extra, final));
+	if (final->numGroups >= GS_PARTIAL_MAX_SHARE * input_rel->rows)
+		kept = drop_two_step_paths(kept);
+	else
+		kept = list_concat(kept, sorted_final_paths(root, rel, extra, final));
 	/* only where another way to group remains */
 	if (kept == NIL)
 		return;
