@@ -39,6 +39,9 @@
  * returning rows), which a token count would not see.  The share is read
  * afresh by every pass, so a sort's later passes widen again as other
  * sorts end; one pass keeps its count, as each call site reads it once.
+ * A session whose sort is done but whose rows are still being fetched (a
+ * slow client, a cursor left open) stays counted until the sort's memory
+ * goes: the share then errs towards fewer threads, never more.
  *
  * Invariants:
  *	 - a process adds 1 to the counter when its first registration begins
