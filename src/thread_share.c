@@ -154,9 +154,11 @@ uncount_me(void)
 }
 
 /*
- * At exit, before ShutdownPostgres (registered earlier, so run later)
- * aborts the transaction and so deletes the contexts whose callbacks would
- * otherwise give the count back: give it back here, once.
+ * At exit (FATAL, termination, the end of the session): gives the count
+ * back whether or not anything deletes the sorts' contexts afterwards.
+ * This runs before ShutdownPostgres (registered earlier, so run later)
+ * aborts the transaction; the context callbacks that abort may run then
+ * find nothing left to give back.
  */
 static void
 share_exit(int code, Datum arg)
