@@ -32,6 +32,7 @@
 #include "memaccount.h"
 #include "membudget.h"
 #include "settings.h"
+#include "thread_share.h"
 
 bool		gpusort_enabled = true;
 int			gpusort_device = GS_DEVICE_AUTO;
@@ -225,12 +226,24 @@ gpusort_parallel_enabled(void)
 	return gpusort_parallel == GS_PARALLEL_ON;
 }
 
-int
-gpusort_threads(void)
+/* gpusort.cpu_threads, 0 resolved: what a sort alone on the server uses */
+static int
+configured_threads(void)
 {
 	if (gpusort_cpu_threads > 0)
 		return gpusort_cpu_threads;
 	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
+}
+
+/*
+ * The threads a pass of CPU work starts now: the configured count when
+ * this session sorts alone, else its share of the cores among the
+ * sessions sorting at once (thread_share.c).  Read once per pass.
+ */
+int
+gpusort_threads(void)
+{
+	return gs_thread_share(configured_threads(), online_cpus());
 }
 
 /*
@@ -410,6 +423,27 @@ memory_row(ReturnSetInfo *rsinfo, const char *name, Size bytes, const char *deta
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/*
+ * gpusort_memory()'s row "cpu_threads": the threads a sort starting now in
+ * this session would use, and the share they come from (not bytes: NULL)
+ */
+static void
+threads_row(ReturnSetInfo *rsinfo)
+{
+	int			sessions = gs_thread_share_sessions();
+	char		buf[200];
+
+	if (sessions < 0)
+		snprintf(buf, sizeof(buf),
+				 "%d threads per sort, not shared: gpusort is not in shared_preload_libraries",
+				 gpusort_threads());
+	else
+		snprintf(buf, sizeof(buf),
+				 "%d threads per sort now; %d sessions sorting, %d cores, at most %d per sort",
+				 gpusort_threads(), sessions, online_cpus(), configured_threads());
+	memory_row(rsinfo, "cpu_threads", SIZE_MAX, buf);
+}
+
 PG_FUNCTION_INFO_V1(gpusort_memory);
 
 /*
@@ -451,6 +485,7 @@ gpusort_memory(PG_FUNCTION_ARGS)
 	memory_row(rsinfo, "gpu_reserved", gs_account_total(GS_ACCT_DEV),
 			   "GPU memory, all sessions, now");
 	memory_row(rsinfo, "account", SIZE_MAX, gs_account_where());
+	threads_row(rsinfo);
 	advised = gpusort_huge_pages_advised(&detail);
 	snprintf(buf, sizeof(buf), "%s: %s", advised ? "advised" : "not advised", detail);
 	memory_row(rsinfo, "huge_pages", SIZE_MAX, buf);
@@ -639,7 +674,9 @@ define_resource_settings(void)
 							"CPU threads one GpuSort may use to sort on the CPU.",
 							"0 means the machine's cores (at most 16).  A large sort "
 							"shares its buckets, key building and gathering out among "
-							"this many threads.",
+							"this many threads.  With gpusort in shared_preload_libraries, "
+							"sessions sorting at once share the machine's cores: each "
+							"uses at most cores / sessions threads (at least 1).",
 							&gpusort_cpu_threads,
 							0, 0, 64,
 							PGC_USERSET, 0,

@@ -70,7 +70,10 @@ extern bool gpusort_parallel_enabled(void);
  * as huge pages; why, if not NULL, says what decided it
  */
 extern bool gpusort_huge_pages_advised(const char **why);
-/* gpusort.cpu_threads, 0 resolved */
+/*
+ * The threads a pass of CPU work uses now: gpusort.cpu_threads, 0
+ * resolved, or less while other sessions sort (thread_share.h)
+ */
 extern int	gpusort_threads(void);
 
 /* _PG_init: defines the settings above */

@@ -27,7 +27,8 @@
 # Prints, per shape and mode, transactions per second, failed transactions
 # (must be 0) and the ratio gpusort/stock; then the server log's ERRORs,
 # crashes and restarts (must be 0), and what gpusort_memory() says is
-# still reserved once the clients are gone (must be 0), with the GPU's free
+# still reserved once the clients are gone (must be 0), and the sessions it
+# still counts as sorting (cpu_threads, must be 0), with the GPU's free
 # memory before and after (gpusort_gpu_info).  Written to $OUT/load.md
 # (default bench/out/load/).  GS_NO_BUILD=1 uses the installed build;
 # GS_PRIVATE_PG as in test/lib.sh.
@@ -90,7 +91,9 @@ EOF
 chmod a+r "$script"
 
 reserved() {
-	pg -At -F ' ' -c "SELECT name, bytes FROM gpusort_memory() WHERE name IN ('reserved', 'shm_reserved', 'gpu_reserved')" | tr '\n' ' '
+	pg -At -F ' ' -c "SELECT name, bytes FROM gpusort_memory() WHERE name IN ('reserved', 'shm_reserved', 'gpu_reserved')
+		UNION ALL SELECT 'sessions_sorting', substring(detail FROM '([0-9]+) sessions sorting')::bigint
+		FROM gpusort_memory() WHERE name = 'cpu_threads'" | tr '\n' ' '
 }
 gpu_free() {
 	pg -At -c "SELECT coalesce(free_memory_mb::text, status) FROM gpusort_gpu_info(true)" 2>/dev/null

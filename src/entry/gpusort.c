@@ -24,6 +24,7 @@
 #include "memaccount.h"
 #include "planner.h"
 #include "stat.h"
+#include "thread_share.h"
 #include "treereduce.h"
 
 PG_MODULE_MAGIC;
@@ -40,6 +41,7 @@ _PG_init(void)
 	{
 		gs_account_request_shmem();
 		gs_stat_request_shmem();
+		gs_thread_share_request_shmem();
 	}
 
 	MarkGUCPrefixReserved("gpusort");

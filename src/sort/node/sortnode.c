@@ -120,6 +120,7 @@
 #include "threads_backend.h"
 #include "sortplan.h"
 #include "sortstate.h"
+#include "thread_share.h"
 #include "thread_slots.h"
 #include "timing.h"
 
@@ -1387,6 +1388,8 @@ start_run(GpuSortState *node)
 										 ALLOCSET_DEFAULT_SIZES);
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
+	/* the session sorts until runcxt goes: its share of the cores */
+	gs_thread_share_enter(node->runcxt);
 	node->reserved_to = 0;
 	node->prefaulted_rows = 0;
 	gs_sort_stat_watch(node);
