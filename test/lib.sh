@@ -3,6 +3,7 @@
 #
 #   gs_pick_pgver         the PostgreSQL major version (sets GS_PGVER)
 #   gs_install_packages   apt packages needed to build and test (Debian 12, 13, 14)
+#   gs_randdiff_deps      those and psycopg2 for test/sort/randdiff.py (or its pqshim.py)
 #   gs_ensure_locales     the libc locales of the collation tests
 #   gs_build_install      make && make install of this tree
 #   gs_cluster_start      a throwaway cluster in /tmp; exports PGHOST/PGPORT/...
@@ -101,6 +102,34 @@ gs_install_packages() {
 	tail -40 "$log"
 	echo "gpusort: apt-get failed (log: $log)"
 	return 1
+}
+
+# gs_randdiff_deps -- what test/sort/randdiff.py needs: gs_install_packages'
+# packages and python3-psycopg2, from apt.  Where apt is missing or fails,
+# yet a PostgreSQL is on PATH (the GPU machine, whose server comes from a
+# bundle: test/gpu/README.md) and a python3 imports psycopg2 or
+# test/sort/pqshim.py loads libpq, that serves.  Sets GS_PY: the python3 to
+# run randdiff.py with (one that imports psycopg2 where one does).
+gs_randdiff_deps() {
+	local apt=1
+	if command -v apt-get >/dev/null; then
+		GS_EXTRA_PACKAGES="python3-psycopg2 ${GS_EXTRA_PACKAGES:-}" gs_install_packages && apt=0
+	fi
+	if [ "$apt" != 0 ]; then
+		command -v pg_config >/dev/null ||
+			{ echo "gpusort: no PostgreSQL on PATH, and apt cannot install one"; return 1; }
+		echo "gpusort: without apt: PostgreSQL from PATH ($(command -v pg_config))"
+	fi
+	# Debian's python3 has psycopg2; another python3 first on PATH may not
+	GS_PY=python3
+	python3 -c 'import psycopg2' 2>/dev/null && return 0
+	if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import psycopg2' 2>/dev/null; then
+		GS_PY=/usr/bin/python3
+		return 0
+	fi
+	# prints the libpq it loads
+	python3 "$GS_ROOT/test/sort/pqshim.py" ||
+		{ echo "gpusort: randdiff.py needs psycopg2, or libpq for test/sort/pqshim.py"; return 1; }
 }
 
 # gs_ensure_locales -- generates the libc locales that the collation tests

@@ -22,6 +22,9 @@
 # on gpusort's side only is a failure, and counts at the timeout.
 #
 # GS_NO_BUILD=1 uses the installed build; GS_PRIVATE_PG as in test/lib.sh.
+# psycopg2 from apt where apt serves; else (the GPU machine) randdiff.py
+# talks to libpq through test/sort/pqshim.py, as GS_RANDDIFF_SHIM=1 makes it
+# do anyway (test/lib.sh's gs_randdiff_deps).
 # The database's default collation is en_US.UTF-8.
 set -uo pipefail
 . "$(dirname "$0")/../../test/lib.sh"
@@ -37,11 +40,9 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 mkdir -p "$OUT"
 
-GS_EXTRA_PACKAGES="python3-psycopg2 ${GS_EXTRA_PACKAGES:-}" gs_install_packages || exit 1
+gs_randdiff_deps || exit 1
 gs_ensure_locales || exit 1
 [ -n "${GS_NO_BUILD:-}" ] || gs_build_install >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
-py=python3
-python3 -c 'import psycopg2' 2>/dev/null || py=/usr/bin/python3
 
 sb=$(awk '/MemTotal/ { m = int($2 / 1048576 / 4); if (m > 16) m = 16; if (m < 1) m = 1; print m }' /proc/meminfo)
 gs_cluster_start "shared_preload_libraries = 'gpusort'" "jit = off" "shared_buffers = '${sb}GB'" \
@@ -57,7 +58,7 @@ gs_as_pg psql -X -q -v ON_ERROR_STOP=1 \
 	echo "randdiff: $queries queries, $rows rows, args: ${args[*]:-}"
 } | tee "$OUT/device.txt"
 
-PGDATABASE=randdiff "$py" "$GS_ROOT/test/sort/randdiff.py" --timing --queries "$queries" --rows "$rows" \
+PGDATABASE=randdiff "$GS_PY" "$GS_ROOT/test/sort/randdiff.py" --timing --queries "$queries" --rows "$rows" \
 	--timeout 60 --report "$OUT/randdiff.md.tmp" --csv "$OUT/randdiff.csv" --max-print 50 "${args[@]}"
 rc=$?
 { sed 's/^/    /' "$OUT/device.txt"; echo; cat "$OUT/randdiff.md.tmp"; } >"$OUT/randdiff.md" 2>/dev/null

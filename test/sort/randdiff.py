@@ -54,8 +54,12 @@ planning + execution time (no rows sent to the client), the best of
 times and the medians count.  Prints the distribution of gpusort/stock
 ratios and the worst queries, and writes them to --report as markdown.
 
-Needs python3 and psycopg2 (Debian's python3-psycopg2).  Run by
-test/sort/cpu/randdiff.sh (CI) and bench/sort/randdiff.sh (timing).
+Needs python3 and psycopg2 (Debian's python3-psycopg2), or, without it,
+PostgreSQL's libpq (libpq.so.5): test/sort/pqshim.py, beside this script,
+is the part of psycopg2 used here over libpq through ctypes (how it finds
+libpq: its header); GS_RANDDIFF_SHIM=1 uses it even where psycopg2 is
+installed.  Run by test/sort/cpu/randdiff.sh (CI) and
+bench/sort/randdiff.sh (timing).
 """
 import argparse
 import collections
@@ -69,17 +73,29 @@ import statistics
 import sys
 import time
 
+# Every value comes back as the server's text: exact comparisons, and no
+# time spent converting to Python objects.  psycopg2 is told so (a RAW
+# typecaster for every type); where it is missing, or GS_RANDDIFF_SHIM=1,
+# pqshim.py (beside this script: the part of psycopg2 used here, over
+# libpq through ctypes) returns text anyway.
+DRIVER = 'psycopg2'
 try:
+    if os.environ.get('GS_RANDDIFF_SHIM') == '1':
+        raise ImportError('GS_RANDDIFF_SHIM=1')
     import psycopg2
     import psycopg2.extensions
-except ImportError:
-    sys.exit('randdiff: needs psycopg2 (apt-get install python3-psycopg2)')
-
-# Every value comes back as the server's text: exact comparisons, and no
-# time spent converting to Python objects
-_RAW = psycopg2.extensions.new_type(
-    tuple(psycopg2.extensions.string_types.keys()), 'RAW', lambda s, cur: s)
-psycopg2.extensions.register_type(_RAW)
+    _RAW = psycopg2.extensions.new_type(
+        tuple(psycopg2.extensions.string_types.keys()), 'RAW', lambda s, cur: s)
+    psycopg2.extensions.register_type(_RAW)
+except ImportError as e_psycopg2:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True      # no __pycache__ in the checkout
+    try:
+        import pqshim as psycopg2
+    except ImportError as e_shim:
+        sys.exit('randdiff: needs psycopg2 (apt-get install python3-psycopg2) or libpq for pqshim.py\n'
+                 '  psycopg2: %s\n  %s' % (e_psycopg2, e_shim))
+    DRIVER = 'pqshim (%s)' % psycopg2.libpq_path
 
 COLLATIONS = ['C', 'POSIX', 'en_US.utf8', 'C.utf8', 'de_DE.utf8', 'sv_SE.utf8',
               'tr_TR.utf8', 'und-x-icu', 'de-x-icu', 'sv-x-icu', 'tr-x-icu']
@@ -1426,8 +1442,9 @@ def main():
     rows = int(cur.fetchone()[0])
     cur.execute('SELECT version()')
     version = cur.fetchone()[0]
-    print('randdiff: seed %d, %d queries, %d rows, database collation %s, %s'
-          % (a.seed, a.queries, rows, dbcoll, version.split(' on ')[0]))
+    print('randdiff: seed %d, %d queries, %d rows, database collation %s, %s%s'
+          % (a.seed, a.queries, rows, dbcoll, version.split(' on ')[0],
+             '' if DRIVER == 'psycopg2' else ', via ' + DRIVER))
     sys.stdout.flush()
 
     gen = Gen(rows)

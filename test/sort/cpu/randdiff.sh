@@ -15,6 +15,8 @@
 #   GS_RANDDIFF_ARGS="--only 17 --verbose"  more options of randdiff.py
 #   GS_NO_BUILD=1                           the extension is built and installed already
 #   GS_PRIVATE_PG=DIR                       as in test/lib.sh
+#   GS_RANDDIFF_SHIM=1                      test/sort/pqshim.py (libpq through ctypes), not psycopg2
+#                                           (also where apt cannot install psycopg2)
 #
 # On a cluster of its own (gpusort in shared_preload_libraries), in a
 # database whose default collation is en_US.UTF-8.  Run by test/run-all;
@@ -28,13 +30,9 @@ seed=${GS_RANDDIFF_SEED:-1}
 queries=${GS_RANDDIFF_QUERIES:-300}
 rows=${GS_RANDDIFF_ROWS:-10000}
 
-GS_EXTRA_PACKAGES="python3-psycopg2 ${GS_EXTRA_PACKAGES:-}" gs_install_packages || exit 1
+gs_randdiff_deps || exit 1
 gs_ensure_locales || exit 1
 [ -n "${GS_NO_BUILD:-}" ] || gs_build_install >/dev/null || exit 1
-
-# Debian's python3 has psycopg2; another python3 first on PATH may not
-py=python3
-python3 -c 'import psycopg2' 2>/dev/null || py=/usr/bin/python3
 
 gs_cluster_start "shared_preload_libraries = 'gpusort'" "jit = off" || exit 1
 gs_as_pg psql -X -q -v ON_ERROR_STOP=1 \
@@ -42,5 +40,5 @@ gs_as_pg psql -X -q -v ON_ERROR_STOP=1 \
 
 report=${GS_TEST_TMP:+$GS_TEST_TMP/randdiff.md}
 # shellcheck disable=SC2086
-PGDATABASE=randdiff "$py" test/sort/randdiff.py --seed "$seed" --queries "$queries" --rows "$rows" \
+PGDATABASE=randdiff "$GS_PY" test/sort/randdiff.py --seed "$seed" --queries "$queries" --rows "$rows" \
 	${report:+--report "$report"} ${GS_RANDDIFF_ARGS:-}
