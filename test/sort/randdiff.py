@@ -415,6 +415,9 @@ CANON = {
     'float[]': _canon_array(canon_float),
     'numeric[]': _canon_array(canon_numeric),
     'interval[]': _canon_array(canon_interval),
+    # character(n) compares without its trailing spaces, so coalesce(bp, '')
+    # ties '' with a value of spaces only
+    'bpchar': lambda s: s.rstrip(' '),
 }
 
 
@@ -470,10 +473,14 @@ def text_expr(r, p='', cols=None, short=False):
         e, kind = '%s COLLATE %s' % (e, nd), 'nd:' + nd
     elif r.random() < 0.35:
         e = '%s COLLATE "%s"' % (e, _coll(r))
+    f = '{}'
     if r.random() < 0.3:
-        e = r.choice(TEXT_FUNCS).format(e)
+        f = r.choice(TEXT_FUNCS)
+        e = f.format(e)
         if r.random() < 0.3:
             e, kind = '(%s) COLLATE "%s"' % (e, _coll(r)), 'exact'
+    if c == 'bp' and f in ('{}', "coalesce({}, '')"):
+        kind = 'bpchar'         # still character(n)
     return E(e, kind, 'text')
 
 
