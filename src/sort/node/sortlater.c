@@ -94,6 +94,8 @@
 #define GS_LATER_ENGINE_MIN		65536
 #define GS_LATER_BATCH_ROWS		((uint64) 1 << 20)
 #define GS_LATER_TASKS_PER_THREAD	4
+/* rows ahead whose tuples an entry task prefetches */
+#define GS_LATER_AHEAD			16
 /* an entry's last word: the row's number, then the first inexact column */
 #define GS_LATER_ROW_SHIFT		8
 #define GS_LATER_ALL_EXACT		0xFF
@@ -236,6 +238,26 @@ make_entry(const LaterBatch *b, TupleTableSlot *slot, uint64 i, bool nothrow)
 	return true;
 }
 
+/*
+ * Asks for what the entry of row i + GS_LATER_AHEAD will read, in three
+ * steps, each needing what the one before asked for, as sortrefine.c's
+ * chunk_prefetch: the row's pointer, its header, its first lines (the
+ * later columns are mostly short ones).
+ */
+static inline void
+entry_prefetch(const LaterBatch *b, uint64 i, uint64 hi)
+{
+	MinimalTuple *tuples = b->node->tuples;
+	uint64		k = i + GS_LATER_AHEAD;
+
+	if (k + 2 * GS_LATER_AHEAD < hi)
+		gs_prefetch(&tuples[b->rows[k + 2 * GS_LATER_AHEAD]]);
+	if (k + GS_LATER_AHEAD < hi)
+		gs_prefetch(tuples[b->rows[k + GS_LATER_AHEAD]]);
+	if (k < hi)
+		gs_prefetch_row(tuples[b->rows[k]]);
+}
+
 static void
 entry_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -251,8 +273,8 @@ entry_tasks(void *p, uint64 tlo, uint64 thi)
 		gs_team_slice(b->n, b->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
-			if (i + 8 < hi)
-				gs_prefetch(b->node->tuples[b->rows[i + 8]]);
+			/* the rows lie at random places: ask for those ahead */
+			entry_prefetch(b, i, hi);
 			if (!make_entry(b, b->slots[t], i, true))
 				break;
 		}
