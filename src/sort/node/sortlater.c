@@ -29,14 +29,19 @@
  *		since they must not order rows whose values it cannot tell apart.
  *		An entry is the key's words, then a word of the row's number and
  *		the column whose value was cut short, if any.  Entries are made on
- *		threads,
- *		each task deforming rows in a slot of its own under nothrow; where
- *		that gives up (a numeric stored compressed or out of line, to be
- *		detoasted), the backend makes the rest of the task's entries;
- *	 2. each group's entries are sorted by all their words, on threads
- *		(qsort, a group per task; a group of GS_LATER_ENGINE_MIN rows or more
- *		by the engine on the backend's thread, its equal keys then put in
- *		row order);
+ *		threads, each task deforming rows in a slot of its own under
+ *		nothrow; where that gives up (a numeric stored compressed or out of
+ *		line, to be detoasted), the backend makes the rest of the task's
+ *		entries.  The groups' rows lie at random places of the store, and
+ *		waiting on memory for each is most of an entry's cost, so where the
+ *		batch holds 1/GS_LATER_SCAN_SHARE of the sort's rows or more the
+ *		entries are made in the store's order instead (a map from row to
+ *		its place in the batch, 4 bytes a stored row): the rows are read
+ *		one after the other, as the hardware prefetches them;
+ *	 2. each group's entries are sorted by all their words, on threads (a
+ *		group per task, by insertion where it is small, as most are, else by
+ *		qsort; a group of GS_LATER_ENGINE_MIN rows or more by the engine on
+ *		the backend's thread, its equal keys then put in row order);
  *	 3. the backend writes the rows back in that order, and scans each
  *		group for runs of equal keys.  Where every later column is in the
  *		key and every value of the run was encoded whole, the run's rows are
@@ -70,7 +75,10 @@
  *
  * Memory: the list of groups (16 bytes a group, at most 8 a row) in the
  * refining context, and one batch's rows and entries (at most 44 bytes a
- * row) in a context of its own below it, reset after each batch.
+ * row) in a context of its own below it, reset after each batch; the map
+ * of a batch made in the store's order (4 bytes a stored row) is reserved
+ * from the server-wide account (gpusort.max_total_memory), and the batch
+ * goes in its own order where that has no room.
  *
  *-------------------------------------------------------------------------
  */
@@ -96,6 +104,8 @@
 #define GS_LATER_TASKS_PER_THREAD	4
 /* rows ahead whose tuples an entry task prefetches */
 #define GS_LATER_AHEAD			16
+/* entries made in the store's order where the batch is 1/this of it or more */
+#define GS_LATER_SCAN_SHARE		8
 /* an entry's last word: the row's number, then the first inexact column */
 #define GS_LATER_ROW_SHIFT		8
 #define GS_LATER_ALL_EXACT		0xFF
@@ -125,6 +135,8 @@ typedef struct LaterBatch
 	uint64		ngroups;
 	int			stride;			/* words an entry: nwords + 1 */
 	uint64	   *ent;			/* [n][stride] */
+	uint32	   *inv;			/* [ntuples]: a row's place + 1, or 0; or NULL */
+	uint64		nscan;			/* steps of the entries' pass: n or ntuples */
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [ntasks] */
 	uint64	   *stopped;		/* [ntasks]: the first entry not made */
@@ -258,6 +270,23 @@ entry_prefetch(const LaterBatch *b, uint64 i, uint64 hi)
 		gs_prefetch_row(tuples[b->rows[k]]);
 }
 
+/*
+ * Step i of the entries' pass: the entry of place *pos of the batch, or
+ * none (false).  In the store's order (inv) the rows are read one after
+ * the other, as they lie, rather than each at a random place.
+ */
+static inline bool
+scan_step(const LaterBatch *b, uint64 i, uint64 *pos)
+{
+	if (b->inv == NULL)
+		*pos = i;
+	else if (b->inv[i] == 0)
+		return false;
+	else
+		*pos = b->inv[i] - 1;
+	return true;
+}
+
 static void
 entry_tasks(void *p, uint64 tlo, uint64 thi)
 {
@@ -268,19 +297,51 @@ entry_tasks(void *p, uint64 tlo, uint64 thi)
 	{
 		uint64		lo,
 					hi,
-					i;
+					i,
+					pos;
 
-		gs_team_slice(b->n, b->ntasks, t, &lo, &hi);
+		gs_team_slice(b->nscan, b->ntasks, t, &lo, &hi);
 		for (i = lo; i < hi; i++)
 		{
 			/* the rows lie at random places: ask for those ahead */
-			entry_prefetch(b, i, hi);
-			if (!make_entry(b, b->slots[t], i, true))
+			if (b->inv == NULL)
+				entry_prefetch(b, i, hi);
+			else if (i + GS_LATER_AHEAD < hi)
+				gs_prefetch(b->node->tuples[i + GS_LATER_AHEAD]);
+			if (scan_step(b, i, &pos) &&
+				!make_entry(b, b->slots[t], pos, true))
 				break;
 		}
 		b->stopped[t] = i;
 		ExecClearTuple(b->slots[t]);
 	}
+}
+
+/*
+ * The batch's places by row (LaterBatch.inv), where the batch holds
+ * 1/GS_LATER_SCAN_SHARE of the sort's rows or more and the server-wide
+ * account (gpusort.max_total_memory) has room for 4 bytes a stored row;
+ * else NULL, and the entries are made in the batch's order.
+ */
+static uint32 *
+batch_inverse(const LaterBatch *b, Size *reserved)
+{
+	GpuSortState *node = b->node;
+	Size		bytes = sizeof(uint32) * node->ntuples;
+	uint32	   *inv;
+	uint64		i;
+
+	*reserved = 0;
+	if (b->n < node->ntuples / GS_LATER_SCAN_SHARE || b->n >= PG_UINT32_MAX ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return NULL;
+	*reserved = bytes;
+	inv = MemoryContextAllocExtended(CurrentMemoryContext, bytes,
+									 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (i = 0; i < b->n; i++)
+		inv[b->rows[i]] = (uint32) (i + 1);
+	return inv;
 }
 
 /*
@@ -292,9 +353,13 @@ make_entries(LaterBatch *b)
 {
 	GpuSortState *node = b->node;
 	GsThreadSlots *ts;
+	Size		reserved;
 	uint64		t,
-				i;
+				i,
+				pos;
 
+	b->inv = batch_inverse(b, &reserved);
+	b->nscan = b->inv ? node->ntuples : b->n;
 	b->ntasks = (uint64) gpusort_threads() * GS_LATER_TASKS_PER_THREAD;
 	b->stopped = palloc0(sizeof(uint64) * b->ntasks);
 	ts = gs_thread_slots_create(node->row_slot->tts_tupleDescriptor,
@@ -306,10 +371,11 @@ make_entries(LaterBatch *b)
 		uint64		lo,
 					hi;
 
-		gs_team_slice(b->n, b->ntasks, t, &lo, &hi);
+		gs_team_slice(b->nscan, b->ntasks, t, &lo, &hi);
 		for (i = b->stopped[t]; i < hi; i++)
 		{
-			(void) make_entry(b, node->row_slot, i, false);
+			if (scan_step(b, i, &pos))
+				(void) make_entry(b, node->row_slot, pos, false);
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -317,6 +383,11 @@ make_entries(LaterBatch *b)
 	ExecClearTuple(node->row_slot);
 	gs_thread_slots_free(ts);
 	pfree(b->stopped);
+	if (b->inv)
+	{
+		pfree(b->inv);
+		gs_release(node->reservation, GS_ACCT_MEM, reserved);
+	}
 }
 
 /* qsort of entries: every word, the last the row's number */
@@ -332,6 +403,46 @@ entry_compare(const void *x, const void *y, void *arg)
 		if (a[k] != b[k])
 			return a[k] < b[k] ? -1 : 1;
 	return 0;
+}
+
+/* entries less than this many are sorted by insertion */
+#define GS_LATER_INSERTION_MAX	16
+
+static inline bool
+entry_less(const uint64 *a, const uint64 *b, int stride)
+{
+	int			k;
+
+	for (k = 0; k < stride - 1 && a[k] == b[k]; k++)
+		;
+	return a[k] < b[k];
+}
+
+/*
+ * Sorts the n entries of one group: most groups are a few rows, which an
+ * insertion sort on the words orders faster than qsort's calls.
+ */
+static void
+sort_entries(uint64 *ent, uint64 n, int stride)
+{
+	uint64		tmp[GS_MAX_KEY_WORDS + 1];
+	uint64		i,
+				j;
+
+	if (n >= GS_LATER_INSERTION_MAX)
+	{
+		qsort_arg(ent, n, sizeof(uint64) * stride, entry_compare, &stride);
+		return;
+	}
+	for (i = 1; i < n; i++)
+	{
+		if (!entry_less(ent + i * stride, ent + (i - 1) * stride, stride))
+			continue;
+		memcpy(tmp, ent + i * stride, sizeof(uint64) * stride);
+		for (j = i; j > 0 && entry_less(tmp, ent + (j - 1) * stride, stride); j--)
+			memcpy(ent + j * stride, ent + (j - 1) * stride, sizeof(uint64) * stride);
+		memcpy(ent + j * stride, tmp, sizeof(uint64) * stride);
+	}
 }
 
 /* the first group of the batch whose first row is row i or after */
@@ -375,9 +486,7 @@ sort_tasks(void *p, uint64 tlo, uint64 thi)
 			uint64		n = b->gstart[g + 1] - b->gstart[g];
 
 			if (n < GS_LATER_ENGINE_MIN)
-				qsort_arg(b->ent + b->gstart[g] * b->stride, n,
-						  sizeof(uint64) * b->stride, entry_compare,
-						  &b->stride);
+				sort_entries(b->ent + b->gstart[g] * b->stride, n, b->stride);
 		}
 	}
 }
@@ -417,8 +526,7 @@ sort_by_engine(const LaterBatch *b, uint64 *ent, uint64 n)
 					   sizeof(uint64) * nw) != 0)
 				break;
 		if (e - r > 1)
-			qsort_arg(ent + r * b->stride, e - r, sizeof(uint64) * b->stride,
-					  entry_compare, (void *) &b->stride);
+			sort_entries(ent + r * b->stride, e - r, b->stride);
 		if (++runs % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
