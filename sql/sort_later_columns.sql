@@ -126,5 +126,14 @@ SELECT * FROM later('SELECT * FROM lg ORDER BY s, k, f');
 SELECT gs_check('SELECT s, k, f FROM lg ORDER BY s, k, f');
 SELECT gs_check('SELECT s, k, id FROM lg ORDER BY s COLLATE "und-x-icu", k DESC, id');
 
+-- few of the sort's rows in groups of one value: their entries are made
+-- in the groups' order rather than the store's
+CREATE TABLE lm AS SELECT g AS id,
+  CASE WHEN g % 10 = 0 THEN 'dup' || (g % 100) ELSE md5(g::text) END AS s,
+  (g * 7) % 13 - 6 AS k
+FROM generate_series(1, 100000) g;
+SELECT * FROM later('SELECT * FROM lm ORDER BY s, k DESC');
+SELECT gs_check('SELECT s, k FROM lm ORDER BY s, k DESC');
+
 \c contrib_regression
 DROP DATABASE gs_later_en;
