@@ -57,7 +57,8 @@ typedef struct GsRunInfo
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
-	uint64		tie_groups;		/* settled by the comparators */
+	uint64		tie_groups;		/* settled past the key: by the comparators,
+								 * or by later columns' keys (sortlater.c) */
 	uint64		tie_rows;
 	uint64		refine_groups;	/* runs refined from the transform */
 	uint64		refine_rows;
