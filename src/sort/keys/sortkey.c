@@ -256,15 +256,19 @@ typedef struct GsNumeric
 								 * unaligned (short varlena header) */
 } GsNumeric;
 
-static void
-numeric_parse(const char *body, Size len, GsNumeric *n)
+/*
+ * Parses a numeric's body; false (on any thread, raising nothing) where it
+ * is not one: numeric_parse raises that.
+ */
+static bool
+numeric_parse_safe(const char *body, Size len, GsNumeric *n)
 {
 	uint16		header;
 
 	n->weight = 0;
 	n->digits = NULL;
 	if (len < sizeof(uint16))
-		elog(ERROR, "invalid numeric datum of %zu bytes", len);
+		return false;
 	memcpy(&header, body, sizeof(uint16));
 
 	if ((header & GS_NUMERIC_SIGN_MASK) == GS_NUMERIC_SPECIAL)
@@ -276,9 +280,9 @@ numeric_parse(const char *body, Size len, GsNumeric *n)
 		else if ((header & 0xF000) == GS_NUMERIC_NINF)
 			n->class = NUMCLASS_NINF;
 		else
-			elog(ERROR, "invalid numeric header %04x", header);
+			return false;
 		n->ndigits = 0;
-		return;
+		return true;
 	}
 
 	if (header & GS_NUMERIC_SHORT)
@@ -297,7 +301,7 @@ numeric_parse(const char *body, Size len, GsNumeric *n)
 		int16		weight;
 
 		if (len < 2 * sizeof(uint16))
-			elog(ERROR, "invalid numeric datum of %zu bytes", len);
+			return false;
 		memcpy(&weight, body + sizeof(uint16), sizeof(int16));
 		n->weight = weight;
 		n->digits = (const uint8 *) body + 2 * sizeof(uint16);
@@ -307,6 +311,14 @@ numeric_parse(const char *body, Size len, GsNumeric *n)
 	}
 	if (n->ndigits == 0)
 		n->class = NUMCLASS_ZERO;
+	return true;
+}
+
+static void
+numeric_parse(const char *body, Size len, GsNumeric *n)
+{
+	if (!numeric_parse_safe(body, len, n))
+		elog(ERROR, "invalid numeric datum of %zu bytes", len);
 }
 
 /* full encoding length of a parsed numeric */
@@ -2007,6 +2019,171 @@ gs_keys_value_bytes(const GsKeySpec *spec, int c, Datum d)
 	if (string_peek(col, d, &data, &len))
 		return len;
 	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
+/* ---- later columns (sortlater.c) ------------------------------------------------ */
+
+/*
+ * A numeric's bytes in a later column's key: the first 11 bytes of its
+ * encoding (class, weight and 4 digits), then a byte that says whether
+ * that was all of it, and if not, which way the rest goes: a value cut
+ * short lies past every value whose whole encoding is the same bytes (it
+ * has more nonzero digits), above it if positive and below it if negative.
+ */
+#define GS_LATER_NUMERIC_BYTES	12
+#define GS_LATER_NUMERIC_BELOW	0
+#define GS_LATER_NUMERIC_WHOLE	1
+#define GS_LATER_NUMERIC_ABOVE	2
+
+/*
+ * The bytes of column c's value encoding as a later column's key, its null
+ * byte not counted: the whole encoding of the fixed-width kinds, which here
+ * needs no observed range (an integer is its value with the sign bit
+ * flipped, as wide as its type), and a numeric's GS_LATER_NUMERIC_BYTES;
+ * 0 where the column has no such encoding (the strings and bytea, whose
+ * keys are prefixes, and the columns past the encoders).
+ */
+int
+gs_keys_later_width(const GsKeySpec *spec, int c)
+{
+	if (c >= spec->nenc)
+		return 0;
+	switch (spec->cols[c].kind)
+	{
+		case GSK_INT:
+			return spec->cols[c].typlen;
+		case GSK_OID:
+		case GSK_FLOAT4:
+			return 4;
+		case GSK_BOOL:
+			return 1;
+		case GSK_FLOAT8:
+			return 8;
+		case GSK_UUID:
+			return UUID_LEN;
+		case GSK_INTERVAL:
+			return GS_INTERVAL_BYTES;
+		case GSK_NUMERIC:
+			return GS_LATER_NUMERIC_BYTES;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * A numeric's GS_LATER_NUMERIC_BYTES, and whether they are all of it
+ * (*exact).  Under nothrow, false where the value is stored compressed or
+ * out of line, or is not a numeric: only the backend's thread may detoast
+ * it, or raise.
+ */
+static bool
+later_numeric(Datum d, uint8 *dst, bool *exact, bool nothrow)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	int			width = GS_LATER_NUMERIC_BYTES - 1;
+	const char *data;
+	Size		len;
+	GsNumeric	n;
+
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+	{
+		if (nothrow)
+			return false;
+		v = varlena_fetch(d, &data, &len);
+	}
+	else
+	{
+		data = VARDATA_ANY(v);
+		len = VARSIZE_ANY_EXHDR(v);
+	}
+	if (!numeric_parse_safe(data, len, &n))
+	{
+		if (nothrow)
+			return false;
+		numeric_parse(data, len, &n);	/* raises */
+	}
+	memset(dst, 0, width);
+	numeric_encode(&n, dst, width);
+	*exact = numeric_enc_len(&n) <= (uint32) width;
+	dst[width] = *exact ? GS_LATER_NUMERIC_WHOLE :
+		n.class == NUMCLASS_NEG ? GS_LATER_NUMERIC_BELOW : GS_LATER_NUMERIC_ABOVE;
+	varlena_release(d, v);
+	return true;
+}
+
+/* the value bytes of a later column's non-NULL value d, not DESC-inverted */
+static bool
+later_value(const GsKeyCol *col, Datum d, uint8 *dst, int width, bool *exact,
+			bool nothrow)
+{
+	uint64		v;
+
+	switch (col->kind)
+	{
+		case GSK_INT:
+			v = (uint64) int_value(col, d) ^ (UINT64CONST(1) << (8 * width - 1));
+			put_be(dst, v, width, width);
+			return true;
+		case GSK_OID:
+		case GSK_BOOL:
+			put_be(dst, (uint64) int_value(col, d), width, width);
+			return true;
+		case GSK_FLOAT4:
+			put_be(dst, float4_bits(DatumGetFloat4(d)), width, width);
+			return true;
+		case GSK_FLOAT8:
+			put_be(dst, float8_bits(DatumGetFloat8(d)), width, width);
+			return true;
+		case GSK_UUID:
+			memcpy(dst, DatumGetUUIDP(d)->data, UUID_LEN);
+			return true;
+		case GSK_INTERVAL:
+			interval_encode(DatumGetIntervalP(d), dst);
+			return true;
+		case GSK_NUMERIC:
+			return later_numeric(d, dst, exact, nothrow);
+		default:
+			break;
+	}
+	if (!nothrow)
+		elog(ERROR, "sort column of attribute %d has no later column encoding",
+			 col->attno);
+	return false;
+}
+
+/*
+ * Writes column c's slice of a later columns' key for value d (or NULL):
+ * the null byte (0 sorts first: NULLS FIRST gives NULL 0, as in the main
+ * key), then gs_keys_later_width bytes of the value's encoding, the main
+ * key's (sortkey.c's header), inverted for DESC.  *exact: whether equal
+ * slices mean equal values.  A numeric longer than its slice is not: its
+ * slice orders it among the values of other slices, and of the same
+ * slice encoded whole, but not among those cut short to the same slice,
+ * which only the comparator orders (so the key's later bytes must not).
+ * Under nothrow it may run on a helper thread, and gives up (false) where
+ * only the backend's thread may go on.
+ */
+bool
+gs_keys_later_encode(const GsKeySpec *spec, int c, Datum d, bool isnull,
+					 uint8 *dst, bool *exact, bool nothrow)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	int			width = gs_keys_later_width(spec, c);
+	int			j;
+
+	*exact = true;
+	dst[0] = (isnull != col->nulls_first) ? 1 : 0;
+	if (isnull)
+	{
+		memset(dst + 1, 0, width);
+		return true;
+	}
+	if (!later_value(col, d, dst + 1, width, exact, nothrow))
+		return false;
+	if (col->desc)
+		for (j = 1; j <= width; j++)
+			dst[j] = ~dst[j];
+	return true;
 }
 
 /* ---- checking libc prefixes (sortverify.c) -------------------------------------- */

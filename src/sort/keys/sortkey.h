@@ -208,6 +208,20 @@ extern bool gs_keys_value_peek(const GsKeySpec *spec, int c, Datum d,
 							   const char **data, Size *len);
 extern bool gs_keys_bytes_decide(const GsKeySpec *spec, int c);
 
+/*
+ * Later columns (sortlater.c): rows whose value of an earlier column is
+ * one, keyed by their next columns.  gs_keys_later_width is the bytes of
+ * column c's value in such a key (the null byte not counted), 0 where c
+ * has no fixed-width encoding for it; gs_keys_later_encode writes the null
+ * byte and those bytes, DESC inverted, *exact telling whether equal bytes
+ * mean equal values.  Under nothrow it may run on helper threads, and is
+ * false where only the backend's thread may go on (a value to detoast).
+ */
+extern int	gs_keys_later_width(const GsKeySpec *spec, int c);
+extern bool gs_keys_later_encode(const GsKeySpec *spec, int c, Datum d,
+								 bool isnull, uint8 *dst, bool *exact,
+								 bool nothrow);
+
 /* "16 bytes: a exact, b prefix 7 bytes" style description, palloc'd */
 extern char *gs_keys_describe(const GsKeySpec *spec, const char *const *colnames);
 extern GsKeySpec *gs_keys_snapshot(const GsKeySpec *spec);

@@ -185,6 +185,13 @@ explain_text_keys(GsRunInfo *info, ExplainState *es)
 		explain_line(es, "Refined: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by the next bytes of their transform (" UINT64_FORMAT " rounds)",
 					 info->refine_groups, info->refine_rows,
 					 info->refine_rounds);
+	if (info->later_groups > 0 && info->later_left_rows > 0)
+		explain_line(es, "Later columns: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by their keys on threads; " UINT64_FORMAT " rows of equal keys left to the comparators",
+					 info->later_groups, info->later_rows,
+					 info->later_left_rows);
+	else if (info->later_groups > 0)
+		explain_line(es, "Later columns: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by their keys on threads",
+					 info->later_groups, info->later_rows);
 	if (info->verified && info->verify_resorted)
 		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",
 					 info->verify_pairs, info->verify_bad);
@@ -358,6 +365,14 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 								info->refine_capped_groups, es);
 		ExplainPropertyUInteger("Rows Left To Comparators", NULL,
 								info->refine_capped_rows, es);
+	}
+	if (info->later_groups > 0)
+	{
+		ExplainPropertyUInteger("Later Column Groups", NULL,
+								info->later_groups, es);
+		ExplainPropertyUInteger("Later Column Rows", NULL, info->later_rows, es);
+		ExplainPropertyUInteger("Later Column Rows Left To Comparators", NULL,
+								info->later_left_rows, es);
 	}
 	if (info->verified)
 	{

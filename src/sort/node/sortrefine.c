@@ -23,9 +23,11 @@
  *	   the tie-break PostgreSQL applies to strings a deterministic
  *	   collation calls equal (strcmp; not under C, where the transform is
  *	   the bytes, nor a nondeterministic ICU collation);
- *	 - the bytes ended too: the values are equal, and the comparators of
- *	   the later sort columns settle the group, if there are any; only
- *	   those rows count as "Ties".
+ *	 - the bytes ended too: the values are equal, and the later sort
+ *	   columns settle the group, if there are any: by their keys on
+ *	   threads (sortlater.c, which collects such groups and settles them
+ *	   together once refinement ends), or by their comparators; only those
+ *	   rows count as "Ties".
  *
  * Invariant: rows end up ordered by their whole transforms, then by the
  * comparators; the engines and qsort here are stable (ties on the row's
@@ -618,7 +620,8 @@ round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
  */
 static void
 split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
-			const uint64 *keys, int c, GroupList *next, MemoryContext tiecxt)
+			const uint64 *keys, int c, GroupList *next, GsLater *later,
+			MemoryContext tiecxt)
 {
 	uint64		n = g->hi - g->lo;
 	bool		desc = gs_keys_desc(node->keys, c);
@@ -646,7 +649,7 @@ split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
 		else if (c + 1 < node->nkeys)
 		{
 			/* equal values: the later sort columns decide */
-			gs_sort_settle_run(node, order + g->lo + s, e - s, c + 1, tiecxt);
+			gs_later_add(node, later, order, g->lo + s, e - s, tiecxt);
 			node->info.tie_groups++;
 			node->info.tie_rows += e - s;
 		}
@@ -684,7 +687,7 @@ batch_keep(ChunkArg *a, RefineKeep *keep)
 static void
 refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
 			 uint64 ngroups, int c, RefineKeep *keep, GroupList *next,
-			 MemoryContext tiecxt)
+			 GsLater *later, MemoryContext tiecxt)
 {
 	ChunkArg	a;
 	uint64	   *gstart = palloc(sizeof(uint64) * (ngroups + 1));
@@ -720,7 +723,7 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
 		sort_by_chunks(rows + gstart[i], a.out + gstart[i] * GS_REFINE_WORDS, n);
 		memcpy(order + groups[i].lo, rows + gstart[i], sizeof(uint32) * n);
 		split_group(node, order, &groups[i], a.out + gstart[i] * GS_REFINE_WORDS,
-					c, next, tiecxt);
+					c, next, later, tiecxt);
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -737,8 +740,8 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
  */
 static void
 refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
-			 RefineKeep *keep, GroupList *next, MemoryContext batchcxt,
-			 MemoryContext tiecxt)
+			 RefineKeep *keep, GroupList *next, GsLater *later,
+			 MemoryContext batchcxt, MemoryContext tiecxt)
 {
 	uint64		first = 0;
 
@@ -755,7 +758,7 @@ refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
 		}
 		oldcxt = MemoryContextSwitchTo(batchcxt);
 		refine_batch(node, order, cur->g + first, last - first, c, keep, next,
-					 tiecxt);
+					 later, tiecxt);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(batchcxt);
 		first = last;
@@ -993,7 +996,7 @@ capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
  */
 static void
 settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
-			  MemoryContext tiecxt)
+			  GsLater *later, MemoryContext tiecxt)
 {
 	uint64		n = hi - lo;
 	uint32	   *rank = NULL;
@@ -1048,7 +1051,7 @@ settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
 				uint64		e = start[r];
 
 				if (e - s > 1)
-					gs_sort_settle_run(node, order + lo + s, e - s, c + 1, tiecxt);
+					gs_later_add(node, later, order, lo + s, e - s, tiecxt);
 				s = e;
 			}
 		}
@@ -1075,7 +1078,7 @@ settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
  */
 static void
 prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
-			 const RefineKeep *keep, MemoryContext tiecxt)
+			 const RefineKeep *keep, GsLater *later, MemoryContext tiecxt)
 {
 	DupArg		a;
 	uint64		i,
@@ -1106,13 +1109,13 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 			/* equal values: the later sort columns decide */
 			if (c + 1 < node->nkeys)
 			{
-				gs_sort_settle_run(node, order + g.lo, g.hi - g.lo, c + 1, tiecxt);
+				gs_later_add(node, later, order, g.lo, g.hi - g.lo, tiecxt);
 				node->info.tie_groups++;
 				node->info.tie_rows += g.hi - g.lo;
 			}
 		}
 		else if (cost > compare_cost(node, c, g.hi - g.lo, g.off, g.raw, g.len))
-			settle_capped(node, order, g.lo, g.hi, c, tiecxt);
+			settle_capped(node, order, g.lo, g.hi, c, later, tiecxt);
 		else
 		{
 			g.spent = (float4) cost;
@@ -1173,30 +1176,33 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 	GroupList	cur = {0},
 				next = {0};
 	RefineKeep	keep = {0};
+	GsLater    *later = gs_later_begin(node, c, refinecxt);
 	uint64		i;
 
 	cur.cxt = next.cxt = refinecxt;
 	for (i = 0; i < nruns; i++)
 		list_add(&cur, starts[i], starts[i] + lens[i],
 				 gs_keys_prefix_width(node->keys, c), false, 0, 0);
-	prune_groups(node, order, &cur, c, NULL, tiecxt);
+	prune_groups(node, order, &cur, c, NULL, later, tiecxt);
 	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
 	keep_begin(node, &cur, c, refinecxt, &keep);
 	while (cur.n > 0)
 	{
-		refine_round(node, order, &cur, c, &keep, &next, batchcxt, tiecxt);
+		refine_round(node, order, &cur, c, &keep, &next, later, batchcxt,
+					 tiecxt);
 		keep.filling = false;
 		pfree(cur.g);
 		cur = next;
 		memset(&next, 0, sizeof(next));
 		next.cxt = refinecxt;
-		prune_groups(node, order, &cur, c, &keep, tiecxt);
+		prune_groups(node, order, &cur, c, &keep, later, tiecxt);
 	}
 	if (cur.g)
 		pfree(cur.g);
 	if (keep.reserved > 0)
 		gs_release(keep.res, GS_ACCT_MEM, keep.reserved);
+	gs_later_settle(node, later, order, tiecxt);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);
 }

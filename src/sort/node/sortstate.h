@@ -57,7 +57,8 @@ typedef struct GsRunInfo
 	uint64		rows_sorted;	/* rows in the final sort */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
-	uint64		tie_groups;		/* settled by the comparators */
+	uint64		tie_groups;		/* settled past the key: by the comparators,
+								 * or by later columns' keys (sortlater.c) */
 	uint64		tie_rows;
 	uint64		refine_groups;	/* runs refined from the transform */
 	uint64		refine_rows;
@@ -65,6 +66,9 @@ typedef struct GsRunInfo
 	uint64		refine_capped_groups;	/* left to the comparators by the
 										 * refinement's cost bound */
 	uint64		refine_capped_rows;
+	uint64		later_groups;	/* of one value, keyed by later columns */
+	uint64		later_rows;
+	uint64		later_left_rows;	/* of them, equal keys to the comparators */
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
@@ -248,6 +252,22 @@ extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
 								const uint64 *starts, const uint64 *lens,
 								uint64 nruns, int c,
 								MemoryContext refinecxt, MemoryContext tiecxt);
+
+/* ---- sortlater.c: later columns keyed on threads ------------------------------ */
+
+/*
+ * Groups of rows that hold one value of the refined column c, whose later
+ * columns decide: gs_later_begin (in cxt), gs_later_add for each group
+ * (order[lo, lo + len)), which settles it at once or keeps it, then
+ * gs_later_settle for those kept, which frees the list.
+ */
+typedef struct GsLater GsLater;
+
+extern GsLater *gs_later_begin(GpuSortState *node, int c, MemoryContext cxt);
+extern void gs_later_add(GpuSortState *node, GsLater *later, uint32 *order,
+						 uint64 lo, uint64 len, MemoryContext tiecxt);
+extern void gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
+							MemoryContext tiecxt);
 
 /* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
 

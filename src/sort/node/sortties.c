@@ -15,8 +15,10 @@
  *
  * Where that column is a prefix of a string's transform (gs_keys_refinable),
  * a run is first ordered by the next bytes of the same transform
- * (sortrefine.c), and the comparators see only rows whose values are equal
- * (for their later columns): gpusort.refine_ties.
+ * (sortrefine.c), and only rows whose values are equal go on to their later
+ * columns: gpusort.refine_ties.  Those are ordered by keys of the later
+ * columns on threads where they can be (sortlater.c), and the comparators
+ * see only the rows those keys cannot tell apart.
  *
  * Invariant: the rows of a run are ordered by the operators, and rows the
  * operators call equal keep input order (the engines are stable and the
