@@ -135,6 +135,7 @@ SELECT (i::int8 * 7919) % 149000 AS g, round((i % 10007) / 100.0, i % 3) AS n
 ANALYZE gu;
 SET max_parallel_workers_per_gather = 1;
 SET min_parallel_table_scan_size = 0;
+SET gpusort.parallel = off;	-- auto takes the parallel node on 8 cores or more
 SELECT q, CASE WHEN EXISTS (SELECT FROM gs_plan_lines(q) l WHERE l LIKE '%Finalize%')
 		  THEN 'two steps' ELSE 'one step' END AS steps
   FROM (VALUES ('SELECT g, sum(n) FROM gu GROUP BY g ORDER BY 2 DESC, 1 LIMIT 10'),
@@ -142,6 +143,7 @@ SELECT q, CASE WHEN EXISTS (SELECT FROM gs_plan_lines(q) l WHERE l LIKE '%Finali
 SELECT * FROM grp_check('SELECT g, sum(n) FROM gu GROUP BY g ORDER BY 2 DESC, 1 LIMIT 10');
 SELECT * FROM grp_check('SELECT g, sum(n), count(*) FROM gu GROUP BY g HAVING sum(n) > 90 ORDER BY 2 DESC, 1');
 RESET min_parallel_table_scan_size;
+RESET gpusort.parallel;
 DROP TABLE gu;
 RESET parallel_tuple_cost;
 SET max_parallel_workers_per_gather = 0;

@@ -57,23 +57,37 @@ SELECT i,
 ANALYZE kr;
 
 -- keyed(q): the key layout and the ties from EXPLAIN ANALYZE, with what
--- depends on the engine and the C library masked
+-- depends on the engine and the C library masked; and where refinement
+-- left groups to the comparators, their counts (the refinement's cost
+-- bound weighs transforms kept per thread against transforms made again,
+-- so the groups it stops at depend on the threads a sort had)
 CREATE FUNCTION keyed(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
 DECLARE
 	ln text;
+	lines text[] := '{}';
+	bounded boolean := false;
 BEGIN
 	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF ln ~ 'GpuSort:' THEN
 			ln := regexp_replace(ln, 'GpuSort: [a-z -]+, key \d+ bytes', 'GpuSort: ENGINE, key N bytes');
 			ln := regexp_replace(ln, '\d+-byte (strxfrm )?prefix', 'N-byte \1prefix');
-			RETURN NEXT trim(ln);
+			lines := lines || trim(ln);
 		ELSIF ln ~ 'Ties:' THEN
-			RETURN NEXT regexp_replace(trim(ln), '  Memory: .*', '');
+			lines := lines || regexp_replace(trim(ln), '  Memory: .*', '');
 		ELSIF ln ~ 'Refined:' THEN
-			RETURN NEXT regexp_replace(trim(ln), '\(\d+ rounds\)', '(N rounds)');
+			ln := regexp_replace(trim(ln), '\(\d+ rounds\)', '(N rounds)');
+			bounded := ln ~ 'left to the comparators';
+			lines := lines || regexp_replace(ln, '\d+ groups, \d+ rows left to the comparators',
+											 'N groups, N rows left to the comparators');
 		ELSIF ln ~ 'Verified:' THEN
-			RETURN NEXT regexp_replace(trim(ln), '\d+', 'N', 'g');
+			lines := lines || regexp_replace(trim(ln), '\d+', 'N', 'g');
 		END IF;
+	END LOOP;
+	FOREACH ln IN ARRAY lines LOOP
+		IF bounded AND ln ~ '^Rows: ' THEN
+			ln := regexp_replace(ln, 'Ties: \d+ groups, \d+ rows', 'Ties: N groups, N rows');
+		END IF;
+		RETURN NEXT ln;
 	END LOOP;
 END
 $f$;
