@@ -95,8 +95,8 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
+#include "losertree.h"
 #include "spillbatch.h"
-#include "spillmerge.h"
 #include "threads_backend.h"
 
 /* rows of a run in memory in one window */
@@ -602,10 +602,14 @@ set_key(RangeMerge *rm, int r)
 		NULL;
 }
 
-/* does run x's current row come before run y's?  (past its part: never) */
+/*
+ * does run x's current row come before run y's?  (past its part: never;
+ * losertree.h's callback)
+ */
 static inline bool
-beats(const RangeMerge *rm, int x, int y)
+beats(void *arg, int x, int y)
 {
+	const RangeMerge *rm = (const RangeMerge *) arg;
 	int			c;
 
 	if (rm->key[x] == NULL)
@@ -614,26 +618,6 @@ beats(const RangeMerge *rm, int x, int y)
 		return true;
 	c = gs_key_cmp(rm->key[x], rm->key[y], rm->b->nwords);
 	return c < 0 || (c == 0 && x < y);
-}
-
-/* the tournament below node (as spillmerge.c's play) */
-static int
-play(RangeMerge *rm, int node)
-{
-	int			l,
-				r;
-
-	if (node >= rm->b->nruns)
-		return node - rm->b->nruns;
-	l = play(rm, 2 * node);
-	r = play(rm, 2 * node + 1);
-	if (beats(rm, l, r))
-	{
-		rm->tree[node] = r;
-		return l;
-	}
-	rm->tree[node] = l;
-	return r;
 }
 
 /* merges range p into the output (a thread; step 4) */
@@ -645,8 +629,7 @@ merge_range(GsBatchMerge *b, int p)
 	uint64		o = 0;
 	int			nr = b->nruns;
 	int			r,
-				w,
-				q;
+				w;
 
 	rm.b = b;
 	rm.s = s;
@@ -657,7 +640,7 @@ merge_range(GsBatchMerge *b, int p)
 		o += rm.cur[r];
 		set_key(&rm, r);
 	}
-	w = play(&rm, 1);
+	w = gs_loser_play(rm.tree, nr, beats, &rm);
 	while (rm.key[w] != NULL)
 	{
 		s->out_key[o] = rm.key[w];
@@ -666,17 +649,7 @@ merge_range(GsBatchMerge *b, int p)
 		set_key(&rm, w);
 		if ((++o & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
 			return;
-		/* the winner's path to the root */
-		for (q = (nr + w) / 2; q > 0; q /= 2)
-		{
-			if (beats(&rm, rm.tree[q], w))
-			{
-				int			t = rm.tree[q];
-
-				rm.tree[q] = w;
-				w = t;
-			}
-		}
+		w = gs_loser_replay(rm.tree, nr, w, beats, &rm);
 	}
 }
 
