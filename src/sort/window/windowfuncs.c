@@ -2,52 +2,38 @@
  *
  * windowfuncs.c
  *	  Window functions over sorted rows, as arrays: what GpuWindow computes
- *	  instead of WindowAgg (windownode.c).
+ *	  instead of WindowAgg (windownode.c).  This file holds the second of
+ *	  its passes, the functions' values.
  *
  * WindowAgg walks the sorted rows one at a time through a tuplestore,
  * calling each window function and each aggregate's transition function
  * for every row.  Here the same values come from three passes over arrays:
  *
- *	 1. boundaries (threads, slices of rows): each row is compared with the
- *		row before it on the partition columns, then the order columns, with
- *		the semantics of the window's equality operators (NULLs equal, as
- *		WindowAgg's grouping comparisons have it), giving flags[i]; the
- *		aggregates' arguments are read into arrays on the way.  A pair that
- *		plain C cannot compare (a compressed or toasted string, a type whose
- *		equality is not byte-wise, such as numeric) is marked GSW_UNSURE and
- *		compared afterwards in the backend with the operator's function;
- *	 2. functions (threads, runs of whole partitions): ranks from the peer
- *		boundaries, lag/lead and the value functions as row numbers,
+ *	 1. boundaries (winboundary.c; threads, slices of rows): where each
+ *		partition and each peer group starts (flags[i]), and the
+ *		aggregates' arguments read into arrays;
+ *	 2. functions (here; threads, runs of whole partitions): ranks from the
+ *		peer boundaries, lag/lead and the value functions as row numbers,
  *		aggregates as running states over the frame;
- *	 3. results (the backend, row by row as the node returns them): row i's
- *		value as the Datum WindowAgg returns.  numeric results (sums,
- *		averages, integer statistics) are made as numeric bytes on threads
- *		first (gs_win_encode_results, winexpr.c's gs_win_numeric_encode),
- *		so that returning one is a pointer.
+ *	 3. results (winresult.c; the backend, row by row as the node returns
+ *		them): row i's value as the Datum WindowAgg returns.
  *
- * An argument that is an expression rather than a column: an aggregate's
- * is computed on the threads of pass 1 when it is fixed-point arithmetic
- * (winexpr.c), and otherwise, or for the rows that program leaves, it is
- * evaluated in the backend over every row between passes 1 and 2
- * (windownode.c's evaluate_arguments, which records an error instead of
- * raising it, see arg_expr_walker); lag's, lead's and the value functions'
- * on the row they read, when the row is returned (argument_at).
+ * What the plan asks for is read by winplan.c, before the passes; the
+ * bounds of RANGE and GROUPS frames with offsets are found between passes
+ * 1 and 2 (winrange.c on threads, winframe.c in the backend).
  *
  * numeric arguments are read as fixed point, an int128 and the value's
- * display scale (gs_win_numeric_fixed, from the bytes, on threads; a toasted value
- * in the backend).  sum and avg add them exactly at the largest scale taken
- * so far, which is the display scale numeric.c's accumulator gives the
- * sum; NaN and the infinities are counted apart, as numeric.c counts them;
- * avg divides with numeric_div in pass 3, as numeric_avg does.  min and max
- * keep the row whose value numeric_smaller or numeric_larger keeps.  A
- * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
- * window to WindowAgg.
+ * display scale (winnumeric.c).  sum and avg add them exactly at the
+ * largest scale taken so far, which is the display scale numeric.c's
+ * accumulator gives the sum; NaN and the infinities are counted apart, as
+ * numeric.c counts them; avg divides with numeric_div in pass 3, as
+ * numeric_avg does.  min and max keep the row whose value numeric_smaller
+ * or numeric_larger keeps.  A value or a sum past 128 bits (GSW_NUM_WIDE,
+ * too_wide) sends the whole window to WindowAgg.
  *
  * Frames: ROWS offsets, the partition's ends, the current row's peers,
- * and RANGE offsets, whose bounds are found first: by arithmetic on the
- * keys on threads for integer, date and timestamp keys (winrange.c), else
- * in the backend with the window's in_range functions, as WindowAgg's
- * update_frameheadpos and update_frametailpos do (gs_win_range_bounds);
+ * and RANGE and GROUPS offsets, whose bounds are arrays found before this
+ * pass; each row's frame is walked to by a frame cursor (FrameCursor).
  * EXCLUDE takes the excluded rows out of exact states (put_excluding);
  * min, max and float aggregates, whose states cannot take rows out, compute
  * each row's frame less the excluded rows as WindowAgg does, keeping the
@@ -62,8 +48,9 @@
  * avg, variance and stddev of float4 and float8 run float8_accum's
  * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
  * check included, and float8_avg's, float8_var_pop's and the others'
- * final division; the Makefile compiles this file without fused
- * multiply-adds, so the bits are float.c's.
+ * final division; the Makefile compiles this file (and the other parts of
+ * GpuWindow's passes) without fused multiply-adds, so the bits are
+ * float.c's.
  *
  * Invariants that make the values WindowAgg's, value for value:
  *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
@@ -568,6 +555,66 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 		*fe = *fs;				/* an empty frame */
 }
 
+/*
+ * The pass's answer for a partition met a numeric the threads cannot add
+ * or compare exactly: the whole window goes to WindowAgg (too_wide)
+ */
+static inline uint64
+gave_up_too_wide(GsWinFunc *f)
+{
+	__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+	return PG_UINT64_MAX;
+}
+
+/*
+ * A walk over a partition's rows in order, as every function over frames
+ * makes it: row r's peers [gs, ge) and its frame [fs, fe)
+ */
+typedef struct FrameCursor
+{
+	const GsWinFrame *frame;
+	const uint8 *flags;
+	uint64		ps,				/* the partition */
+				pe;
+	uint64		gs,				/* the current row's peers */
+				ge;
+	uint64		fs,				/* its frame */
+				fe;
+} FrameCursor;
+
+/* before the partition's first row */
+static inline void
+frame_cursor_init(FrameCursor *c, const GsWinFrame *frame, const uint8 *flags,
+				  uint64 ps, uint64 pe)
+{
+	c->frame = frame;
+	c->flags = flags;
+	c->ps = ps;
+	c->pe = pe;
+	c->gs = c->ge = ps;
+	c->fs = c->fe = ps;
+}
+
+/* to row r, the row after the one before (or the partition's first) */
+static inline void
+frame_cursor_to(FrameCursor *c, uint64 r)
+{
+	if (r == c->ge)
+	{
+		c->gs = r;
+		c->ge = peers_end(c->flags, r, c->pe);
+	}
+	frame_rows(c->frame, r, c->ps, c->pe, c->ge, &c->fs, &c->fe);
+}
+
+/* whether the pass was stopped: looked at once every GS_INTERRUPT_EVERY rows */
+static inline bool
+frame_cursor_stopped(const FrameCursor *c, uint64 r)
+{
+	return ((r - c->ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+		gs_slice_stopped();
+}
+
 #ifdef HAVE_INT128
 /*
  * Takes row r's numeric out of a sum: exact, as numeric.c's inverse
@@ -708,13 +755,13 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 {
 	WinAggState	s;
 	bool		restart = gs_win_restarts(f, frame);
+	FrameCursor c;
 	uint64		lo = ps,
 				hi = ps;
-	uint64		gs = ps,
-				ge = ps;
 	uint64		r;
 	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
+	frame_cursor_init(&c, frame, flags, ps, pe);
 	memset(&s, 0, sizeof(s));
 	if (f->arg == GSW_ARG_NUMERIC &&
 		(frame->start != GSW_BOUND_PARTITION || frame->exclude != GSW_EXCLUDE_NONE))
@@ -725,55 +772,37 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	}
 	for (r = ps; r < pe; r++)
 	{
-		uint64		fs,
-					fe;
-
-		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
-			gs_slice_stopped())
+		if (frame_cursor_stopped(&c, r))
 			return PG_UINT64_MAX;
-		if (r == ge)
-		{
-			gs = r;
-			ge = peers_end(flags, r, pe);
-		}
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-		if (restart && fs != lo)
+		frame_cursor_to(&c, r);
+		if (restart && c.fs != lo)
 		{
 			memset(&s, 0, sizeof(s));
-			lo = hi = fs;
+			lo = hi = c.fs;
 		}
 		else if (!restart)
 		{
-			for (; lo < fs; lo++)
+			for (; lo < c.fs; lo++)
 			{
 				if (lo >= hi)
 					hi = lo + 1;
 				else if (!agg_drop(f, &s, lo))
-				{
-					__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-					return PG_UINT64_MAX;
-				}
+					return gave_up_too_wide(f);
 			}
 		}
-		for (; hi < fe; hi++)
+		for (; hi < c.fe; hi++)
 		{
 			if (agg_take(f, &s, hi))
 				continue;
 			if (s.wide_fail)
-			{
-				__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-				return PG_UINT64_MAX;
-			}
+				return gave_up_too_wide(f);
 			f->errrow[r] = (uint32) (hi + 1);
 			return r;
 		}
 		if (frame->exclude == GSW_EXCLUDE_NONE)
 			agg_put(f, &s, r);
-		else if (!put_excluding(f, &s, frame->exclude, r, gs, ge, lo, hi))
-		{
-			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-			return PG_UINT64_MAX;
-		}
+		else if (!put_excluding(f, &s, frame->exclude, r, c.gs, c.ge, lo, hi))
+			return gave_up_too_wide(f);
 	}
 	return PG_UINT64_MAX;
 }
@@ -786,10 +815,7 @@ static uint64
 excluding_failed(GsWinFunc *f, const WinAggState *s, uint64 r, uint64 x)
 {
 	if (s->wide_fail)
-	{
-		__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-		return PG_UINT64_MAX;
-	}
+		return gave_up_too_wide(f);
 	f->errrow[r] = (uint32) (x + 1);
 	return r;
 }
@@ -819,13 +845,13 @@ aggregate_excluding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 {
 	WinAggState head,
 				s;
+	FrameCursor c;
 	uint64		lo = ps,
 				hi = ps,
-				gs = ps,
-				ge = ps,
 				work = 0,
 				r;
 
+	frame_cursor_init(&c, frame, flags, ps, pe);
 	memset(&head, 0, sizeof(head));
 	for (r = ps; r < pe; r++)
 	{
@@ -843,14 +869,11 @@ aggregate_excluding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				return PG_UINT64_MAX;
 			work = 0;
 		}
-		if (r == ge)
-		{
-			gs = r;
-			ge = peers_end(flags, r, pe);
-		}
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-		xs = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r : gs;
-		xe = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r + 1 : ge;
+		frame_cursor_to(&c, r);
+		fs = c.fs;
+		fe = c.fe;
+		xs = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r : c.gs;
+		xe = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r + 1 : c.ge;
 		cut = Min(Max(xs, fs), fe);
 		if (fs != lo || cut < hi)
 		{
@@ -938,22 +961,22 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	uint32	   *dq = f->deque + ps;
 	uint64		head = 0,
 				tail = 0;
+	FrameCursor cur;
 	uint64		hi = ps,
-				ge = ps,
 				r;
 	int			c;
 
+	frame_cursor_init(&cur, frame, flags, ps, pe);
 	for (r = ps; r < pe; r++)
 	{
 		uint64		fs,
 					fe;
 
-		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
-			gs_slice_stopped())
+		if (frame_cursor_stopped(&cur, r))
 			return PG_UINT64_MAX;
-		if (r == ge)
-			ge = peers_end(flags, r, pe);
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		frame_cursor_to(&cur, r);
+		fs = cur.fs;
+		fe = cur.fe;
 		if (hi < fs)
 			hi = fs;			/* rows no frame takes are not evaluated */
 		for (; hi < fe; hi++)
@@ -977,12 +1000,9 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				break;
 			dq[tail++] = (uint32) hi;
 		}
+		/* hi stopped short: a numeric the threads cannot compare */
 		if (hi < fe)
-		{
-			/* a numeric the threads cannot compare */
-			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-			return PG_UINT64_MAX;
-		}
+			return gave_up_too_wide(f);
 		while (head < tail && dq[head] < fs)
 			head++;
 		minmax_put(f, r, head == tail, head < tail ? dq[head] : 0);
@@ -1103,70 +1123,78 @@ value_row_excluding(const GsWinFunc *f, GsWinExclude exclude, uint64 r,
 	return pos;
 }
 
+/*
+ * Row r's rank, dense rank, fraction or value row, the cursor at r, rank
+ * and dense its peer group's
+ */
+static inline void
+position_put(GsWinFunc *f, const FrameCursor *c, uint64 r, uint64 rank,
+			 uint64 dense)
+{
+	uint64		total = c->pe - c->ps;
+	uint64		fs = c->fs,
+				fe = c->fe;
+
+	switch (f->fn)
+	{
+		case GSW_ROW_NUMBER:
+			f->i64[r] = r - c->ps + 1;
+			break;
+		case GSW_RANK:
+			f->i64[r] = rank;
+			break;
+		case GSW_DENSE_RANK:
+			f->i64[r] = dense;
+			break;
+		case GSW_PERCENT_RANK:
+			f->f8[r] = total <= 1 ? 0.0 :
+				(float8) (rank - 1) / (float8) (total - 1);
+			break;
+		case GSW_CUME_DIST:
+			f->f8[r] = (float8) (c->ge - c->ps) / (float8) total;
+			break;
+		case GSW_FIRST_VALUE:
+			f->i64[r] = fs < fe ? (int64) fs : -1;
+			break;
+		case GSW_LAST_VALUE:
+			f->i64[r] = fs < fe ? (int64) fe - 1 : -1;
+			break;
+		case GSW_NTH_VALUE:
+			f->i64[r] = fs + f->param - 1 < fe ?
+				(int64) (fs + f->param - 1) : -1;
+			break;
+		default:
+			break;
+	}
+}
+
 /* the functions that read positions: ranks and the value functions */
 static void
 position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				   const GsWinFrame *frame)
 {
-	uint64		total = pe - ps;
-	uint64		dense = 0;
-	uint64		gs = ps;
+	FrameCursor c;
+	uint64		dense = 0,
+				rank = 0,
+				r;
 
-	while (gs < pe)
+	frame_cursor_init(&c, frame, flags, ps, pe);
+	for (r = ps; r < pe; r++)
 	{
-		uint64		ge = peers_end(flags, gs, pe);
-		uint64		rank = gs - ps + 1;
-		uint64		r;
-
-		dense++;
-		for (r = gs; r < ge; r++)
+		frame_cursor_to(&c, r);
+		if (r == c.gs)
 		{
-			uint64		fs,
-						fe;
-
-			frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-			if (frame->exclude != GSW_EXCLUDE_NONE &&
-				(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
-				 f->fn == GSW_NTH_VALUE))
-			{
-				f->i64[r] = value_row_excluding(f, frame->exclude, r, gs, ge,
-												fs, fe);
-				continue;
-			}
-
-			switch (f->fn)
-			{
-				case GSW_ROW_NUMBER:
-					f->i64[r] = r - ps + 1;
-					break;
-				case GSW_RANK:
-					f->i64[r] = rank;
-					break;
-				case GSW_DENSE_RANK:
-					f->i64[r] = dense;
-					break;
-				case GSW_PERCENT_RANK:
-					f->f8[r] = total <= 1 ? 0.0 :
-						(float8) (rank - 1) / (float8) (total - 1);
-					break;
-				case GSW_CUME_DIST:
-					f->f8[r] = (float8) (ge - ps) / (float8) total;
-					break;
-				case GSW_FIRST_VALUE:
-					f->i64[r] = fs < fe ? (int64) fs : -1;
-					break;
-				case GSW_LAST_VALUE:
-					f->i64[r] = fs < fe ? (int64) fe - 1 : -1;
-					break;
-				case GSW_NTH_VALUE:
-					f->i64[r] = fs + f->param - 1 < fe ?
-						(int64) (fs + f->param - 1) : -1;
-					break;
-				default:
-					break;
-			}
+			/* a peer group's first row */
+			dense++;
+			rank = r - ps + 1;
 		}
-		gs = ge;
+		if (frame->exclude != GSW_EXCLUDE_NONE &&
+			(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
+			 f->fn == GSW_NTH_VALUE))
+			f->i64[r] = value_row_excluding(f, frame->exclude, r, c.gs, c.ge,
+											c.fs, c.fe);
+		else
+			position_put(f, &c, r, rank, dense);
 	}
 }
 
