@@ -987,7 +987,7 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	return PG_UINT64_MAX;
 }
 
-/* ntile over one partition of n rows, as windowfuncs.c's window_ntile */
+/* ntile over one partition of n rows, as utils/adt/windowfuncs.c's window_ntile */
 static void
 ntile_partition(GsWinFunc *f, uint64 ps, uint64 pe)
 {

@@ -2,7 +2,8 @@
  *
  * windowfuncs.h
  *	  The window functions GpuWindow computes itself, over rows already
- *	  sorted by their partition and order columns (src/sort/window/windowfuncs.c).
+ *	  sorted by their partition and order columns (src/sort/window/: winplan.c,
+ *	  winboundary.c, windowfuncs.c, winframe.c, winresult.c).
  *
  * The rows are the GpuSort's output, an array of MinimalTuples in order.
  * gs_win_boundaries marks where each partition and each peer group starts;
