@@ -545,7 +545,8 @@ gave_up_too_wide(GsWinFunc *f)
 
 /*
  * A walk over a partition's rows in order, as every function over frames
- * makes it: row r's peers [gs, ge) and its frame [fs, fe)
+ * makes it: row r's peers [gs, ge) and its frame [fs, fe).  A step a row,
+ * so its functions are always inlined (the struct then lives in registers).
  */
 typedef struct FrameCursor
 {
@@ -560,7 +561,7 @@ typedef struct FrameCursor
 } FrameCursor;
 
 /* before the partition's first row */
-static inline void
+static pg_attribute_always_inline void
 frame_cursor_init(FrameCursor *c, const GsWinFrame *frame, const uint8 *flags,
 				  uint64 ps, uint64 pe)
 {
@@ -573,7 +574,7 @@ frame_cursor_init(FrameCursor *c, const GsWinFrame *frame, const uint8 *flags,
 }
 
 /* to row r, the row after the one before (or the partition's first) */
-static inline void
+static pg_attribute_always_inline void
 frame_cursor_to(FrameCursor *c, uint64 r)
 {
 	if (r == c->ge)
@@ -585,7 +586,7 @@ frame_cursor_to(FrameCursor *c, uint64 r)
 }
 
 /* whether the pass was stopped: looked at once every GS_INTERRUPT_EVERY rows */
-static inline bool
+static pg_attribute_always_inline bool
 frame_cursor_stopped(const FrameCursor *c, uint64 r)
 {
 	return ((r - c->ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
@@ -1104,7 +1105,7 @@ value_row_excluding(const GsWinFunc *f, GsWinExclude exclude, uint64 r,
  * Row r's rank, dense rank, fraction or value row, the cursor at r, rank
  * and dense its peer group's
  */
-static inline void
+static pg_attribute_always_inline void
 position_put(GsWinFunc *f, const FrameCursor *c, uint64 r, uint64 rank,
 			 uint64 dense)
 {
