@@ -24,11 +24,14 @@
  * between calls, every inner node holds the loser of the match between the
  * winners of its two subtrees.
  *
- * gs_loser_replay runs once a row, so it is always inlined: given a beats
- * that is a static function of the caller, the compiler calls it directly
- * (and inlines it) rather than through the pointer, as sort_template.h's
- * specializations would.  The first tournament, k - 1 matches once a
- * merge (or a range), is gs_loser_play's in losertree.c.
+ * Both are inline, in the caller's file.  gs_loser_replay runs once a row
+ * and is always inlined: given a beats that is a static function of the
+ * caller, the compiler calls it directly (and inlines it) rather than
+ * through the pointer, as sort_template.h's specializations would.  Keep
+ * tree[] an array of its own, not a member of the struct beats reads:
+ * PostgreSQL compiles with -fno-strict-aliasing, so a store to tree[]
+ * could be a store to that struct, whose fields would then be loaded
+ * again at every level.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,11 +41,36 @@
 /* does run a's current row come before run b's? */
 typedef bool (*GsLoserBeats) (void *arg, int a, int b);
 
+/* plays the matches below node; returns their winner, storing the losers */
+static inline int
+gs_loser_play_below(int *tree, int k, int node, GsLoserBeats beats, void *arg)
+{
+	int			l,
+				r;
+
+	if (node >= k)
+		return node - k;
+	l = gs_loser_play_below(tree, k, 2 * node, beats, arg);
+	r = gs_loser_play_below(tree, k, 2 * node + 1, beats, arg);
+	if (beats(arg, l, r))
+	{
+		tree[node] = r;
+		return l;
+	}
+	tree[node] = l;
+	return r;
+}
+
 /*
  * Plays the tournament over runs 0 .. k - 1 (k >= 1), storing the losers
  * in tree[1 .. k - 1]; returns the winner
  */
-extern int	gs_loser_play(int *tree, int k, GsLoserBeats beats, void *arg);
+static inline int
+gs_loser_play(int *tree, int k, GsLoserBeats beats, void *arg)
+{
+	Assert(k >= 1);
+	return gs_loser_play_below(tree, k, 1, beats, arg);
+}
 
 /*
  * Replays the matches on run w's path to the root, w having moved to its

@@ -580,8 +580,10 @@ choose_ranges(GsBatchMerge *b)
 }
 
 /*
- * A thread's merge of one range: the tree of losers over the runs' parts
- * of the range, and each run's current row (its key NULL past its part)
+ * A thread's merge of one range: each run's current row in its part of the
+ * range (its key NULL past its part), what the tree of losers compares.
+ * (The tree is an array of merge_range's own: as a member, the compiler
+ * would take its stores for possible stores to b and reload it a level.)
  */
 typedef struct RangeMerge
 {
@@ -590,7 +592,6 @@ typedef struct RangeMerge
 	uint64		cur[GS_BATCH_MAX_RUNS];
 	uint64		end[GS_BATCH_MAX_RUNS];
 	const uint64 *key[GS_BATCH_MAX_RUNS];
-	int			tree[GS_BATCH_MAX_RUNS];
 } RangeMerge;
 
 /* run r's current row's key, or NULL past its part */
@@ -626,6 +627,7 @@ merge_range(GsBatchMerge *b, int p)
 {
 	BatchSide  *s = b->prep;
 	RangeMerge	rm;
+	int			tree[GS_BATCH_MAX_RUNS];
 	uint64		o = 0;
 	int			nr = b->nruns;
 	int			r,
@@ -640,7 +642,7 @@ merge_range(GsBatchMerge *b, int p)
 		o += rm.cur[r];
 		set_key(&rm, r);
 	}
-	w = gs_loser_play(rm.tree, nr, beats, &rm);
+	w = gs_loser_play(tree, nr, beats, &rm);
 	while (rm.key[w] != NULL)
 	{
 		s->out_key[o] = rm.key[w];
@@ -649,7 +651,7 @@ merge_range(GsBatchMerge *b, int p)
 		set_key(&rm, w);
 		if ((++o & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
 			return;
-		w = gs_loser_replay(rm.tree, nr, w, beats, &rm);
+		w = gs_loser_replay(tree, nr, w, beats, &rm);
 	}
 }
 
