@@ -41,8 +41,12 @@
 /* does run a's current row come before run b's? */
 typedef bool (*GsLoserBeats) (void *arg, int a, int b);
 
-/* plays the matches below node; returns their winner, storing the losers */
-static inline int
+/*
+ * plays the matches below node; returns their winner, storing the losers
+ * (k - 1 matches once a merge or a range: not inlined, unrolled recursion
+ * being code a merge does not need)
+ */
+static pg_noinline int
 gs_loser_play_below(int *tree, int k, int node, GsLoserBeats beats, void *arg)
 {
 	int			l,
