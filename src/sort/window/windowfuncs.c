@@ -1146,33 +1146,38 @@ position_put(GsWinFunc *f, const FrameCursor *c, uint64 r, uint64 rank,
 	}
 }
 
-/* the functions that read positions: ranks and the value functions */
+/*
+ * The functions that read positions: ranks and the value functions, a
+ * peer group at a time (rank and dense rank are the group's)
+ */
 static void
 position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				   const GsWinFrame *frame)
 {
 	FrameCursor c;
-	uint64		dense = 0,
-				rank = 0,
-				r;
+	uint64		dense = 0;
 
 	frame_cursor_init(&c, frame, flags, ps, pe);
-	for (r = ps; r < pe; r++)
+	while (c.ge < pe)
 	{
-		frame_cursor_to(&c, r);
-		if (r == c.gs)
+		uint64		rank;
+		uint64		r;
+
+		c.gs = c.ge;
+		c.ge = peers_end(flags, c.gs, pe);
+		rank = c.gs - ps + 1;
+		dense++;
+		for (r = c.gs; r < c.ge; r++)
 		{
-			/* a peer group's first row */
-			dense++;
-			rank = r - ps + 1;
+			frame_rows(frame, r, ps, pe, c.ge, &c.fs, &c.fe);
+			if (frame->exclude != GSW_EXCLUDE_NONE &&
+				(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
+				 f->fn == GSW_NTH_VALUE))
+				f->i64[r] = value_row_excluding(f, frame->exclude, r, c.gs,
+												c.ge, c.fs, c.fe);
+			else
+				position_put(f, &c, r, rank, dense);
 		}
-		if (frame->exclude != GSW_EXCLUDE_NONE &&
-			(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
-			 f->fn == GSW_NTH_VALUE))
-			f->i64[r] = value_row_excluding(f, frame->exclude, r, c.gs, c.ge,
-											c.fs, c.fe);
-		else
-			position_put(f, &c, r, rank, dense);
 	}
 }
 
