@@ -42,7 +42,11 @@ PG_CFLAGS   += -ffile-prefix-map=$(abspath $(src_tree))/=
 
 # GpuWindow's float aggregates must give float.c's bits: no multiply and add
 # contracted into one fused operation, which float.c does not do either
-src/sort/window/windowfuncs.o: CFLAGS += -ffp-contract=off
+# (windowfuncs.c computes them, winresult.c finishes them, the others as
+# they were when they were one file)
+src/sort/window/windowfuncs.o src/sort/window/winresult.o \
+src/sort/window/winboundary.o src/sort/window/winframe.o \
+src/sort/window/winplan.o src/sort/window/winnumeric.o: CFLAGS += -ffp-contract=off
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))

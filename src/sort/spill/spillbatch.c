@@ -95,8 +95,8 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
+#include "losertree.h"
 #include "spillbatch.h"
-#include "spillmerge.h"
 #include "threads_backend.h"
 
 /* rows of a run in memory in one window */
@@ -580,8 +580,10 @@ choose_ranges(GsBatchMerge *b)
 }
 
 /*
- * A thread's merge of one range: the tree of losers over the runs' parts
- * of the range, and each run's current row (its key NULL past its part)
+ * A thread's merge of one range: each run's current row in its part of the
+ * range (its key NULL past its part), what the tree of losers compares.
+ * (The tree is an array of merge_range's own: as a member, the compiler
+ * would take its stores for possible stores to b and reload it a level.)
  */
 typedef struct RangeMerge
 {
@@ -590,7 +592,6 @@ typedef struct RangeMerge
 	uint64		cur[GS_BATCH_MAX_RUNS];
 	uint64		end[GS_BATCH_MAX_RUNS];
 	const uint64 *key[GS_BATCH_MAX_RUNS];
-	int			tree[GS_BATCH_MAX_RUNS];
 } RangeMerge;
 
 /* run r's current row's key, or NULL past its part */
@@ -602,10 +603,14 @@ set_key(RangeMerge *rm, int r)
 		NULL;
 }
 
-/* does run x's current row come before run y's?  (past its part: never) */
+/*
+ * does run x's current row come before run y's?  (past its part: never;
+ * losertree.h's callback)
+ */
 static inline bool
-beats(const RangeMerge *rm, int x, int y)
+beats(void *arg, int x, int y)
 {
+	const RangeMerge *rm = (const RangeMerge *) arg;
 	int			c;
 
 	if (rm->key[x] == NULL)
@@ -616,37 +621,17 @@ beats(const RangeMerge *rm, int x, int y)
 	return c < 0 || (c == 0 && x < y);
 }
 
-/* the tournament below node (as spillmerge.c's play) */
-static int
-play(RangeMerge *rm, int node)
-{
-	int			l,
-				r;
-
-	if (node >= rm->b->nruns)
-		return node - rm->b->nruns;
-	l = play(rm, 2 * node);
-	r = play(rm, 2 * node + 1);
-	if (beats(rm, l, r))
-	{
-		rm->tree[node] = r;
-		return l;
-	}
-	rm->tree[node] = l;
-	return r;
-}
-
 /* merges range p into the output (a thread; step 4) */
 static void
 merge_range(GsBatchMerge *b, int p)
 {
 	BatchSide  *s = b->prep;
 	RangeMerge	rm;
+	int			tree[GS_BATCH_MAX_RUNS];
 	uint64		o = 0;
 	int			nr = b->nruns;
 	int			r,
-				w,
-				q;
+				w;
 
 	rm.b = b;
 	rm.s = s;
@@ -657,7 +642,7 @@ merge_range(GsBatchMerge *b, int p)
 		o += rm.cur[r];
 		set_key(&rm, r);
 	}
-	w = play(&rm, 1);
+	w = gs_loser_play(tree, nr, beats, &rm);
 	while (rm.key[w] != NULL)
 	{
 		s->out_key[o] = rm.key[w];
@@ -666,17 +651,7 @@ merge_range(GsBatchMerge *b, int p)
 		set_key(&rm, w);
 		if ((++o & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
 			return;
-		/* the winner's path to the root */
-		for (q = (nr + w) / 2; q > 0; q /= 2)
-		{
-			if (beats(&rm, rm.tree[q], w))
-			{
-				int			t = rm.tree[q];
-
-				rm.tree[q] = w;
-				w = t;
-			}
-		}
+		w = gs_loser_replay(tree, nr, w, beats, &rm);
 	}
 }
 

@@ -4,13 +4,7 @@
  *	  The d-way merge of sorted runs through a tree of losers.
  *
  * A tournament over the runs' current rows, kept as a tree of losers
- * (Knuth, TAOCP vol. 3, 5.4.1): the k runs are the leaves k .. 2k - 1 of an
- * implicit binary tree, each inner node 1 .. k - 1 holds the run that lost
- * the match played there, and node 0 the overall winner: the run whose
- * current row comes next.  After that row is returned, the run reads its
- * next row and replays only the matches on its path to the root: one
- * comparison a level, ceil(log2 k) a row, half what a binary heap needs
- * (which compares both children at every level); the comparisons are what
+ * (losertree.h): ceil(log2 k) comparisons a row over k runs, which is what
  * costs where they call PostgreSQL's comparators.  As in seed 000's d-way
  * merge through a heap of buffers, each run is read through a buffer of its
  * own (BufFile's) and only the heads of the runs are compared.
@@ -57,10 +51,14 @@ struct GsMerge
 	GsBatchMerge *batch;		/* or NULL: the tree of losers merges */
 };
 
-/* does run a's current row come before run b's?  (a run at its end: never) */
+/*
+ * does run a's current row come before run b's?  (a run at its end: never;
+ * losertree.h's callback)
+ */
 static inline bool
-beats(GsMerge *m, int a, int b)
+beats(void *arg, int a, int b)
 {
+	GsMerge    *m = (GsMerge *) arg;
 	int			c;
 
 	if (m->done[a])
@@ -73,26 +71,6 @@ beats(GsMerge *m, int a, int b)
 	return c < 0 || (c == 0 && a < b);
 }
 
-/* plays the matches below node; returns their winner, storing the losers */
-static int
-play(GsMerge *m, int node)
-{
-	int			l,
-				r;
-
-	if (node >= m->nruns)
-		return node - m->nruns;
-	l = play(m, 2 * node);
-	r = play(m, 2 * node + 1);
-	if (beats(m, l, r))
-	{
-		m->tree[node] = r;
-		return l;
-	}
-	m->tree[node] = l;
-	return r;
-}
-
 /* every run at its first row, and the tournament played */
 static void
 load_heads(GsMerge *m)
@@ -102,7 +80,7 @@ load_heads(GsMerge *m)
 	m->pending = false;
 	for (i = 0; i < m->nruns; i++)
 		m->done[i] = !(gs_run_rewind(m->runs[i]) && gs_run_next(m->runs[i]));
-	m->tree[0] = m->nruns > 1 ? play(m, 1) : 0;
+	m->tree[0] = gs_loser_play(m->tree, m->nruns, beats, m);
 }
 
 GsMerge *
@@ -134,7 +112,6 @@ GsRun *
 gs_merge_next(GsMerge *m)
 {
 	int			w;
-	int			p;
 
 	if (m->batch)
 		return gs_batch_next(m->batch);
@@ -146,17 +123,7 @@ gs_merge_next(GsMerge *m)
 		m->pending = false;
 		if (!gs_run_next(m->runs[w]))
 			m->done[w] = true;
-		/* the run's path to the root, from its leaf's parent */
-		for (p = (m->nruns + w) / 2; p > 0; p /= 2)
-		{
-			if (beats(m, m->tree[p], w))
-			{
-				int			t = m->tree[p];
-
-				m->tree[p] = w;
-				w = t;
-			}
-		}
+		w = gs_loser_replay(m->tree, m->nruns, w, beats, m);
 		m->tree[0] = w;
 	}
 	if (m->done[w])

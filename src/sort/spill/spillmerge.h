@@ -11,9 +11,9 @@
  *
  * cmp orders the current rows of two runs as the sort does (keys, then
  * PostgreSQL's comparators where the keys do not decide), or is NULL where
- * the keys alone decide (compared inline, gs_key_cmp); rows it calls equal
- * come in run order, so the merge is stable over runs written in input
- * order.
+ * the keys alone decide (compared inline, losertree.h's gs_key_cmp); rows
+ * it calls equal come in run order, so the merge is stable over runs
+ * written in input order.
  *
  * Where cmp is NULL and nthreads is above 0, the merge is spillbatch.c's
  * instead: the same rows in the same order, merged in batches by threads
@@ -25,6 +25,7 @@
 #ifndef GPUSORT_SPILLMERGE_H
 #define GPUSORT_SPILLMERGE_H
 
+#include "losertree.h"
 #include "spillrun.h"
 
 typedef int (*GsMergeCmp) (void *arg, const GsRun *a, const GsRun *b);
@@ -44,19 +45,5 @@ extern void gs_merge_end(GsMerge *m);
  */
 extern void gs_merge_stats(GsMerge *m, int *nthreads, uint64 *nbatches,
 						   uint64 *nranges, double *ms_waited);
-
-/* compares two keys of nwords words as the engines do (engine.h) */
-static inline int
-gs_key_cmp(const uint64 *a, const uint64 *b, int nwords)
-{
-	int			w;
-
-	for (w = 0; w < nwords; w++)
-	{
-		if (a[w] != b[w])
-			return a[w] < b[w] ? -1 : 1;
-	}
-	return 0;
-}
 
 #endif							/* GPUSORT_SPILLMERGE_H */

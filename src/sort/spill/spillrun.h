@@ -9,11 +9,11 @@
  *	   bytes][zeros up to a multiple of MAXIMUM_ALIGNOF]
  *
  * with the key exactly as the engine sorted it (engine.h): the merge
- * (spillmerge.c) compares keys word by word and needs no re-encoding.  A
- * MinimalTuple starts with its length (t_len), so a reader reads the key
- * and the length, then the rest of the tuple.  Every row starts aligned,
- * so a reader returns the key and the tuple where they lie in its read
- * buffer, without copying them.
+ * (losertree.h's gs_key_cmp) compares keys word by word and needs no
+ * re-encoding.  A MinimalTuple starts with its length (t_len), so a reader
+ * reads the key and the length, then the rest of the tuple.  Every row
+ * starts aligned, so a reader returns the key and the tuple where they lie
+ * in its read buffer, without copying them.
  *
  * A run may also be held in memory (gs_run_in_memory): the last rows of a
  * sort, sorted but not written, read through the same calls.

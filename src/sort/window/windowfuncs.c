@@ -2,52 +2,38 @@
  *
  * windowfuncs.c
  *	  Window functions over sorted rows, as arrays: what GpuWindow computes
- *	  instead of WindowAgg (windownode.c).
+ *	  instead of WindowAgg (windownode.c).  This file holds the second of
+ *	  its passes, the functions' values.
  *
  * WindowAgg walks the sorted rows one at a time through a tuplestore,
  * calling each window function and each aggregate's transition function
  * for every row.  Here the same values come from three passes over arrays:
  *
- *	 1. boundaries (threads, slices of rows): each row is compared with the
- *		row before it on the partition columns, then the order columns, with
- *		the semantics of the window's equality operators (NULLs equal, as
- *		WindowAgg's grouping comparisons have it), giving flags[i]; the
- *		aggregates' arguments are read into arrays on the way.  A pair that
- *		plain C cannot compare (a compressed or toasted string, a type whose
- *		equality is not byte-wise, such as numeric) is marked GSW_UNSURE and
- *		compared afterwards in the backend with the operator's function;
- *	 2. functions (threads, runs of whole partitions): ranks from the peer
- *		boundaries, lag/lead and the value functions as row numbers,
+ *	 1. boundaries (winboundary.c; threads, slices of rows): where each
+ *		partition and each peer group starts (flags[i]), and the
+ *		aggregates' arguments read into arrays;
+ *	 2. functions (here; threads, runs of whole partitions): ranks from the
+ *		peer boundaries, lag/lead and the value functions as row numbers,
  *		aggregates as running states over the frame;
- *	 3. results (the backend, row by row as the node returns them): row i's
- *		value as the Datum WindowAgg returns.  numeric results (sums,
- *		averages, integer statistics) are made as numeric bytes on threads
- *		first (gs_win_encode_results, winexpr.c's gs_win_numeric_encode),
- *		so that returning one is a pointer.
+ *	 3. results (winresult.c; the backend, row by row as the node returns
+ *		them): row i's value as the Datum WindowAgg returns.
  *
- * An argument that is an expression rather than a column: an aggregate's
- * is computed on the threads of pass 1 when it is fixed-point arithmetic
- * (winexpr.c), and otherwise, or for the rows that program leaves, it is
- * evaluated in the backend over every row between passes 1 and 2
- * (windownode.c's evaluate_arguments, which records an error instead of
- * raising it, see arg_expr_walker); lag's, lead's and the value functions'
- * on the row they read, when the row is returned (argument_at).
+ * What the plan asks for is read by winplan.c, before the passes; the
+ * bounds of RANGE and GROUPS frames with offsets are found between passes
+ * 1 and 2 (winrange.c on threads, winframe.c in the backend).
  *
  * numeric arguments are read as fixed point, an int128 and the value's
- * display scale (gs_win_numeric_fixed, from the bytes, on threads; a toasted value
- * in the backend).  sum and avg add them exactly at the largest scale taken
- * so far, which is the display scale numeric.c's accumulator gives the
- * sum; NaN and the infinities are counted apart, as numeric.c counts them;
- * avg divides with numeric_div in pass 3, as numeric_avg does.  min and max
- * keep the row whose value numeric_smaller or numeric_larger keeps.  A
- * value or a sum past 128 bits (GSW_NUM_WIDE, too_wide) sends the whole
- * window to WindowAgg.
+ * display scale (winnumeric.c).  sum and avg add them exactly at the
+ * largest scale taken so far, which is the display scale numeric.c's
+ * accumulator gives the sum; NaN and the infinities are counted apart, as
+ * numeric.c counts them; avg divides with numeric_div in pass 3, as
+ * numeric_avg does.  min and max keep the row whose value numeric_smaller
+ * or numeric_larger keeps.  A value or a sum past 128 bits (GSW_NUM_WIDE,
+ * too_wide) sends the whole window to WindowAgg.
  *
  * Frames: ROWS offsets, the partition's ends, the current row's peers,
- * and RANGE offsets, whose bounds are found first: by arithmetic on the
- * keys on threads for integer, date and timestamp keys (winrange.c), else
- * in the backend with the window's in_range functions, as WindowAgg's
- * update_frameheadpos and update_frametailpos do (gs_win_range_bounds);
+ * and RANGE and GROUPS offsets, whose bounds are arrays found before this
+ * pass; each row's frame is walked to by a frame cursor (FrameCursor).
  * EXCLUDE takes the excluded rows out of exact states (put_excluding);
  * min, max and float aggregates, whose states cannot take rows out, compute
  * each row's frame less the excluded rows as WindowAgg does, keeping the
@@ -62,8 +48,9 @@
  * avg, variance and stddev of float4 and float8 run float8_accum's
  * Youngs-Cramer steps (youngs_cramer) in WindowAgg's order, its overflow
  * check included, and float8_avg's, float8_var_pop's and the others'
- * final division; the Makefile compiles this file without fused
- * multiply-adds, so the bits are float.c's.
+ * final division; the Makefile compiles this file (and the other parts of
+ * GpuWindow's passes) without fused multiply-adds, so the bits are
+ * float.c's.
  *
  * Invariants that make the values WindowAgg's, value for value:
  *	 - an aggregate's state takes rows in row order, as WindowAgg's does:
@@ -88,45 +75,11 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
-#include "access/transam.h"
-#include "catalog/pg_collation.h"
-#include "catalog/pg_language.h"
-#include "catalog/pg_proc.h"
-#include "catalog/pg_type.h"
-#include "executor/executor.h"
-#include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
-#include "optimizer/clauses.h"
-#include "optimizer/optimizer.h"
-#include "lib/stringinfo.h"
-#include "utils/builtins.h"
-#include "utils/date.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/syscache.h"
-#include "utils/numeric.h"
-#include "utils/timestamp.h"
-
-#include "rowstore.h"
-#include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
 #include "winexpr.h"
-#include "winrange.h"
-
-/* rows from which the passes run on threads */
-#define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
-#define GSW_TASKS_PER_THREAD	4
-
-/*
- * Rows ahead whose tuples the boundaries pass prefetches: rows that were not
- * copied into output order lie where they were stored, and each would
- * otherwise wait on memory alone
- */
-#define GSW_ROW_AHEAD			16
-
+#include "winnumeric.h"
+#include "winpass.h"
 
 void
 gs_win_overflow_error(void)
@@ -134,1282 +87,6 @@ gs_win_overflow_error(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("value out of range: overflow")));
-}
-
-/* ---- the plan's functions and columns ------------------------------------------ */
-
-static bool
-is_deterministic(Oid collation)
-{
-	return collation == C_COLLATION_OID ||
-		(OidIsValid(collation) && get_collation_isdeterministic(collation));
-}
-
-void
-gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop, Oid collation)
-{
-	Oid			fn = get_opcode(eqop);
-
-	col->attno = attno;
-	col->collation = collation;
-	fmgr_info(fn, &col->flinfo);
-	switch (fn)
-	{
-		case F_INT2EQ:
-		case F_INT4EQ:
-		case F_INT8EQ:
-		case F_OIDEQ:
-		case F_BOOLEQ:
-		case F_CHAREQ:
-		case F_DATE_EQ:
-		case F_TIME_EQ:
-		case F_TIMESTAMP_EQ:
-		case F_TIMESTAMPTZ_EQ:
-			col->eq = GSW_EQ_BYVAL;
-			break;
-		case F_FLOAT4EQ:
-			col->eq = GSW_EQ_FLOAT4;
-			break;
-		case F_FLOAT8EQ:
-			col->eq = GSW_EQ_FLOAT8;
-			break;
-		case F_TEXTEQ:
-			col->eq = is_deterministic(collation) ? GSW_EQ_BYTES : GSW_EQ_FMGR;
-			break;
-		case F_BPCHAREQ:
-			col->eq = is_deterministic(collation) ? GSW_EQ_BPCHAR : GSW_EQ_FMGR;
-			break;
-		default:
-			col->eq = GSW_EQ_FMGR;
-			break;
-	}
-}
-
-/* the input column a plain Var argument reads, or 0 */
-static AttrNumber
-arg_column(WindowFunc *wfunc, int i)
-{
-	Var		   *var = (Var *) list_nth(wfunc->args, i);
-
-	if (!IsA(var, Var) || var->varno != OUTER_VAR || var->varattno <= 0 ||
-		var->varlevelsup != 0)
-		return 0;
-	return var->varattno;
-}
-
-/* argument i as an int4 Const: its value or NULL; false if not a Const */
-static bool
-int4_const(WindowFunc *wfunc, int i, int32 *value, bool *isnull)
-{
-	Const	   *c = (Const *) list_nth(wfunc->args, i);
-
-	if (!IsA(c, Const) || c->consttype != INT4OID)
-		return false;
-	*isnull = c->constisnull;
-	*value = c->constisnull ? 0 : DatumGetInt32(c->constvalue);
-	return true;
-}
-
-/* variance and standard deviation of float4 and float8 */
-static bool
-float_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
-{
-	switch (fnoid)
-	{
-		case F_VAR_POP_FLOAT4:
-		case F_VAR_POP_FLOAT8:
-			*fn = GSW_VAR_POP;
-			break;
-		case F_VAR_SAMP_FLOAT4:
-		case F_VAR_SAMP_FLOAT8:
-		case F_VARIANCE_FLOAT4:
-		case F_VARIANCE_FLOAT8:
-			*fn = GSW_VAR_SAMP;
-			break;
-		case F_STDDEV_POP_FLOAT4:
-		case F_STDDEV_POP_FLOAT8:
-			*fn = GSW_STDDEV_POP;
-			break;
-		default:
-			*fn = GSW_STDDEV_SAMP;
-			break;
-	}
-	*arg = (fnoid == F_VAR_POP_FLOAT4 || fnoid == F_VAR_SAMP_FLOAT4 ||
-			fnoid == F_VARIANCE_FLOAT4 || fnoid == F_STDDEV_POP_FLOAT4 ||
-			fnoid == F_STDDEV_SAMP_FLOAT4 || fnoid == F_STDDEV_FLOAT4) ?
-		GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
-	return true;
-}
-
-#ifdef HAVE_INT128
-/* variance and standard deviation of int2, int4 and int8; false for others */
-static bool
-int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
-{
-	switch (fnoid)
-	{
-		case F_VAR_POP_INT2:
-		case F_VAR_POP_INT4:
-		case F_VAR_POP_INT8:
-			*fn = GSW_VAR_POP;
-			break;
-		case F_VAR_SAMP_INT2:
-		case F_VAR_SAMP_INT4:
-		case F_VAR_SAMP_INT8:
-		case F_VARIANCE_INT2:
-		case F_VARIANCE_INT4:
-		case F_VARIANCE_INT8:
-			*fn = GSW_VAR_SAMP;
-			break;
-		case F_STDDEV_POP_INT2:
-		case F_STDDEV_POP_INT4:
-		case F_STDDEV_POP_INT8:
-			*fn = GSW_STDDEV_POP;
-			break;
-		case F_STDDEV_SAMP_INT2:
-		case F_STDDEV_SAMP_INT4:
-		case F_STDDEV_SAMP_INT8:
-		case F_STDDEV_INT2:
-		case F_STDDEV_INT4:
-		case F_STDDEV_INT8:
-			*fn = GSW_STDDEV_SAMP;
-			break;
-		default:
-			return false;		/* not an aggregate computed here */
-	}
-	*arg = GSW_ARG_INT;
-	return true;
-}
-#else
-static bool
-int_statistic(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
-{
-	return false;
-}
-#endif
-
-/* the aggregate's function and argument, from its pg_proc OID */
-static bool
-aggregate_kind(Oid fnoid, GsWinFn *fn, GsWinArg *arg)
-{
-	switch (fnoid)
-	{
-		case F_COUNT_:
-			*fn = GSW_COUNT_STAR;
-			*arg = GSW_ARG_NONE;
-			return true;
-		case F_COUNT_ANY:
-			*fn = GSW_COUNT;
-			*arg = GSW_ARG_NULLS;
-			return true;
-		case F_SUM_INT2:
-		case F_SUM_INT4:
-#ifdef HAVE_INT128
-		case F_SUM_INT8:
-#endif
-			*fn = GSW_SUM;
-			*arg = GSW_ARG_INT;
-			return true;
-		case F_SUM_FLOAT4:
-		case F_SUM_FLOAT8:
-			*fn = GSW_SUM;
-			*arg = fnoid == F_SUM_FLOAT4 ? GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
-			return true;
-		case F_AVG_INT2:
-		case F_AVG_INT4:
-#ifdef HAVE_INT128
-		case F_AVG_INT8:
-#endif
-			*fn = GSW_AVG;
-			*arg = GSW_ARG_INT;
-			return true;
-		case F_MIN_INT2:
-		case F_MIN_INT4:
-		case F_MIN_INT8:
-		case F_MIN_DATE:
-		case F_MIN_TIMESTAMP:
-		case F_MIN_TIMESTAMPTZ:
-			*fn = GSW_MIN;
-			*arg = GSW_ARG_INT;
-			return true;
-		case F_MAX_INT2:
-		case F_MAX_INT4:
-		case F_MAX_INT8:
-		case F_MAX_DATE:
-		case F_MAX_TIMESTAMP:
-		case F_MAX_TIMESTAMPTZ:
-			*fn = GSW_MAX;
-			*arg = GSW_ARG_INT;
-			return true;
-		case F_SUM_NUMERIC:
-		case F_AVG_NUMERIC:
-		case F_MIN_NUMERIC:
-		case F_MAX_NUMERIC:
-			*fn = fnoid == F_SUM_NUMERIC ? GSW_SUM : fnoid == F_AVG_NUMERIC ? GSW_AVG :
-				fnoid == F_MIN_NUMERIC ? GSW_MIN : GSW_MAX;
-			*arg = GSW_ARG_NUMERIC;
-			return true;
-		case F_AVG_FLOAT4:
-		case F_AVG_FLOAT8:
-			*fn = GSW_AVG;
-			*arg = fnoid == F_AVG_FLOAT4 ? GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
-			return true;
-		case F_VAR_POP_FLOAT4:
-		case F_VAR_POP_FLOAT8:
-		case F_VAR_SAMP_FLOAT4:
-		case F_VAR_SAMP_FLOAT8:
-		case F_VARIANCE_FLOAT4:
-		case F_VARIANCE_FLOAT8:
-		case F_STDDEV_POP_FLOAT4:
-		case F_STDDEV_POP_FLOAT8:
-		case F_STDDEV_SAMP_FLOAT4:
-		case F_STDDEV_SAMP_FLOAT8:
-		case F_STDDEV_FLOAT4:
-		case F_STDDEV_FLOAT8:
-			return float_statistic(fnoid, fn, arg);
-		case F_MIN_FLOAT4:
-		case F_MIN_FLOAT8:
-		case F_MAX_FLOAT4:
-		case F_MAX_FLOAT8:
-			*fn = (fnoid == F_MIN_FLOAT4 || fnoid == F_MIN_FLOAT8) ? GSW_MIN : GSW_MAX;
-			*arg = (fnoid == F_MIN_FLOAT4 || fnoid == F_MAX_FLOAT4) ?
-				GSW_ARG_FLOAT4 : GSW_ARG_FLOAT8;
-			return true;
-		default:
-			return int_statistic(fnoid, fn, arg);
-	}
-}
-
-/*
- * The types an aggregate's argument expression may compute with: fixed-size
- * values whose built-in functions allocate at most palloc'd memory and
- * touch no catalog, lock or buffer (see arg_expr_walker)
- */
-static bool
-plain_scalar_type(Oid type)
-{
-	switch (type)
-	{
-		case BOOLOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case INTERVALOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/* a built-in C function of plain scalars (plain_scalar_type), one row out */
-static bool
-plain_scalar_function(Oid fnoid, Oid rettype, List *args)
-{
-	HeapTuple	tp;
-	bool		ok;
-	ListCell   *lc;
-
-	if (fnoid >= FirstGenbkiObjectId || !plain_scalar_type(rettype))
-		return false;
-	foreach(lc, args)
-		if (!plain_scalar_type(exprType(lfirst(lc))))
-			return false;
-	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
-	if (!HeapTupleIsValid(tp))
-		return false;
-	ok = ((Form_pg_proc) GETSTRUCT(tp))->prolang == INTERNALlanguageId &&
-		!((Form_pg_proc) GETSTRUCT(tp))->proretset;
-	ReleaseSysCache(tp);
-	return ok;
-}
-
-typedef struct ArgExprContext
-{
-	bool		ok;
-	bool		may_raise;		/* a function that is not leakproof */
-} ArgExprContext;
-
-/*
- * Whether an aggregate's argument expression is one GpuWindow evaluates
- * over every row before computing (windownode.c's evaluate_arguments): Vars
- * of the input row, Consts, Params, and built-in functions and operators of
- * plain scalars, with NULL tests, AND/OR/NOT, CASE and COALESCE.  Such an
- * expression may raise an error (an overflow, a division by zero), which
- * the node catches and records for the row: safe because these functions
- * hold no resource that an error would have to release.  (A PARAM_EXEC
- * whose value an initplan computes is computed before, uncaught: see
- * evaluate_arguments.)
- */
-static bool
-arg_expr_walker(Node *node, ArgExprContext *cxt)
-{
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-			{
-				Var		   *var = (Var *) node;
-
-				cxt->ok &= var->varno == OUTER_VAR && var->varattno > 0 &&
-					var->varlevelsup == 0;
-				break;
-			}
-		case T_Param:
-			cxt->ok &= ((Param *) node)->paramkind == PARAM_EXEC ||
-				((Param *) node)->paramkind == PARAM_EXTERN;
-			break;
-		case T_List:
-			break;
-		case T_Const:
-		case T_RelabelType:
-		case T_NullTest:
-		case T_BoolExpr:
-		case T_CoalesceExpr:
-		case T_CaseExpr:
-		case T_CaseWhen:
-		case T_CaseTestExpr:
-			cxt->ok &= plain_scalar_type(exprType(node)) || IsA(node, CaseWhen);
-			break;
-		case T_FuncExpr:
-		case T_OpExpr:
-			{
-				Oid			fnoid;
-				List	   *args;
-
-				if (IsA(node, OpExpr))
-				{
-					set_opfuncid((OpExpr *) node);
-					fnoid = ((OpExpr *) node)->opfuncid;
-					args = ((OpExpr *) node)->args;
-				}
-				else
-				{
-					fnoid = ((FuncExpr *) node)->funcid;
-					args = ((FuncExpr *) node)->args;
-				}
-				cxt->ok &= plain_scalar_function(fnoid, exprType(node), args);
-				if (cxt->ok && !get_func_leakproof(fnoid))
-					cxt->may_raise = true;
-				break;
-			}
-		default:
-			cxt->ok = false;
-			break;
-	}
-	if (!cxt->ok)
-		return true;
-	return expression_tree_walker(node, arg_expr_walker, (void *) cxt);
-}
-
-/*
- * The first argument of f's function: a column of the input row, or an
- * expression.  Lag, lead and the value functions evaluate theirs when a
- * row is returned, on the row they read, as WindowAgg does: any expression
- * that is not volatile will do.  An aggregate's is evaluated over every
- * row first: see arg_expr_walker.
- */
-static bool
-func_argument(WindowFunc *wfunc, GsWinFunc *f, const char **why)
-{
-	Expr	   *arg = linitial(wfunc->args);
-	ArgExprContext cxt = {true, false};
-
-	f->argtype = exprType((Node *) arg);
-	f->argattno = arg_column(wfunc, 0);
-	if (f->argattno != 0)
-		return true;
-	*why = "a window function of an expression GpuWindow does not evaluate";
-	if (contain_volatile_functions((Node *) arg) ||
-		contain_subplans((Node *) arg))
-		return false;
-	if (wfunc->winagg)
-	{
-		(void) arg_expr_walker((Node *) arg, &cxt);
-		if (!cxt.ok)
-			return false;
-	}
-	f->argexpr = arg;
-	f->arg_may_raise = cxt.may_raise;
-	return true;
-}
-
-/* lag and lead: the offset and the default */
-static bool
-lag_lead_params(WindowFunc *wfunc, GsWinFunc *f, const char **why)
-{
-	int			nargs = list_length(wfunc->args);
-
-	f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
-			 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
-			 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
-		GSW_LAG : GSW_LEAD;
-	f->param = 1;
-	if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
-	{
-		*why = "lag or lead by an offset that is not a constant";
-		return false;
-	}
-	if (nargs >= 3)
-	{
-		Const	   *c = (Const *) lthird(wfunc->args);
-
-		if (!IsA(c, Const))
-		{
-			*why = "lag or lead with a default that is not a constant";
-			return false;
-		}
-		f->has_default = true;
-		f->defval = c->constvalue;
-		f->defnull = c->constisnull;
-	}
-	return true;
-}
-
-/*
- * The function, for those without an argument to read (true in *done), or
- * with one; false if not computed here
- */
-static bool
-func_kind(WindowFunc *wfunc, GsWinFunc *f, bool *done, const char **why)
-{
-	*done = true;
-	switch (wfunc->winfnoid)
-	{
-		case F_ROW_NUMBER:
-			f->fn = GSW_ROW_NUMBER;
-			return true;
-		case F_RANK_:
-			f->fn = GSW_RANK;
-			return true;
-		case F_DENSE_RANK_:
-			f->fn = GSW_DENSE_RANK;
-			return true;
-		case F_PERCENT_RANK_:
-			f->fn = GSW_PERCENT_RANK;
-			return true;
-		case F_CUME_DIST_:
-			f->fn = GSW_CUME_DIST;
-			return true;
-		case F_NTILE:
-			f->fn = GSW_NTILE;
-			if (int4_const(wfunc, 0, &f->param, &f->param_null))
-				return true;
-			*why = "ntile of a value that is not a constant";
-			return false;
-		case F_LAG_ANYELEMENT:
-		case F_LAG_ANYELEMENT_INT4:
-		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-		case F_LEAD_ANYELEMENT:
-		case F_LEAD_ANYELEMENT_INT4:
-		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-			*done = false;
-			return lag_lead_params(wfunc, f, why);
-		case F_FIRST_VALUE:
-			f->fn = GSW_FIRST_VALUE;
-			break;
-		case F_LAST_VALUE:
-			f->fn = GSW_LAST_VALUE;
-			break;
-		case F_NTH_VALUE:
-			f->fn = GSW_NTH_VALUE;
-			if (!int4_const(wfunc, 1, &f->param, &f->param_null))
-			{
-				*why = "nth_value of a position that is not a constant";
-				return false;
-			}
-			break;
-		default:
-			if (!wfunc->winagg || !aggregate_kind(wfunc->winfnoid, &f->fn, &f->arg))
-				return false;
-			if (f->fn == GSW_COUNT_STAR)
-				return true;
-			break;
-	}
-	*done = false;
-	return true;
-}
-
-bool
-gs_win_func_from_plan(WindowFunc *wfunc, GsWinFunc *f, const char **why)
-{
-	bool		done;
-
-	memset(f, 0, sizeof(GsWinFunc));
-	f->restype = wfunc->wintype;
-	*why = "a window function GpuWindow does not compute";
-	/*
-	 * A FILTER is evaluated on every row before any is returned, where
-	 * WindowAgg evaluates it as rows enter a frame: only a filter that can
-	 * neither change with its evaluation nor raise an error about a value
-	 * (leakproof functions of the row's columns) gives the same answers.
-	 */
-	if (wfunc->aggfilter != NULL &&
-		(contain_volatile_functions((Node *) wfunc->aggfilter) ||
-		 contain_leaked_vars((Node *) wfunc->aggfilter) ||
-		 contain_subplans((Node *) wfunc->aggfilter)))
-	{
-		*why = "an aggregate with a FILTER that may raise an error or change";
-		return false;
-	}
-	f->has_filter = wfunc->aggfilter != NULL;
-	if (!func_kind(wfunc, f, &done, why))
-		return false;
-	return done || func_argument(wfunc, f, why);
-}
-
-/* a ROWS offset: a non-NULL, non-negative int8 Const (WindowAgg raises the rest) */
-static bool
-rows_offset(Node *expr, bool preceding, int64 *offset)
-{
-	Const	   *c = (Const *) expr;
-
-	if (c == NULL || !IsA(c, Const) || c->consttype != INT8OID || c->constisnull ||
-		DatumGetInt64(c->constvalue) < 0)
-		return false;
-	*offset = preceding ? -DatumGetInt64(c->constvalue) : DatumGetInt64(c->constvalue);
-	return true;
-}
-
-/*
- * A RANGE bound with an offset: a Const, not NULL (WindowAgg raises that),
- * of a window with one order column and a built-in in_range function
- */
-static bool
-range_offset(WindowAgg *wa, int offset_option, Node *offset, Oid in_range)
-{
-	return (wa->frameOptions & FRAMEOPTION_RANGE) && offset_option &&
-		wa->ordNumCols == 1 && offset != NULL && IsA(offset, Const) &&
-		!((Const *) offset)->constisnull &&
-		OidIsValid(in_range) && in_range < FirstGenbkiObjectId;
-}
-
-bool
-gs_win_frame_from_plan(WindowAgg *wa, GsWinFrame *frame, const char **why)
-{
-	int			o = wa->frameOptions;
-	bool		rows = (o & FRAMEOPTION_ROWS) != 0;
-
-	memset(frame, 0, sizeof(GsWinFrame));
-	*why = "a frame GpuWindow does not compute";
-	frame->exclude = (o & FRAMEOPTION_EXCLUDE_CURRENT_ROW) ? GSW_EXCLUDE_CURRENT_ROW :
-		(o & FRAMEOPTION_EXCLUDE_GROUP) ? GSW_EXCLUDE_GROUP :
-		(o & FRAMEOPTION_EXCLUDE_TIES) ? GSW_EXCLUDE_TIES : GSW_EXCLUDE_NONE;
-
-	if (o & FRAMEOPTION_START_UNBOUNDED_PRECEDING)
-		frame->start = GSW_BOUND_PARTITION;
-	else if (range_offset(wa, o & FRAMEOPTION_START_OFFSET, wa->startOffset,
-						  wa->startInRangeFunc))
-		frame->start = GSW_BOUND_RANGE;
-	else if (rows && (o & FRAMEOPTION_START_CURRENT_ROW))
-		frame->start = GSW_BOUND_ROW;
-	else if (o & FRAMEOPTION_START_CURRENT_ROW)
-		frame->start = GSW_BOUND_GROUPS;	/* the first peer: offset 0 */
-	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_START_OFFSET) &&
-			 rows_offset(wa->startOffset,
-						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
-						 &frame->start_offset))
-		frame->start = GSW_BOUND_GROUPS;
-	else if (rows && (o & FRAMEOPTION_START_OFFSET) &&
-			 rows_offset(wa->startOffset,
-						 (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0,
-						 &frame->start_offset))
-		frame->start = GSW_BOUND_ROW;
-	else
-		return false;
-
-	if (o & FRAMEOPTION_END_UNBOUNDED_FOLLOWING)
-		frame->end = GSW_BOUND_PARTITION;
-	else if (range_offset(wa, o & FRAMEOPTION_END_OFFSET, wa->endOffset,
-						  wa->endInRangeFunc))
-		frame->end = GSW_BOUND_RANGE;
-	else if (o & FRAMEOPTION_END_CURRENT_ROW)
-		frame->end = rows ? GSW_BOUND_ROW : GSW_BOUND_PEERS;
-	else if (rows && (o & FRAMEOPTION_END_OFFSET) &&
-			 rows_offset(wa->endOffset,
-						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
-						 &frame->end_offset))
-		frame->end = GSW_BOUND_ROW;
-	else if ((o & FRAMEOPTION_GROUPS) && (o & FRAMEOPTION_END_OFFSET) &&
-			 rows_offset(wa->endOffset,
-						 (o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0,
-						 &frame->end_offset))
-		frame->end = GSW_BOUND_GROUPS;
-	else
-		return false;
-
-	/*
-	 * a moving start with an end at the current row's last peer: not here
-	 * (frames whose both ends only move forward are)
-	 */
-	if (frame->start == GSW_BOUND_ROW && frame->end == GSW_BOUND_PEERS)
-		return false;
-	/* a RANGE end whose start does not move: the frame only grows */
-	return true;
-}
-
-/*
- * Whether f's state is computed again from a moved frame start rather than
- * slid (see gs_win_restarts): the float sums and statistics, whose values
- * depend on the order of their inputs and which have no inverse
- */
-static bool
-restarts_when_moved(const GsWinFunc *f)
-{
-	switch (f->fn)
-	{
-		case GSW_SUM:
-		case GSW_AVG:
-			return f->arg != GSW_ARG_INT && f->arg != GSW_ARG_NUMERIC;
-		case GSW_VAR_POP:
-		case GSW_VAR_SAMP:
-		case GSW_STDDEV_POP:
-		case GSW_STDDEV_SAMP:
-			return f->arg != GSW_ARG_INT;	/* integers' sums slide exactly */
-		default:
-			return false;		/* counts; min and max slide (minmax_sliding) */
-	}
-}
-
-static bool
-is_aggregate(const GsWinFunc *f)
-{
-	switch (f->fn)
-	{
-		case GSW_COUNT_STAR:
-		case GSW_COUNT:
-		case GSW_SUM:
-		case GSW_AVG:
-		case GSW_MIN:
-		case GSW_MAX:
-		case GSW_VAR_POP:
-		case GSW_VAR_SAMP:
-		case GSW_STDDEV_POP:
-		case GSW_STDDEV_SAMP:
-			return true;
-		default:
-			return false;
-	}
-}
-
-bool
-gs_win_excludes_afresh(const GsWinFunc *f, const GsWinFrame *frame)
-{
-	return frame->exclude != GSW_EXCLUDE_NONE && is_aggregate(f) &&
-		(f->fn == GSW_MIN || f->fn == GSW_MAX || restarts_when_moved(f));
-}
-
-bool
-gs_win_excludes(const GsWinFunc *f, const GsWinFrame *frame)
-{
-	if (frame->exclude == GSW_EXCLUDE_NONE || !is_aggregate(f))
-		return true;			/* ranks, lag, lead; value_row_excluding */
-
-	/*
-	 * put_excluding takes rows out of a state ahead of WindowAgg, and
-	 * aggregate_excluding evaluates rows as WindowAgg does but was not
-	 * built to give an argument's error: an argument that may raise keeps
-	 * WindowAgg
-	 */
-	return !f->arg_may_raise;
-}
-
-bool
-gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame)
-{
-	if (frame->start == GSW_BOUND_PARTITION)
-		return false;
-
-	/*
-	 * aggregate_excluding computes every row's frame too, but takes no more
-	 * rows for a row than WindowAgg does and checks for interrupts by the
-	 * rows it takes, so its frames need no limit
-	 */
-	return !gs_win_excludes_afresh(f, frame) && restarts_when_moved(f);
-}
-
-static void
-describe_bound(StringInfo buf, GsWinBound bound, int64 offset, bool start)
-{
-	if (bound == GSW_BOUND_PARTITION)
-		appendStringInfoString(buf, start ? "the partition's first row" :
-							   "the partition's last row");
-	else if (bound == GSW_BOUND_PEERS)
-		appendStringInfoString(buf, "the current row's last peer");
-	else if (bound == GSW_BOUND_RANGE)
-		appendStringInfoString(buf, start ? "the first row in range" :
-							   "the last row in range");
-	else if (bound == GSW_BOUND_GROUPS && offset == 0)
-		appendStringInfoString(buf, start ? "the current row's first peer" :
-							   "the current row's last peer");
-	else if (bound == GSW_BOUND_GROUPS)
-		appendStringInfo(buf, "the %s peer of the group " INT64_FORMAT " %s",
-						 start ? "first" : "last", offset < 0 ? -offset : offset,
-						 offset < 0 ? "before" : "after");
-	else if (offset == 0)
-		appendStringInfoString(buf, "the current row");
-	else
-		appendStringInfo(buf, INT64_FORMAT " %s %s the current row",
-						 offset < 0 ? -offset : offset,
-						 (offset == 1 || offset == -1) ? "row" : "rows",
-						 offset < 0 ? "before" : "after");
-}
-
-char *
-gs_win_frame_describe(const GsWinFrame *frame)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "from ");
-	describe_bound(&buf, frame->start, frame->start_offset, true);
-	appendStringInfoString(&buf, " to ");
-	describe_bound(&buf, frame->end, frame->end_offset, false);
-	if (frame->exclude != GSW_EXCLUDE_NONE)
-		appendStringInfoString(&buf,
-							   frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? ", without the current row" :
-							   frame->exclude == GSW_EXCLUDE_GROUP ? ", without the current row and its peers" :
-							   ", without the current row's peers");
-	return buf.data;
-}
-
-/* ---- 1. boundaries ----------------------------------------------------------------- */
-
-/* 1: equal, 0: not, -1: plain C cannot tell */
-static inline int
-values_equal(const GsWinCol *col, Datum a, bool anull, Datum b, bool bnull)
-{
-	if (anull || bnull)
-		return anull && bnull;
-	switch (col->eq)
-	{
-		case GSW_EQ_BYVAL:
-			return a == b;
-		case GSW_EQ_FLOAT4:
-			{
-				float4		x = DatumGetFloat4(a),
-							y = DatumGetFloat4(b);
-
-				return x == y || (isnan(x) && isnan(y));
-			}
-		case GSW_EQ_FLOAT8:
-			{
-				float8		x = DatumGetFloat8(a),
-							y = DatumGetFloat8(b);
-
-				return x == y || (isnan(x) && isnan(y));
-			}
-		case GSW_EQ_BYTES:
-		case GSW_EQ_BPCHAR:
-			{
-				const struct varlena *x = (const struct varlena *) DatumGetPointer(a);
-				const struct varlena *y = (const struct varlena *) DatumGetPointer(b);
-				const char *xs,
-						   *ys;
-				Size		xl,
-							yl;
-
-				if (VARATT_IS_EXTERNAL(x) || VARATT_IS_COMPRESSED(x) ||
-					VARATT_IS_EXTERNAL(y) || VARATT_IS_COMPRESSED(y))
-					return -1;
-				xs = VARDATA_ANY(x);
-				ys = VARDATA_ANY(y);
-				xl = VARSIZE_ANY_EXHDR(x);
-				yl = VARSIZE_ANY_EXHDR(y);
-				if (col->eq == GSW_EQ_BPCHAR)
-				{
-					while (xl > 0 && xs[xl - 1] == ' ')
-						xl--;
-					while (yl > 0 && ys[yl - 1] == ' ')
-						yl--;
-				}
-				return xl == yl && memcmp(xs, ys, xl) == 0;
-			}
-		case GSW_EQ_FMGR:
-			break;
-	}
-	return -1;
-}
-
-typedef struct BoundArg
-{
-	MinimalTuple *rows;
-	uint64		n;
-	uint64		ntasks;
-	TupleTableSlot **slots;		/* [2 * ntasks] */
-	GsWinCol   *cols;			/* partition columns, then order columns */
-	int			npart;
-	int			ncols;
-	GsWinFunc  *funcs;
-	int			nfuncs;
-	GsWinRangeKeys *rk;			/* RANGE keys to read, or NULL */
-	AttrNumber	maxatt;
-	uint8	   *flags;
-} BoundArg;
-
-/* flags of a row against the row before it, from their deformed columns */
-static inline uint8
-row_flags(const BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur)
-{
-	int			c;
-	bool		unsure = false;
-
-	for (c = 0; c < a->ncols; c++)
-	{
-		AttrNumber	att = a->cols[c].attno - 1;
-		int			eq = values_equal(&a->cols[c],
-									  prev->tts_values[att], prev->tts_isnull[att],
-									  cur->tts_values[att], cur->tts_isnull[att]);
-
-		if (eq < 0)
-			unsure = true;
-		else if (eq == 0 && !unsure)
-			return c < a->npart ? GSW_NEW_PARTITION | GSW_NEW_PEERS : GSW_NEW_PEERS;
-	}
-	return unsure ? GSW_UNSURE : 0;
-}
-
-/* ---- numeric values as fixed point ------------------------------------------------ */
-
-/*
- * numeric's on-disk layout (utils/adt/numeric.c, private there): a varlena
- * whose first uint16 says the format.  A short numeric packs sign, display
- * scale and weight into it; a long one has the sign and display scale, then
- * an int16 weight; NaN and the infinities are "special" headers with no
- * digits.  The digits are int16s in base 10000, the first one weighing
- * 10000^weight.
- */
-#define NUMV_SIGN_MASK		0xC000
-#define NUMV_NEG			0x4000
-#define NUMV_SHORT			0x8000
-#define NUMV_SPECIAL		0xC000
-#define NUMV_EXT_MASK		0xF000
-#define NUMV_NAN			0xC000
-#define NUMV_PINF			0xD000
-#define NUMV_NINF			0xF000
-#define NUMV_SHORT_SIGN		0x2000
-#define NUMV_SHORT_DSCALE_MASK	0x1F80
-#define NUMV_SHORT_DSCALE_SHIFT	7
-#define NUMV_SHORT_WEIGHT_SIGN	0x0040
-#define NUMV_SHORT_WEIGHT_MASK	0x003F
-#define NUMV_DSCALE_MASK	0x3FFF
-#define NUMV_NBASE			10000
-
-#ifdef HAVE_INT128
-#define NUMV_MAX_SCALED		((int128) 1 << 95)
-
-/* 10^e for 0 <= e <= 38 */
-static inline int128
-pow10_128(int e)
-{
-	int128		p = 1;
-
-	while (e-- > 0)
-		p *= 10;
-	return p;
-}
-
-/*
- * A numeric as v / 10^scale, v = *out and scale its display scale (the
- * return value), or a GSW_NUM_* kind.  Reads bytes only: allocates nothing
- * and raises nothing, so threads call it.  A display scale is never less
- * than the digits stored (numeric.c's invariant), so the last digit's
- * decimal places past the scale are zeros; a value breaking that is left
- * GSW_NUM_WIDE, for WindowAgg.
- */
-int16
-gs_win_numeric_fixed(const struct varlena *num, int128 *out)
-{
-	const char *p;
-	Size		len;
-	uint16		header;
-	int			weight,
-				dscale,
-				ndigits,
-				e,
-				i;
-	bool		neg;
-	int128		acc = 0;
-
-	if (VARATT_IS_EXTERNAL(num) || VARATT_IS_COMPRESSED(num))
-		return GSW_NUM_UNREAD;
-	p = VARDATA_ANY(num);
-	len = VARSIZE_ANY_EXHDR(num);
-	if (len < sizeof(uint16))
-		return GSW_NUM_WIDE;
-	memcpy(&header, p, sizeof(uint16));
-	if ((header & NUMV_SIGN_MASK) == NUMV_SPECIAL)
-		return (header & NUMV_EXT_MASK) == NUMV_NAN ? GSW_NUM_NAN :
-			(header & NUMV_EXT_MASK) == NUMV_PINF ? GSW_NUM_PINF :
-			(header & NUMV_EXT_MASK) == NUMV_NINF ? GSW_NUM_NINF : GSW_NUM_WIDE;
-	if ((header & NUMV_SIGN_MASK) == NUMV_SHORT)
-	{
-		neg = (header & NUMV_SHORT_SIGN) != 0;
-		dscale = (header & NUMV_SHORT_DSCALE_MASK) >> NUMV_SHORT_DSCALE_SHIFT;
-		weight = ((header & NUMV_SHORT_WEIGHT_SIGN) ? ~NUMV_SHORT_WEIGHT_MASK : 0) |
-			(header & NUMV_SHORT_WEIGHT_MASK);
-		p += sizeof(uint16);
-		len -= sizeof(uint16);
-	}
-	else
-	{
-		int16		w;
-
-		if (len < 2 * sizeof(uint16))
-			return GSW_NUM_WIDE;
-		neg = (header & NUMV_SIGN_MASK) == NUMV_NEG;
-		dscale = header & NUMV_DSCALE_MASK;
-		memcpy(&w, p + sizeof(uint16), sizeof(int16));
-		weight = w;
-		p += 2 * sizeof(uint16);
-		len -= 2 * sizeof(uint16);
-	}
-	ndigits = (int) (len / sizeof(int16));
-	if (dscale > GSW_NUM_MAX_SCALE)
-		return GSW_NUM_WIDE;
-	if (ndigits == 0)
-	{
-		*out = 0;
-		return (int16) dscale;
-	}
-	/* the last digit's power of ten in v: v = digits as an integer * 10^e */
-	e = 4 * (weight - (ndigits - 1)) + dscale;
-	if (e <= -4 || e > GSW_NUM_MAX_SCALE)
-		return GSW_NUM_WIDE;
-	for (i = 0; i < ndigits; i++)
-	{
-		int16		d;
-
-		memcpy(&d, p + i * sizeof(int16), sizeof(int16));
-		if (i == ndigits - 1 && e < 0)
-		{
-			/* the last digit's places past the scale: zeros, dropped */
-			if (__builtin_mul_overflow(acc, pow10_128(4 + e), &acc))
-				return GSW_NUM_WIDE;
-			acc += d / (int) pow10_128(-e);
-		}
-		else if (__builtin_mul_overflow(acc, (int128) NUMV_NBASE, &acc) ||
-				 __builtin_add_overflow(acc, (int128) d, &acc))
-			return GSW_NUM_WIDE;
-		if (acc >= NUMV_MAX_SCALED)
-			return GSW_NUM_WIDE;
-	}
-	if (e > 0 && __builtin_mul_overflow(acc, pow10_128(e), &acc))
-		return GSW_NUM_WIDE;
-	if (acc >= NUMV_MAX_SCALED)
-		return GSW_NUM_WIDE;
-	*out = neg ? -acc : acc;
-	return (int16) dscale;
-}
-#endif
-
-void
-gs_win_store_arg(GsWinFunc *f, uint64 i, Datum d, bool isnull)
-{
-	f->argnull[i] = isnull;
-	if (isnull)
-		return;
-	switch (f->arg)
-	{
-		case GSW_ARG_INT:
-			switch (f->argtype)
-			{
-				case INT2OID:
-					f->argi[i] = DatumGetInt16(d);
-					break;
-				case INT4OID:
-				case DATEOID:
-					f->argi[i] = DatumGetInt32(d);
-					break;
-				default:
-					f->argi[i] = DatumGetInt64(d);
-					break;
-			}
-			break;
-		case GSW_ARG_FLOAT4:
-			f->argf[i] = DatumGetFloat4(d);
-			break;
-		case GSW_ARG_FLOAT8:
-			f->argf[i] = DatumGetFloat8(d);
-			break;
-		case GSW_ARG_DATUM:
-			/* nothing detoasted: that is the backend's, where it is used */
-			f->argd[i] = d;
-			break;
-#ifdef HAVE_INT128
-		case GSW_ARG_NUMERIC:
-			f->argscale[i] = gs_win_numeric_fixed((const struct varlena *) DatumGetPointer(d),
-											  &f->argw[i]);
-			break;
-#endif
-		default:
-			break;
-	}
-}
-
-#ifdef HAVE_INT128
-/*
- * Row i's argument by its program (winexpr.h), on a thread: a row a FILTER
- * leaves out is not evaluated, as evaluate_arguments does not evaluate it;
- * a row the program cannot give is left to the backend (argback)
- */
-static inline void
-read_program(GsWinFunc *f, TupleTableSlot *slot, uint64 i)
-{
-	int128		v = 0;
-	int16		scale = 0;
-	GsWxResult	res;
-
-	f->argnull[i] = true;
-	if (f->skip && f->skip[i])
-		return;
-	res = gs_win_expr_eval(f->prog, slot->tts_values, slot->tts_isnull, &v, &scale);
-	/* a numeric past what the threads sum: the backend's, as if read there */
-	if (res == GSWX_VALUE && f->arg == GSW_ARG_NUMERIC &&
-		(v >= NUMV_MAX_SCALED || -v >= NUMV_MAX_SCALED))
-		res = GSWX_BACKEND;
-	if (res == GSWX_BACKEND)
-	{
-		f->argback[i] = true;
-		return;
-	}
-	if (res == GSWX_NULL)
-		return;
-	f->argnull[i] = false;
-	if (f->arg == GSW_ARG_NUMERIC)
-	{
-		f->argw[i] = v;
-		f->argscale[i] = scale;
-	}
-	else if (f->arg == GSW_ARG_INT)
-		f->argi[i] = (int64) v;
-}
-#endif
-
-/* row i's arguments that are columns or programs, on a thread */
-static inline void
-read_arguments(const BoundArg *a, TupleTableSlot *slot, uint64 i)
-{
-	int			k;
-
-	for (k = 0; k < a->nfuncs; k++)
-	{
-		GsWinFunc  *f = &a->funcs[k];
-		AttrNumber	att = f->argattno - 1;
-
-		if (f->argnull == NULL)
-			continue;
-#ifdef HAVE_INT128
-		if (f->prog != NULL)
-			read_program(f, slot, i);
-		else
-#endif
-		if (f->argexpr == NULL)
-			gs_win_store_arg(f, i, slot->tts_values[att], slot->tts_isnull[att]);
-	}
-}
-
-/* the numerics the threads left for the backend: toasted ones, detoasted */
-static void
-read_unread_numerics(BoundArg *a, TupleTableSlot *slot)
-{
-	int			k;
-	uint64		i;
-
-	for (k = 0; k < a->nfuncs; k++)
-	{
-		GsWinFunc  *f = &a->funcs[k];
-
-		if (f->arg != GSW_ARG_NUMERIC || f->argexpr != NULL)
-			continue;
-		for (i = 0; i < a->n; i++)
-		{
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (!f->argnull[i] && f->argscale[i] == GSW_NUM_UNREAD)
-			{
-				bool		isnull;
-				Datum		d;
-
-				ExecStoreMinimalTuple(a->rows[i], slot, false);
-				d = slot_getattr(slot, f->argattno, &isnull);
-				gs_win_store_arg(f, i, PointerGetDatum(PG_DETOAST_DATUM_PACKED(d)),
-								 isnull);
-			}
-		}
-	}
-}
-
-static void
-bound_tasks(void *p, uint64 tlo, uint64 thi)
-{
-	BoundArg   *a = (BoundArg *) p;
-	uint64		t;
-
-	for (t = tlo; t < thi; t++)
-	{
-		TupleTableSlot *prev = a->slots[2 * t];
-		TupleTableSlot *cur = a->slots[2 * t + 1];
-		uint64		lo,
-					hi,
-					i;
-
-		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
-		if (lo >= hi)
-			continue;
-		if (lo > 0)
-			gs_thread_slot_store(prev, a->rows[lo - 1], a->maxatt);
-		for (i = lo; i < hi; i++)
-		{
-			TupleTableSlot *tmp;
-
-			if ((i & (GS_INTERRUPT_EVERY - 1)) == 0 && gs_slice_stopped())
-				return;
-			if (i + GSW_ROW_AHEAD < hi)
-				gs_prefetch_row(a->rows[i + GSW_ROW_AHEAD]);
-			gs_thread_slot_store(cur, a->rows[i], a->maxatt);
-			a->flags[i] = i == 0 ? GSW_NEW_PARTITION | GSW_NEW_PEERS :
-				row_flags(a, prev, cur);
-			read_arguments(a, cur, i);
-			if (a->rk)
-				gs_win_range_key_read(a->rk, i, cur->tts_values[a->rk->keyatt - 1],
-									  cur->tts_isnull[a->rk->keyatt - 1]);
-			tmp = prev;
-			prev = cur;
-			cur = tmp;
-		}
-	}
-}
-
-/* the flags of row i > 0, with the operators' own functions */
-static uint8
-row_flags_fmgr(BoundArg *a, TupleTableSlot *prev, TupleTableSlot *cur, uint64 i)
-{
-	int			c;
-
-	ExecStoreMinimalTuple(a->rows[i - 1], prev, false);
-	ExecStoreMinimalTuple(a->rows[i], cur, false);
-	for (c = 0; c < a->ncols; c++)
-	{
-		GsWinCol   *col = &a->cols[c];
-		bool		pn,
-					cn;
-		Datum		pd = slot_getattr(prev, col->attno, &pn);
-		Datum		cd = slot_getattr(cur, col->attno, &cn);
-		bool		eq;
-
-		if (pn || cn)
-			eq = pn && cn;
-		else
-			eq = DatumGetBool(FunctionCall2Coll(&col->flinfo, col->collation, pd, cd));
-		if (!eq)
-			return c < a->npart ? GSW_NEW_PARTITION | GSW_NEW_PEERS : GSW_NEW_PEERS;
-	}
-	return 0;
-}
-
-void
-gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,
-				  GsWinCol *part, int npart, GsWinCol *ord, int nord,
-				  GsWinFunc *funcs, int nfuncs, uint8 *flags, int nthreads)
-{
-	gs_win_boundaries_keys(rows, n, desc, part, npart, ord, nord, funcs, nfuncs,
-						   NULL, flags, nthreads);
-}
-
-void
-gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
-					   GsWinCol *part, int npart, GsWinCol *ord, int nord,
-					   GsWinFunc *funcs, int nfuncs, GsWinRangeKeys *rk,
-					   uint8 *flags, int nthreads)
-{
-	BoundArg	a;
-	GsThreadSlots *slots;
-	MemoryContext cxt;
-	MemoryContext oldcxt;
-	uint64		i;
-	int			c,
-				k;
-
-	/* the aggregates' arguments, until gs_win_compute is done with them */
-	for (k = 0; k < nfuncs; k++)
-	{
-		GsWinFunc  *f = &funcs[k];
-		Size		rows = Max(n, 1);
-
-		if (f->arg == GSW_ARG_NONE)
-			continue;
-		f->argnull = palloc_extended(sizeof(bool) * rows, MCXT_ALLOC_HUGE);
-		if (f->arg == GSW_ARG_INT)
-			f->argi = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
-#ifdef HAVE_INT128
-		else if (f->arg == GSW_ARG_NUMERIC)
-		{
-			f->argw = palloc_extended(sizeof(int128) * rows, MCXT_ALLOC_HUGE);
-			f->argscale = palloc_extended(sizeof(int16) * rows, MCXT_ALLOC_HUGE);
-		}
-#endif
-		else if (f->arg == GSW_ARG_DATUM)
-			f->argd = palloc_extended(sizeof(Datum) * rows, MCXT_ALLOC_HUGE);
-		else if (f->arg != GSW_ARG_NULLS)
-			f->argf = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-		if (f->argexpr != NULL && f->arg_may_raise)
-			f->argerr = palloc_extended(sizeof(bool) * rows,
-										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		if (f->prog != NULL)
-			f->argback = palloc_extended(sizeof(bool) * rows,
-										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	}
-	if (n == 0)
-		return;
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuWindow boundaries",
-								ALLOCSET_DEFAULT_SIZES);
-	oldcxt = MemoryContextSwitchTo(cxt);
-	a.rows = rows;
-	a.n = n;
-	a.npart = npart;
-	a.ncols = npart + nord;
-	a.cols = palloc(sizeof(GsWinCol) * Max(a.ncols, 1));
-	memcpy(a.cols, part, sizeof(GsWinCol) * npart);
-	memcpy(a.cols + npart, ord, sizeof(GsWinCol) * nord);
-	a.funcs = funcs;
-	a.nfuncs = nfuncs;
-	a.rk = rk;
-	a.flags = flags;
-	a.maxatt = rk ? rk->keyatt : 0;
-	for (c = 0; c < a.ncols; c++)
-		a.maxatt = Max(a.maxatt, a.cols[c].attno);
-	for (k = 0; k < nfuncs; k++)
-		if (funcs[k].argnull && funcs[k].prog != NULL)
-			a.maxatt = Max(a.maxatt, gs_win_expr_maxatt(funcs[k].prog));
-		else if (funcs[k].argnull && funcs[k].argexpr == NULL)
-			a.maxatt = Max(a.maxatt, funcs[k].argattno);
-
-	if (n < GSW_THREADED_MIN_ROWS)
-		nthreads = 1;
-	a.ntasks = (uint64) nthreads * GSW_TASKS_PER_THREAD;
-	slots = gs_thread_slots_create(desc, (int) (2 * a.ntasks), rows[0]);
-	a.slots = slots->slots;
-	gs_cpu_for_tasks(a.ntasks, nthreads, bound_tasks, &a);
-
-	/* what the threads could not compare, the operators' functions do */
-	for (i = 1; i < n; i++)
-	{
-		if (flags[i] & GSW_UNSURE)
-			flags[i] = row_flags_fmgr(&a, a.slots[0], a.slots[1], i);
-		if (i % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	read_unread_numerics(&a, a.slots[0]);
-	gs_thread_slots_free(slots);
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextDelete(cxt);
 }
 
 /* ---- 2. functions ------------------------------------------------------------------ */
@@ -1855,6 +532,67 @@ frame_rows(const GsWinFrame *frame, uint64 r, uint64 ps, uint64 pe, uint64 ge,
 		*fe = *fs;				/* an empty frame */
 }
 
+/*
+ * The pass's answer for a partition met a numeric the threads cannot add
+ * or compare exactly: the whole window goes to WindowAgg (too_wide)
+ */
+static inline uint64
+gave_up_too_wide(GsWinFunc *f)
+{
+	__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
+	return PG_UINT64_MAX;
+}
+
+/*
+ * A walk over a partition's rows in order, as every function over frames
+ * makes it: row r's peers [gs, ge) and its frame [fs, fe).  A step a row,
+ * so its functions are always inlined (the struct then lives in registers).
+ */
+typedef struct FrameCursor
+{
+	const GsWinFrame *frame;
+	const uint8 *flags;
+	uint64		ps,				/* the partition */
+				pe;
+	uint64		gs,				/* the current row's peers */
+				ge;
+	uint64		fs,				/* its frame */
+				fe;
+} FrameCursor;
+
+/* before the partition's first row */
+static pg_attribute_always_inline void
+frame_cursor_init(FrameCursor *c, const GsWinFrame *frame, const uint8 *flags,
+				  uint64 ps, uint64 pe)
+{
+	c->frame = frame;
+	c->flags = flags;
+	c->ps = ps;
+	c->pe = pe;
+	c->gs = c->ge = ps;
+	c->fs = c->fe = ps;
+}
+
+/* to row r, the row after the one before (or the partition's first) */
+static pg_attribute_always_inline void
+frame_cursor_to(FrameCursor *c, uint64 r)
+{
+	if (r == c->ge)
+	{
+		c->gs = r;
+		c->ge = peers_end(c->flags, r, c->pe);
+	}
+	frame_rows(c->frame, r, c->ps, c->pe, c->ge, &c->fs, &c->fe);
+}
+
+/* whether the pass was stopped: looked at once every GS_INTERRUPT_EVERY rows */
+static pg_attribute_always_inline bool
+frame_cursor_stopped(const FrameCursor *c, uint64 r)
+{
+	return ((r - c->ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+		gs_slice_stopped();
+}
+
 #ifdef HAVE_INT128
 /*
  * Takes row r's numeric out of a sum: exact, as numeric.c's inverse
@@ -1995,13 +733,13 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 {
 	WinAggState	s;
 	bool		restart = gs_win_restarts(f, frame);
+	FrameCursor c;
 	uint64		lo = ps,
 				hi = ps;
-	uint64		gs = ps,
-				ge = ps;
 	uint64		r;
 	int32		nscales[GSW_NUM_MAX_SCALE + 1];
 
+	frame_cursor_init(&c, frame, flags, ps, pe);
 	memset(&s, 0, sizeof(s));
 	if (f->arg == GSW_ARG_NUMERIC &&
 		(frame->start != GSW_BOUND_PARTITION || frame->exclude != GSW_EXCLUDE_NONE))
@@ -2012,55 +750,37 @@ aggregate_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	}
 	for (r = ps; r < pe; r++)
 	{
-		uint64		fs,
-					fe;
-
-		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
-			gs_slice_stopped())
+		if (frame_cursor_stopped(&c, r))
 			return PG_UINT64_MAX;
-		if (r == ge)
-		{
-			gs = r;
-			ge = peers_end(flags, r, pe);
-		}
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-		if (restart && fs != lo)
+		frame_cursor_to(&c, r);
+		if (restart && c.fs != lo)
 		{
 			memset(&s, 0, sizeof(s));
-			lo = hi = fs;
+			lo = hi = c.fs;
 		}
 		else if (!restart)
 		{
-			for (; lo < fs; lo++)
+			for (; lo < c.fs; lo++)
 			{
 				if (lo >= hi)
 					hi = lo + 1;
 				else if (!agg_drop(f, &s, lo))
-				{
-					__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-					return PG_UINT64_MAX;
-				}
+					return gave_up_too_wide(f);
 			}
 		}
-		for (; hi < fe; hi++)
+		for (; hi < c.fe; hi++)
 		{
 			if (agg_take(f, &s, hi))
 				continue;
 			if (s.wide_fail)
-			{
-				__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-				return PG_UINT64_MAX;
-			}
+				return gave_up_too_wide(f);
 			f->errrow[r] = (uint32) (hi + 1);
 			return r;
 		}
 		if (frame->exclude == GSW_EXCLUDE_NONE)
 			agg_put(f, &s, r);
-		else if (!put_excluding(f, &s, frame->exclude, r, gs, ge, lo, hi))
-		{
-			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-			return PG_UINT64_MAX;
-		}
+		else if (!put_excluding(f, &s, frame->exclude, r, c.gs, c.ge, lo, hi))
+			return gave_up_too_wide(f);
 	}
 	return PG_UINT64_MAX;
 }
@@ -2073,10 +793,7 @@ static uint64
 excluding_failed(GsWinFunc *f, const WinAggState *s, uint64 r, uint64 x)
 {
 	if (s->wide_fail)
-	{
-		__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-		return PG_UINT64_MAX;
-	}
+		return gave_up_too_wide(f);
 	f->errrow[r] = (uint32) (x + 1);
 	return r;
 }
@@ -2106,13 +823,13 @@ aggregate_excluding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 {
 	WinAggState head,
 				s;
+	FrameCursor c;
 	uint64		lo = ps,
 				hi = ps,
-				gs = ps,
-				ge = ps,
 				work = 0,
 				r;
 
+	frame_cursor_init(&c, frame, flags, ps, pe);
 	memset(&head, 0, sizeof(head));
 	for (r = ps; r < pe; r++)
 	{
@@ -2130,14 +847,11 @@ aggregate_excluding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				return PG_UINT64_MAX;
 			work = 0;
 		}
-		if (r == ge)
-		{
-			gs = r;
-			ge = peers_end(flags, r, pe);
-		}
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
-		xs = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r : gs;
-		xe = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r + 1 : ge;
+		frame_cursor_to(&c, r);
+		fs = c.fs;
+		fe = c.fe;
+		xs = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r : c.gs;
+		xe = frame->exclude == GSW_EXCLUDE_CURRENT_ROW ? r + 1 : c.ge;
 		cut = Min(Max(xs, fs), fe);
 		if (fs != lo || cut < hi)
 		{
@@ -2225,22 +939,22 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	uint32	   *dq = f->deque + ps;
 	uint64		head = 0,
 				tail = 0;
+	FrameCursor cur;
 	uint64		hi = ps,
-				ge = ps,
 				r;
 	int			c;
 
+	frame_cursor_init(&cur, frame, flags, ps, pe);
 	for (r = ps; r < pe; r++)
 	{
 		uint64		fs,
 					fe;
 
-		if (((r - ps) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
-			gs_slice_stopped())
+		if (frame_cursor_stopped(&cur, r))
 			return PG_UINT64_MAX;
-		if (r == ge)
-			ge = peers_end(flags, r, pe);
-		frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+		frame_cursor_to(&cur, r);
+		fs = cur.fs;
+		fe = cur.fe;
 		if (hi < fs)
 			hi = fs;			/* rows no frame takes are not evaluated */
 		for (; hi < fe; hi++)
@@ -2264,12 +978,9 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				break;
 			dq[tail++] = (uint32) hi;
 		}
+		/* hi stopped short: a numeric the threads cannot compare */
 		if (hi < fe)
-		{
-			/* a numeric the threads cannot compare */
-			__atomic_store_n(&f->too_wide, true, __ATOMIC_RELAXED);
-			return PG_UINT64_MAX;
-		}
+			return gave_up_too_wide(f);
 		while (head < tail && dq[head] < fs)
 			head++;
 		minmax_put(f, r, head == tail, head < tail ? dq[head] : 0);
@@ -2277,7 +988,7 @@ minmax_sliding(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 	return PG_UINT64_MAX;
 }
 
-/* ntile over one partition of n rows, as windowfuncs.c's window_ntile */
+/* ntile over one partition of n rows, as utils/adt/windowfuncs.c's window_ntile */
 static void
 ntile_partition(GsWinFunc *f, uint64 ps, uint64 pe)
 {
@@ -2390,70 +1101,83 @@ value_row_excluding(const GsWinFunc *f, GsWinExclude exclude, uint64 r,
 	return pos;
 }
 
-/* the functions that read positions: ranks and the value functions */
+/*
+ * Row r's rank, dense rank, fraction or value row, the cursor at r, rank
+ * and dense its peer group's
+ */
+static pg_attribute_always_inline void
+position_put(GsWinFunc *f, const FrameCursor *c, uint64 r, uint64 rank,
+			 uint64 dense)
+{
+	uint64		total = c->pe - c->ps;
+	uint64		fs = c->fs,
+				fe = c->fe;
+
+	switch (f->fn)
+	{
+		case GSW_ROW_NUMBER:
+			f->i64[r] = r - c->ps + 1;
+			break;
+		case GSW_RANK:
+			f->i64[r] = rank;
+			break;
+		case GSW_DENSE_RANK:
+			f->i64[r] = dense;
+			break;
+		case GSW_PERCENT_RANK:
+			f->f8[r] = total <= 1 ? 0.0 :
+				(float8) (rank - 1) / (float8) (total - 1);
+			break;
+		case GSW_CUME_DIST:
+			f->f8[r] = (float8) (c->ge - c->ps) / (float8) total;
+			break;
+		case GSW_FIRST_VALUE:
+			f->i64[r] = fs < fe ? (int64) fs : -1;
+			break;
+		case GSW_LAST_VALUE:
+			f->i64[r] = fs < fe ? (int64) fe - 1 : -1;
+			break;
+		case GSW_NTH_VALUE:
+			f->i64[r] = fs + f->param - 1 < fe ?
+				(int64) (fs + f->param - 1) : -1;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * The functions that read positions: ranks and the value functions, a
+ * peer group at a time (rank and dense rank are the group's)
+ */
 static void
 position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 				   const GsWinFrame *frame)
 {
-	uint64		total = pe - ps;
+	FrameCursor c;
 	uint64		dense = 0;
-	uint64		gs = ps;
 
-	while (gs < pe)
+	frame_cursor_init(&c, frame, flags, ps, pe);
+	while (c.ge < pe)
 	{
-		uint64		ge = peers_end(flags, gs, pe);
-		uint64		rank = gs - ps + 1;
+		uint64		rank;
 		uint64		r;
 
+		c.gs = c.ge;
+		c.ge = peers_end(flags, c.gs, pe);
+		rank = c.gs - ps + 1;
 		dense++;
-		for (r = gs; r < ge; r++)
+		for (r = c.gs; r < c.ge; r++)
 		{
-			uint64		fs,
-						fe;
-
-			frame_rows(frame, r, ps, pe, ge, &fs, &fe);
+			frame_rows(frame, r, ps, pe, c.ge, &c.fs, &c.fe);
 			if (frame->exclude != GSW_EXCLUDE_NONE &&
 				(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
 				 f->fn == GSW_NTH_VALUE))
-			{
-				f->i64[r] = value_row_excluding(f, frame->exclude, r, gs, ge,
-												fs, fe);
-				continue;
-			}
-
-			switch (f->fn)
-			{
-				case GSW_ROW_NUMBER:
-					f->i64[r] = r - ps + 1;
-					break;
-				case GSW_RANK:
-					f->i64[r] = rank;
-					break;
-				case GSW_DENSE_RANK:
-					f->i64[r] = dense;
-					break;
-				case GSW_PERCENT_RANK:
-					f->f8[r] = total <= 1 ? 0.0 :
-						(float8) (rank - 1) / (float8) (total - 1);
-					break;
-				case GSW_CUME_DIST:
-					f->f8[r] = (float8) (ge - ps) / (float8) total;
-					break;
-				case GSW_FIRST_VALUE:
-					f->i64[r] = fs < fe ? (int64) fs : -1;
-					break;
-				case GSW_LAST_VALUE:
-					f->i64[r] = fs < fe ? (int64) fe - 1 : -1;
-					break;
-				case GSW_NTH_VALUE:
-					f->i64[r] = fs + f->param - 1 < fe ?
-						(int64) (fs + f->param - 1) : -1;
-					break;
-				default:
-					break;
-			}
+				f->i64[r] = value_row_excluding(f, frame->exclude, r, c.gs,
+												c.ge, c.fs, c.fe);
+			else
+				position_put(f, &c, r, rank, dense);
 		}
-		gs = ge;
 	}
 }
 
@@ -2719,542 +1443,4 @@ gs_win_free_arguments(GsWinFunc *funcs, int nfuncs)
 		f->argf = NULL;
 		/* argerr stays, for gs_win_first_error */
 	}
-}
-
-/* ---- RANGE frames with offsets --------------------------------------------------- */
-
-typedef struct RangeSweep
-{
-	FmgrInfo	flinfo;			/* the bound's in_range function */
-	Oid			collation;
-	Datum		offset;
-	bool		sub;			/* subtract the offset from the current value */
-	bool		less;
-	bool		nulls_first;
-	AttrNumber	attno;
-	TupleTableSlot *slot;
-	MinimalTuple *rows;
-} RangeSweep;
-
-/* in_range(row's value, the current row's, offset, sub, less) */
-static inline bool
-range_test(RangeSweep *rs, Datum val, Datum cur)
-{
-	return DatumGetBool(FunctionCall5Coll(&rs->flinfo, rs->collation, val, cur,
-										  rs->offset, BoolGetDatum(rs->sub),
-										  BoolGetDatum(rs->less)));
-}
-
-/* the order column's value of row i (in the sweep's slot) */
-static inline Datum
-range_value(RangeSweep *rs, uint64 i, bool *isnull)
-{
-	ExecStoreMinimalTuple(rs->rows[i], rs->slot, false);
-	return slot_getattr(rs->slot, rs->attno, isnull);
-}
-
-/*
- * Whether row h is still before the frame of a row whose value is cur
- * (start: nodeWindowAgg.c's update_frameheadpos), or still inside it (end:
- * update_frametailpos)
- */
-static bool
-range_advance(RangeSweep *rs, bool start, uint64 h, Datum cur, bool curnull)
-{
-	bool		hnull;
-	Datum		hval = range_value(rs, h, &hnull);
-
-	if (hnull || curnull)
-	{
-		if (start)
-			return rs->nulls_first ? (hnull && !curnull) : (!hnull && curnull);
-		return rs->nulls_first ? hnull : curnull;
-	}
-	return start ? !range_test(rs, hval, cur) : range_test(rs, hval, cur);
-}
-
-static void
-range_sweep_init(RangeSweep *rs, WindowAgg *wa, bool start, MinimalTuple *rows,
-				 TupleTableSlot *slot)
-{
-	int			o = wa->frameOptions;
-	bool		preceding = start ? (o & FRAMEOPTION_START_OFFSET_PRECEDING) != 0 :
-		(o & FRAMEOPTION_END_OFFSET_PRECEDING) != 0;
-
-	rs->attno = wa->ordNumCols > 0 ? wa->ordColIdx[0] : 0;
-	rs->slot = slot;
-	rs->rows = rows;
-	if ((start ? wa->startInRangeFunc : wa->endInRangeFunc) == InvalidOid ||
-		(start ? wa->startOffset : wa->endOffset) == NULL ||
-		!IsA(start ? wa->startOffset : wa->endOffset, Const))
-		return;					/* not a RANGE offset bound */
-	fmgr_info(start ? wa->startInRangeFunc : wa->endInRangeFunc, &rs->flinfo);
-	rs->collation = wa->inRangeColl;
-	rs->offset = ((Const *) (start ? wa->startOffset : wa->endOffset))->constvalue;
-	rs->sub = preceding;
-	rs->less = !start;
-	if (!wa->inRangeAsc)
-	{
-		rs->sub = !rs->sub;
-		rs->less = !rs->less;
-	}
-	rs->nulls_first = wa->inRangeNullsFirst;
-}
-
-/* the sweep over rows [0, n) (see gs_win_range_bounds) */
-static void
-range_sweep(GsWinFrame *frame, RangeSweep *head, RangeSweep *tail,
-			AttrNumber attno, uint64 n, const uint8 *flags, TupleTableSlot *slot)
-{
-	uint64		h = 0,
-				t = 0,
-				pe = 0,
-				r;
-
-	for (r = 0; r < n; r++)
-	{
-		bool		curnull;
-		Datum		cur;
-
-		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (flags[r] & GSW_NEW_PARTITION)
-		{
-			for (pe = r + 1; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
-				;
-			h = t = r;
-		}
-		/* a pointer into row r itself, which the slot does not own */
-		ExecStoreMinimalTuple(head->rows[r], slot, false);
-		cur = slot_getattr(slot, attno, &curnull);
-		if (frame->start == GSW_BOUND_RANGE)
-		{
-			while (h < pe && range_advance(head, true, h, cur, curnull))
-				h++;
-			frame->range_start[r] = (uint32) h;
-		}
-		if (frame->end == GSW_BOUND_RANGE)
-		{
-			while (t < pe && range_advance(tail, false, t, cur, curnull))
-				t++;
-			frame->range_end[r] = (uint32) t;
-		}
-	}
-}
-
-/*
- * The sweep runs under one PG_TRY: an error (of a built-in in_range
- * function, which holds no resource; a cancel is let through) is caught
- * and reported as false
- */
-bool
-gs_win_range_bounds(GsWinFrame *frame, WindowAgg *wa, MinimalTuple *rows,
-					uint64 n, const uint8 *flags, TupleTableSlot *slot)
-{
-	RangeSweep	head,
-				tail;
-	MemoryContext oldcxt = CurrentMemoryContext;
-	volatile bool failed = false;
-
-	memset(&head, 0, sizeof(head));
-	memset(&tail, 0, sizeof(tail));
-	range_sweep_init(&head, wa, true, rows, slot);
-	range_sweep_init(&tail, wa, false, rows, slot);
-	PG_TRY();
-	{
-		range_sweep(frame, &head, &tail, wa->ordColIdx[0], n, flags, slot);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
-			PG_RE_THROW();
-		FlushErrorState();
-		FreeErrorData(edata);
-		failed = true;
-	}
-	PG_END_TRY();
-	ExecClearTuple(slot);
-	return !failed;
-}
-
-/* g + off clamped to [-1, ngroups] (off any int8) */
-static inline int64
-group_offset(uint64 g, int64 off, uint64 ngroups)
-{
-	if (off >= (int64) ngroups)
-		return (int64) ngroups;
-	if (off <= -(int64) ngroups - 1)
-		return -1;
-	off += (int64) g;
-	return off < -1 ? -1 : off > (int64) ngroups ? (int64) ngroups : off;
-}
-
-/*
- * GROUPS offsets: row r of peer group g starts its frame at the first row
- * of group g + start_offset and ends it after the last row of group g +
- * end_offset, within its partition (nodeWindowAgg.c's update_frameheadpos
- * and update_frametailpos in GROUPS mode); RANGE CURRENT ROW starts at
- * the first peer, offset 0.  gstart lists a partition's group starts.
- */
-void
-gs_win_group_bounds(GsWinFrame *frame, uint64 n, const uint8 *flags)
-{
-	uint32	   *gstart = palloc_extended(sizeof(uint32) * (Max(n, 1) + 1),
-										 MCXT_ALLOC_HUGE);
-	uint64		ps = 0;
-
-	while (ps < n)
-	{
-		uint64		pe = ps + 1,
-					ngroups = 1,
-					g = 0,
-					r;
-
-		CHECK_FOR_INTERRUPTS();
-		gstart[0] = (uint32) ps;
-		for (; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
-			if (flags[pe] & GSW_NEW_PEERS)
-				gstart[ngroups++] = (uint32) pe;
-		gstart[ngroups] = (uint32) pe;
-		for (r = ps; r < pe; r++)
-		{
-			int64		t;
-
-			if (r > ps && (flags[r] & GSW_NEW_PEERS))
-				g++;
-			if (frame->start == GSW_BOUND_GROUPS)
-			{
-				t = group_offset(g, frame->start_offset, ngroups);
-				frame->range_start[r] = t < 0 ? (uint32) ps : gstart[t];
-			}
-			if (frame->end == GSW_BOUND_GROUPS)
-			{
-				t = group_offset(g, frame->end_offset, ngroups);
-				frame->range_end[r] = t < 0 ? (uint32) ps :
-					t >= (int64) ngroups ? (uint32) pe : gstart[t + 1];
-			}
-		}
-		ps = pe;
-	}
-	pfree(gstart);
-}
-
-/* ---- 3. results -------------------------------------------------------------------- */
-
-typedef struct EncodeArg
-{
-	GsWinFunc  *funcs;
-	int			nfuncs;
-} EncodeArg;
-
-#ifdef HAVE_INT128
-/*
- * Row i's numeric sum or avg as bytes (numeric_sum's make_result, or
- * numeric_avg's numeric_div of the sum by the count), or length 0 for the
- * backend: NULL, NaN and the infinities, a quotient the threads cannot
- * give.  A row with the row before's sum, scale and count (peers, a whole
- * partition) copies its bytes.
- */
-static inline void
-encode_row(GsWinFunc *f, uint64 i, bool first)
-{
-	char	   *out = f->resbytes + i * GSW_NUM_ENCODED_MAX;
-	int16		sc = f->rscale[i];
-	int128		q;
-	int16		qscale;
-
-	SET_VARSIZE(out, 0);
-	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
-		return;
-	if (!first && f->rscale[i - 1] == sc && f->wide[i - 1] == f->wide[i] &&
-		!f->isnull[i - 1] && (f->fn != GSW_AVG || f->cnt[i - 1] == f->cnt[i]))
-	{
-		memcpy(out, out - GSW_NUM_ENCODED_MAX, GSW_NUM_ENCODED_MAX);
-		return;
-	}
-	if (f->fn != GSW_AVG)
-		(void) gs_win_numeric_encode(f->wide[i], sc, out);
-	else if (gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, &q, &qscale))
-		(void) gs_win_numeric_encode(q, qscale, out);
-}
-#endif
-
-static void
-encode_slice(void *p, uint64 lo, uint64 hi)
-{
-#ifdef HAVE_INT128
-	EncodeArg  *a = (EncodeArg *) p;
-	uint64		i;
-	int			k;
-
-	for (k = 0; k < a->nfuncs; k++)
-	{
-		GsWinFunc  *f = &a->funcs[k];
-
-		if (f->resbytes == NULL)
-			continue;
-		for (i = lo; i < hi; i++)
-		{
-			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
-				gs_slice_stopped())
-				return;
-			encode_row(f, i, i == lo);
-		}
-	}
-#endif
-}
-
-void
-gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n, int nthreads)
-{
-	EncodeArg	a;
-	int			k;
-
-	gs_win_expr_prepare();
-	for (k = 0; k < nfuncs; k++)
-		if (GSW_ENCODES_RESULTS(&funcs[k]))
-			funcs[k].resbytes = palloc_extended((Size) GSW_NUM_ENCODED_MAX * Max(n, 1),
-												MCXT_ALLOC_HUGE);
-	a.funcs = funcs;
-	a.nfuncs = nfuncs;
-	if (n > 0)
-		gs_cpu_for_slices(n, nthreads, encode_slice, &a);
-}
-
-#ifdef HAVE_INT128
-/* an int128 as numeric, as numeric.c's int128_to_numericvar makes it */
-static Datum
-int128_numeric(int128 v)
-{
-	const int64 e18 = INT64CONST(1000000000000000000);
-	Datum		hi,
-				lo;
-
-	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
-		return NumericGetDatum(int64_to_numeric((int64) v));
-	/* |v| < 2^95 here (fewer than 2^32 rows): v / 10^18 fits an int64 */
-	hi = DirectFunctionCall2(numeric_mul,
-							 NumericGetDatum(int64_to_numeric((int64) (v / e18))),
-							 NumericGetDatum(int64_to_numeric(e18)));
-	lo = NumericGetDatum(int64_to_numeric((int64) (v % e18)));
-	return DirectFunctionCall2(numeric_add, hi, lo);
-}
-#endif
-
-#ifdef HAVE_INT128
-/*
- * v / 10^scale as a numeric of display scale scale, exactly as numeric.c's
- * accumulator makes a sum: the value and the scale make the result
- */
-static Datum
-fixed_numeric(int128 v, int scale)
-{
-	char		buf[64];
-	char	   *p = buf + sizeof(buf);
-	bool		neg = v < 0;
-	int			digits = 0;
-
-	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
-		return NumericGetDatum(int64_div_fast_to_numeric((int64) v, scale));
-	/* |v| < 2^127: its decimal digits, with the point scale digits in */
-	*--p = '\0';
-	while (v != 0 || digits <= scale)
-	{
-		int			d = (int) (v % 10);
-
-		*--p = (char) ('0' + (d < 0 ? -d : d));
-		v /= 10;
-		if (++digits == scale)
-			*--p = '.';
-	}
-	if (neg)
-		*--p = '-';
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-}
-
-static Datum
-numeric_special(int16 kind)
-{
-	return DirectFunctionCall3(numeric_in,
-							   CStringGetDatum(kind == GSW_NUM_NAN ? "NaN" :
-											   kind == GSW_NUM_PINF ? "Infinity" :
-											   "-Infinity"),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-}
-
-/* numeric_sum's and numeric_avg's result, from the sum and the count */
-static Datum
-numeric_result(GsWinFunc *f, uint64 i)
-{
-	Datum		sum;
-
-	if (f->rscale[i] < 0)
-		return numeric_special(f->rscale[i]);
-	sum = fixed_numeric(f->wide[i], f->rscale[i]);
-	if (f->fn != GSW_AVG)
-		return sum;				/* a sum, a variance or a stddev */
-	return DirectFunctionCall2(numeric_div, sum,
-							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
-}
-
-/*
- * Row i's numeric sum or avg: the last one made when row i's sum, scale
- * and count are the last one's (a whole partition's rows, peers), else
- * made again into cachecxt, reset first
- */
-static Datum
-numeric_aggregate_datum(GsWinFunc *f, uint64 i)
-{
-	uint64		c = f->cached_row;
-	MemoryContext oldcxt;
-
-	if (f->cachecxt == NULL)
-		return numeric_result(f, i);
-	if (f->has_cached && f->wide[c] == f->wide[i] &&
-		f->rscale[c] == f->rscale[i] &&
-		(f->fn != GSW_AVG || f->cnt[c] == f->cnt[i]))
-		return f->cached;
-	MemoryContextReset(f->cachecxt);
-	oldcxt = MemoryContextSwitchTo(f->cachecxt);
-	f->cached = numeric_result(f, i);
-	MemoryContextSwitchTo(oldcxt);
-	f->cached_row = i;
-	f->has_cached = true;
-	return f->cached;
-}
-#endif
-
-/* row's argument of f, read or evaluated on nav_slot (in the backend) */
-static Datum
-argument_at(GsWinFunc *f, MinimalTuple row, TupleTableSlot *nav_slot,
-			bool *isnull)
-{
-	ExecStoreMinimalTuple(row, nav_slot, false);
-	if (f->argstate == NULL)
-		return slot_getattr(nav_slot, f->argattno, isnull);
-	f->argcxt->ecxt_outertuple = nav_slot;
-	return ExecEvalExpr(f->argstate, f->argcxt, isnull);
-}
-
-static Datum
-aggregate_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
-				TupleTableSlot *nav_slot)
-{
-	Datum		sum;
-
-#ifdef HAVE_INT128
-	if (f->resbytes != NULL &&
-		VARSIZE(f->resbytes + i * GSW_NUM_ENCODED_MAX) != 0)
-		return PointerGetDatum(f->resbytes + i * GSW_NUM_ENCODED_MAX);
-	if (GSW_ENCODES_RESULTS(f))
-		return numeric_aggregate_datum(f, i);
-	if (f->arg == GSW_ARG_NUMERIC)
-	{
-		bool		isnull;
-
-		/* min and max: the value of the row kept, which was not NULL */
-		return argument_at(f, rows[f->i64[i]], nav_slot, &isnull);
-	}
-#endif
-	if (f->arg != GSW_ARG_INT)
-		return f->restype == FLOAT4OID ? Float4GetDatum((float4) f->f8[i]) :
-			Float8GetDatum(f->f8[i]);
-	if (f->fn == GSW_MIN || f->fn == GSW_MAX)
-	{
-		switch (f->argtype)
-		{
-			case INT2OID:
-				return Int16GetDatum((int16) f->i64[i]);
-			case INT4OID:
-				return Int32GetDatum((int32) f->i64[i]);
-			case DATEOID:
-				return DateADTGetDatum((DateADT) f->i64[i]);
-			default:
-				return Int64GetDatum(f->i64[i]);
-		}
-	}
-#ifdef HAVE_INT128
-	if (f->wide)
-		sum = int128_numeric(f->wide[i]);
-	else
-#endif
-	if (f->fn == GSW_SUM)
-		return Int64GetDatum(f->i64[i]);	/* sum(int2), sum(int4): int8 */
-	else
-		sum = NumericGetDatum(int64_to_numeric(f->i64[i]));
-	if (f->fn == GSW_SUM)
-		return sum;
-	return DirectFunctionCall2(numeric_div, sum,
-							   NumericGetDatum(int64_to_numeric(f->cnt[i])));
-}
-
-Datum
-gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
-			 TupleTableSlot *nav_slot, bool *isnull)
-{
-	*isnull = f->isnull[i];
-	if (*isnull)
-		return (Datum) 0;
-	switch (f->fn)
-	{
-		case GSW_PERCENT_RANK:
-		case GSW_CUME_DIST:
-			return Float8GetDatum(f->f8[i]);
-		case GSW_NTILE:
-			return Int32GetDatum((int32) f->i64[i]);
-		case GSW_LAG:
-		case GSW_LEAD:
-		case GSW_FIRST_VALUE:
-		case GSW_LAST_VALUE:
-		case GSW_NTH_VALUE:
-			if (f->i64[i] == -1)
-			{
-				*isnull = true;
-				return (Datum) 0;
-			}
-			if (f->i64[i] == -2)
-			{
-				*isnull = f->defnull;
-				return f->defval;
-			}
-			return argument_at(f, rows[f->i64[i]], nav_slot, isnull);
-		case GSW_SUM:
-		case GSW_AVG:
-		case GSW_MIN:
-		case GSW_MAX:
-		case GSW_VAR_POP:
-		case GSW_VAR_SAMP:
-		case GSW_STDDEV_POP:
-		case GSW_STDDEV_SAMP:
-			return aggregate_datum(f, i, rows, nav_slot);
-		default:
-			return Int64GetDatum(f->i64[i]);
-	}
-}
-
-int
-gs_win_first_error(GsWinFunc *funcs, int nfuncs, uint64 r, uint64 *row)
-{
-	int			first = -1;
-	int			k;
-
-	for (k = 0; k < nfuncs; k++)
-	{
-		GsWinFunc  *f = &funcs[k];
-
-		if (f->errrow == NULL || f->errrow[r] == 0)
-			continue;
-		if (first < 0 || f->errrow[r] - 1 < *row)
-		{
-			first = k;
-			*row = f->errrow[r] - 1;
-		}
-	}
-	return first;
 }

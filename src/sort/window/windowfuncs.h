@@ -2,7 +2,8 @@
  *
  * windowfuncs.h
  *	  The window functions GpuWindow computes itself, over rows already
- *	  sorted by their partition and order columns (src/sort/window/windowfuncs.c).
+ *	  sorted by their partition and order columns (src/sort/window/: winplan.c,
+ *	  winboundary.c, windowfuncs.c, winframe.c, winresult.c).
  *
  * The rows are the GpuSort's output, an array of MinimalTuples in order.
  * gs_win_boundaries marks where each partition and each peer group starts;
@@ -23,6 +24,8 @@
 #include "fmgr.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
+
+#include "winnumeric.h"
 
 struct GsWinRangeKeys;
 
@@ -111,24 +114,6 @@ typedef enum GsWinArg
 	GSW_ARG_DATUM				/* the Datum as the row holds it (argd), for
 								 * GpuAgg's string_agg and array_agg */
 } GsWinArg;
-
-/*
- * A numeric argument's argscale when it is not a finite value that fits:
- * its value is then in the kind alone
- */
-#define GSW_NUM_NAN			(-1)
-#define GSW_NUM_PINF		(-2)
-#define GSW_NUM_NINF		(-3)
-#define GSW_NUM_UNREAD		(-4)	/* toasted: the backend reads it */
-#define GSW_NUM_WIDE		(-5)	/* past GSW_NUM_MAX_SCALED, or scale too large */
-
-/*
- * A numeric argument is read as an int128 v with the value's own display
- * scale s (value = v / 10^s) when |v| < 2^95 and s <= GSW_NUM_MAX_SCALE:
- * sums of fewer than 2^32 such values, rescaled to a common scale, fit in
- * an int128 unless the rescaling itself overflows, which is checked.
- */
-#define GSW_NUM_MAX_SCALE	38
 
 typedef struct GsWinFunc
 {
@@ -297,14 +282,6 @@ extern bool gs_win_restarts(const GsWinFunc *f, const GsWinFrame *frame);
 
 /* The frame in words, for EXPLAIN (palloc'd) */
 extern char *gs_win_frame_describe(const GsWinFrame *frame);
-
-#ifdef HAVE_INT128
-/*
- * A numeric's bytes as v / 10^scale: returns the display scale, or a
- * GSW_NUM_* kind when it is not a finite value that fits (threads call it)
- */
-extern int16 gs_win_numeric_fixed(const struct varlena *num, int128 *out);
-#endif
 
 /* Marks partitions and peers in flags[0 .. n) and reads the arguments */
 extern void gs_win_boundaries(MinimalTuple *rows, uint64 n, TupleDesc desc,

@@ -19,13 +19,14 @@
  * evaluation in the backend.
  *
  * Plan (gs_window_plan): a WindowAgg directly over a GpuSort, whose frame
- * and window functions windowfuncs.c computes (gs_win_frame_from_plan,
- * gs_win_func_from_plan), and whose run condition, if any, is the top
- * window's, becomes a GpuWindow.  Anything else keeps the WindowAgg,
- * over the GpuSort as before.  The WindowAgg's qual becomes the node's, on
- * the scan tuple; the run condition (custom_exprs) reads the projected row,
- * as in WindowAgg, and ends the partition's rows at the first row that
- * fails it: WindowAgg's strict pass-through of the top window.
+ * and window functions GpuWindow computes (winplan.c's
+ * gs_win_frame_from_plan, gs_win_func_from_plan), and whose run condition,
+ * if any, is the top window's, becomes a GpuWindow.  Anything else keeps
+ * the WindowAgg, over the GpuSort as before.  The WindowAgg's qual becomes
+ * the node's, on the scan tuple; the run condition (custom_exprs) reads
+ * the projected row, as in WindowAgg, and ends the partition's rows at the
+ * first row that fails it: WindowAgg's strict pass-through of the top
+ * window.
  *
  * Fallback: the WindowAgg itself is kept in the plan node, over a
  * GpuSortFeed node (sortfeed.h) that hands it the GpuSort's rows.  When
@@ -550,7 +551,7 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 /*
  * Evaluates an argument expression that may raise an error, catching the
  * error: true if it raised one.  Catching without a subtransaction is safe
- * only because the expression is one arg_expr_walker (windowfuncs.c)
+ * only because the expression is one arg_expr_walker (winplan.c)
  * accepted: built-in functions of plain scalars, which hold no lock, pin or
  * other resource when they raise, and allocate only in the per-tuple
  * memory that is reset.  Only errors about a value (class 22, data

@@ -58,8 +58,8 @@
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 
-#include "windowfuncs.h"
 #include "winexpr.h"
+#include "winnumeric.h"
 
 /* steps of a program, and the depth of its stack */
 #define GSWX_MAX_STEPS		32
@@ -766,7 +766,7 @@ gs_win_numeric_sqrt(int128 v, int scale, int128 *root)
 	return true;
 }
 
-/* numeric.c's layout (see windowfuncs.c's gs_win_numeric_fixed) */
+/* numeric.c's layout (see winnumeric.c's gs_win_numeric_fixed) */
 #define NUME_SHORT			0x8000
 #define NUME_NEG			0x4000
 #define NUME_SHORT_SIGN		0x2000

@@ -8,7 +8,7 @@
  * at the first row of the partition whose key is in range of the current
  * row's: WindowAgg's update_frameheadpos and update_frametailpos move a
  * row pointer forward while the window's in_range function says so, and
- * windowfuncs.c's gs_win_range_bounds does the same in the backend, a
+ * winframe.c's gs_win_range_bounds does the same in the backend, a
  * function call per step.  For the order columns money is windowed over
  * (integers, dates, timestamps) and constant offsets, in_range is plain
  * arithmetic: in_range(val, base, offset, sub, less) is
@@ -223,7 +223,7 @@ side_bound(const GsWinRangeKeys *rk, const GsWinKeySide *s, int64 base,
 
 /*
  * Whether row h is still before the frame of the current row (start), or
- * still in it (end): windowfuncs.c's range_advance, the in_range call an
+ * still in it (end): winframe.c's range_advance, the in_range call an
  * int128 comparison
  */
 static inline bool
