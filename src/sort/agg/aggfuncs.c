@@ -5,7 +5,7 @@
  *	  instead of the Agg node's per-group tuplesorts (aggnode.c).
  *
  * The rows come sorted by (group columns, the aggregates' sorted column).
- * gs_win_boundaries (windowfuncs.c) has marked each row that starts a
+ * gs_win_boundaries (winboundary.c) has marked each row that starts a
  * group (GSW_NEW_PARTITION) and each row whose sorted column differs from
  * the row before it (GSW_NEW_PEERS), with the equality operators'
  * semantics (NaN = NaN, -0 = 0, collations, the operator's own function
