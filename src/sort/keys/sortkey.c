@@ -1149,7 +1149,8 @@ capture_row(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw, bool nothro
 		uint8	   *r = raw + col->raw_off + 1;
 
 		raw[col->raw_off] = isnull ? 1 : 0;
-		if (isnull)
+		/* a ranked column's key is its rank (by row): only its null byte */
+		if (isnull || col->ranks != NULL)
 			continue;
 		if (!nothrow)
 			(void) capture_value(col, d, r);
