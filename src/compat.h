@@ -56,6 +56,9 @@
 
 #include <locale.h>
 
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"				/* VARSIZE and the rest, in postgres.h before 16 */
+#endif
 #include "access/stratnum.h"
 #include "catalog/pg_collation.h"
 #include "commands/explain.h"

@@ -58,6 +58,7 @@
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 
+#include "compat.h"
 #include "winexpr.h"
 #include "winnumeric.h"
 

@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "compat.h"
 #include "winnumeric.h"
 
 /*

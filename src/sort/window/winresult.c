@@ -19,14 +19,35 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/numeric.h"
+#include "utils/timestamp.h"
 
+#include "rowstore.h"
+#include "thread_slots.h"
 #include "threads_backend.h"
 #include "windowfuncs.h"
 #include "winexpr.h"
+#include "winnumeric.h"
 
 /* ---- 3. results -------------------------------------------------------------------- */
 
