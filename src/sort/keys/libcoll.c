@@ -347,6 +347,26 @@ gs_libc_xfrm_range(const GsLibcColl *c, const char *data, size_t len,
 	return true;
 }
 
+int
+gs_libc_compare_in(const GsLibcColl *c, const char *a, size_t alen,
+				   const char *b, size_t blen, char *abuf, char *bbuf)
+{
+	int			r;
+
+	/* equal bytes are equal under any collation, as varstr_cmp knows */
+	if (alen == blen && memcmp(a, b, alen) == 0)
+		return 0;
+	memcpy(abuf, a, alen);
+	abuf[alen] = '\0';
+	memcpy(bbuf, b, blen);
+	bbuf[blen] = '\0';
+	r = strcoll_l(abuf, bbuf, c->lt);
+	/* a libc collation is deterministic: strcoll's ties go to strcmp */
+	if (r == 0)
+		r = strcmp(abuf, bbuf);
+	return (r > 0) - (r < 0);
+}
+
 bool
 gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 				const char *b, size_t blen, int *result, bool nothrow)
@@ -355,16 +375,14 @@ gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 	char		bbuf[GS_CMP_STACK_BYTES];
 	char	   *ap = abuf;
 	char	   *bp = bbuf;
-	int			r;
 
-	/* equal bytes are equal under any collation, as varstr_cmp knows */
-	if (alen == blen && memcmp(a, b, alen) == 0)
-	{
-		*result = 0;
-		return true;
-	}
 	if (alen >= sizeof(abuf) || blen >= sizeof(bbuf))
 	{
+		if (alen == blen && memcmp(a, b, alen) == 0)
+		{
+			*result = 0;
+			return true;
+		}
 		if (nothrow)
 			return false;
 		if (alen >= sizeof(abuf))
@@ -372,15 +390,7 @@ gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 		if (blen >= sizeof(bbuf))
 			bp = palloc(blen + 1);
 	}
-	memcpy(ap, a, alen);
-	ap[alen] = '\0';
-	memcpy(bp, b, blen);
-	bp[blen] = '\0';
-	r = strcoll_l(ap, bp, c->lt);
-	/* a libc collation is deterministic: strcoll's ties go to strcmp */
-	if (r == 0)
-		r = strcmp(ap, bp);
-	*result = (r > 0) - (r < 0);
+	*result = gs_libc_compare_in(c, a, alen, b, blen, ap, bp);
 	if (ap != abuf)
 		pfree(ap);
 	if (bp != bbuf)

@@ -66,4 +66,12 @@ extern bool gs_libc_compare(const GsLibcColl *c, const char *a, size_t alen,
 							const char *b, size_t blen, int *result,
 							bool nothrow);
 
+/*
+ * The same into the caller's buffers, which hold alen + 1 and blen + 1
+ * bytes: on any thread, whatever the strings' length.
+ */
+extern int	gs_libc_compare_in(const GsLibcColl *c, const char *a,
+							   size_t alen, const char *b, size_t blen,
+							   char *abuf, char *bbuf);
+
 #endif							/* GPUSORT_LIBCOLL_H */

@@ -2275,6 +2275,42 @@ gs_keys_values_same_nothrow(const GsKeySpec *spec, int c, Datum a, Datum b)
 }
 
 bool
+gs_keys_libc_column(const GsKeySpec *spec, int c)
+{
+	return c < spec->nenc && KIND_IS_LIBC(spec->cols[c].kind);
+}
+
+Size
+gs_keys_string_value(const GsKeySpec *spec, int c, Datum d,
+					 const char **data, Size *len)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	Size		detoasted = 0;
+
+	if (!string_peek(col, d, data, len))
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+		*data = VARDATA_ANY(v);
+		*len = VARSIZE_ANY_EXHDR(v);
+		detoasted = VARSIZE_ANY(v);
+	}
+	if (KIND_IS_BPCHAR(col->kind))
+		*len = bpchartruelen((char *) *data, (int) *len);
+	return detoasted;
+}
+
+int
+gs_keys_collate_in(const GsKeySpec *spec, int c, const char *a, Size alen,
+				   const char *b, Size blen, char *abuf, char *bbuf)
+{
+	const GsKeyCol *col = &spec->cols[c];
+	int			r = gs_libc_compare_in(col->libc, a, alen, b, blen, abuf, bbuf);
+
+	return col->desc ? -r : r;
+}
+
+bool
 gs_keys_compare_column_nothrow(const GsKeySpec *spec, int c,
 							   TupleTableSlot *a, TupleTableSlot *b,
 							   int *result)

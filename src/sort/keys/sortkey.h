@@ -159,6 +159,24 @@ extern bool gs_keys_values_same_nothrow(const GsKeySpec *spec, int c,
 										Datum a, Datum b);
 
 /*
+ * Sorting a libc column's values on threads (sortcoll.c):
+ * gs_keys_libc_column says whether sort column c is a string under a libc
+ * collation; gs_keys_string_value gives a value's bytes as that collation
+ * compares them (character(n) without its trailing blanks), detoasting
+ * into CurrentMemoryContext where it must (so on the backend's thread
+ * only; it returns the bytes that took); gs_keys_collate_in compares two such byte strings as the sort
+ * orders them (varstr_cmp's strcoll_l and strcmp, DESC inverted), on any
+ * thread, copying them into the caller's buffers of alen + 1 and blen + 1
+ * bytes.
+ */
+extern bool gs_keys_libc_column(const GsKeySpec *spec, int c);
+extern Size gs_keys_string_value(const GsKeySpec *spec, int c, Datum d,
+								 const char **data, Size *len);
+extern int	gs_keys_collate_in(const GsKeySpec *spec, int c, const char *a,
+							   Size alen, const char *b, Size blen,
+							   char *abuf, char *bbuf);
+
+/*
  * Refining ties (sortrefine.c): gs_keys_refinable says whether column c
  * (the key's first inexact one) holds a prefix, gs_keys_prefix_width bytes
  * wide, of a transform (strxfrm, an ICU sort key, a string's bytes) whose

@@ -192,6 +192,9 @@ explain_text_keys(GsRunInfo *info, ExplainState *es)
 	else if (info->later_groups > 0)
 		explain_line(es, "Later columns: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by their keys on threads",
 					 info->later_groups, info->later_rows);
+	if (info->coll_groups > 0)
+		explain_line(es, "Collated: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by strcoll on threads",
+					 info->coll_groups, info->coll_rows);
 	if (info->verified && info->verify_resorted)
 		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",
 					 info->verify_pairs, info->verify_bad);
@@ -373,6 +376,11 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		ExplainPropertyUInteger("Later Column Rows", NULL, info->later_rows, es);
 		ExplainPropertyUInteger("Later Column Rows Left To Comparators", NULL,
 								info->later_left_rows, es);
+	}
+	if (info->coll_groups > 0)
+	{
+		ExplainPropertyUInteger("Collated Groups", NULL, info->coll_groups, es);
+		ExplainPropertyUInteger("Collated Rows", NULL, info->coll_rows, es);
 	}
 	if (info->verified)
 	{

@@ -1001,7 +1001,7 @@ capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
  */
 static void
 settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
-			  GsLater *later, MemoryContext tiecxt)
+			  GsLater *later, GsColl *coll, MemoryContext tiecxt)
 {
 	uint64		n = hi - lo;
 	uint32	   *rank = NULL;
@@ -1065,6 +1065,8 @@ settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
 		pfree(start);
 		pfree(reprank);
 	}
+	else if (coll)
+		gs_coll_add(coll, lo, n);
 	else
 		gs_sort_settle_run(node, order + lo, n, c, tiecxt);
 	if (rank)
@@ -1083,7 +1085,8 @@ settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
  */
 static void
 prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
-			 const RefineKeep *keep, GsLater *later, MemoryContext tiecxt)
+			 const RefineKeep *keep, GsLater *later, GsColl *coll,
+			 MemoryContext tiecxt)
 {
 	DupArg		a;
 	uint64		i,
@@ -1120,7 +1123,7 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 			}
 		}
 		else if (cost > compare_cost(node, c, g.hi - g.lo, g.off, g.raw, g.len))
-			settle_capped(node, order, g.lo, g.hi, c, later, tiecxt);
+			settle_capped(node, order, g.lo, g.hi, c, later, coll, tiecxt);
 		else
 		{
 			g.spent = (float4) cost;
@@ -1182,13 +1185,14 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 				next = {0};
 	RefineKeep	keep = {0};
 	GsLater    *later = gs_later_begin(node, c, refinecxt);
+	GsColl	   *coll = gs_coll_begin(node, c, later, refinecxt);
 	uint64		i;
 
 	cur.cxt = next.cxt = refinecxt;
 	for (i = 0; i < nruns; i++)
 		list_add(&cur, starts[i], starts[i] + lens[i],
 				 gs_keys_prefix_width(node->keys, c), false, 0, 0);
-	prune_groups(node, order, &cur, c, NULL, later, tiecxt);
+	prune_groups(node, order, &cur, c, NULL, later, coll, tiecxt);
 	node->info.refine_groups += cur.n;
 	node->info.refine_rows += cur.rows;
 	keep_begin(node, &cur, c, refinecxt, &keep);
@@ -1201,12 +1205,14 @@ gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
 		cur = next;
 		memset(&next, 0, sizeof(next));
 		next.cxt = refinecxt;
-		prune_groups(node, order, &cur, c, &keep, later, tiecxt);
+		prune_groups(node, order, &cur, c, &keep, later, coll, tiecxt);
 	}
 	if (cur.g)
 		pfree(cur.g);
 	if (keep.reserved > 0)
 		gs_release(keep.res, GS_ACCT_MEM, keep.reserved);
+	if (coll)
+		gs_coll_settle(node, coll, order, tiecxt);
 	gs_later_settle(node, later, order, tiecxt);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(refinecxt);

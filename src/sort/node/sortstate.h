@@ -69,6 +69,8 @@ typedef struct GsRunInfo
 	uint64		later_groups;	/* of one value, keyed by later columns */
 	uint64		later_rows;
 	uint64		later_left_rows;	/* of them, equal keys to the comparators */
+	uint64		coll_groups;	/* settled by strcoll on threads (sortcoll.c) */
+	uint64		coll_rows;
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
 	uint64		verify_bad;		/* of them out of order */
@@ -268,6 +270,24 @@ extern void gs_later_add(GpuSortState *node, GsLater *later, uint32 *order,
 						 uint64 lo, uint64 len, MemoryContext tiecxt);
 extern void gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
 							MemoryContext tiecxt);
+
+/* ---- sortcoll.c: ties settled by strcoll on threads ------------------------ */
+
+/*
+ * Groups of rows order[lo, lo + len) that tie before libc column c, to be
+ * sorted from column c on: gs_coll_begin (in cxt; NULL where column c is
+ * not a libc string or there is one thread: then settle each group as
+ * before), gs_coll_add for each, then gs_coll_settle, which sorts them by
+ * strcoll on threads, hands rows of one value to later, and frees the
+ * list.
+ */
+typedef struct GsColl GsColl;
+
+extern GsColl *gs_coll_begin(GpuSortState *node, int c, GsLater *later,
+							 MemoryContext cxt);
+extern void gs_coll_add(GsColl *coll, uint64 lo, uint64 len);
+extern void gs_coll_settle(GpuSortState *node, GsColl *coll, uint32 *order,
+						   MemoryContext tiecxt);
 
 /* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
 

@@ -199,6 +199,9 @@ typedef struct SettleCtx
 	uint64	   *lens;
 	uint64		nruns;
 	uint64		maxruns;
+	GsColl	   *coll;			/* NULL: each run settled at once */
+	GsLater    *later;			/* the runs' rows of one value, for coll */
+	MemoryContext collcxt;		/* of coll and later */
 } SettleCtx;
 
 /*
@@ -222,7 +225,10 @@ settle_one(GpuSortState *node, SettleCtx *sc, uint32 *order, uint64 r,
 		sc->lens[sc->nruns++] = len;
 		return;
 	}
-	gs_sort_settle_run(node, order + r, len, sc->first_inexact, sc->tiecxt);
+	if (sc->coll)
+		gs_coll_add(sc->coll, r, len);
+	else
+		gs_sort_settle_run(node, order + r, len, sc->first_inexact, sc->tiecxt);
 	node->info.tie_groups++;
 	node->info.tie_rows += len;
 }
@@ -382,6 +388,11 @@ settle_begin(GpuSortState *node, SettleCtx *sc, uint64 n, int first_inexact)
 									   ALLOCSET_DEFAULT_SIZES);
 	sc->refinecxt = NULL;
 	node->refined = NULL;		/* an earlier sort's went with its runcxt */
+	/* on threads by strcoll, where the column is a libc string */
+	sc->collcxt = AllocSetContextCreate(node->runcxt, "GpuSort collate",
+										ALLOCSET_DEFAULT_SIZES);
+	sc->later = gs_later_begin(node, first_inexact, sc->collcxt);
+	sc->coll = gs_coll_begin(node, first_inexact, sc->later, sc->collcxt);
 	if (gpusort_refine_ties && gs_keys_refinable(node->keys, first_inexact))
 	{
 		sc->refinecxt = AllocSetContextCreate(node->runcxt, "GpuSort refine",
@@ -435,6 +446,12 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 		pfree(sc.starts);
 		pfree(sc.lens);
 	}
+	if (sc.coll)
+	{
+		gs_coll_settle(node, sc.coll, settled, sc.tiecxt);
+		gs_later_settle(node, sc.later, settled, sc.tiecxt);
+	}
+	MemoryContextDelete(sc.collcxt);
 	MemoryContextDelete(sc.tiecxt);
 	return settled;
 }
