@@ -60,8 +60,14 @@
 
 #include "libcoll.h"
 
-/* of a longer string, only the transform of this many first bytes is made */
+/*
+ * of a longer string, only the transform of this many first bytes is made,
+ * or of GS_XFRM_INPUT_MORE where that holds too little of the first level
+ */
 #define GS_XFRM_INPUT_BYTES		64
+#define GS_XFRM_INPUT_MORE		512
+/* a first guess at a whole string's transform: glibc's en_US makes ~5x */
+#define GS_XFRM_GUESS(len)		(8 * (len) + 64)
 /* stack buffers of the thread-safe paths */
 #define GS_XFRM_OUT_BYTES		1024
 #define GS_CMP_STACK_BYTES		1024
@@ -258,29 +264,52 @@ put_prefix(uint8 *dst, int width, const char *xfrm, size_t n)
 	memset(dst + k, 0, width - k);
 }
 
+/*
+ * The prefix from the transform of data's first limit bytes (whole
+ * characters) into the caller's buffers: false where that is not the
+ * whole string's, as far as the prefix goes, or does not fit out.
+ */
+static bool
+xfrm_clipped(const GsLibcColl *c, const char *data, size_t len, size_t limit,
+			 uint8 *dst, int width, char *in, char *out, size_t outsize)
+{
+	size_t		inlen = clip_input(data, len, limit);
+	size_t		n;
+
+	if (inlen > limit)
+		return false;
+	memcpy(in, data, inlen);
+	in[inlen] = '\0';
+	n = strxfrm_l(out, in, outsize, c->lt);
+	if (n >= outsize ||
+		(inlen < len && first_level_bytes(out, n) < (size_t) width))
+		return false;
+	put_prefix(dst, width, out, n);
+	return true;
+}
+
 bool
 gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data, size_t len,
 					uint8 *dst, int width, bool nothrow)
 {
-	char		in[GS_XFRM_INPUT_BYTES + 1];
-	char		out[GS_XFRM_OUT_BYTES];
-	size_t		inlen = clip_input(data, len, GS_XFRM_INPUT_BYTES);
+	char		in[GS_XFRM_INPUT_MORE + 1];
+	char		out[GS_XFRM_RANGE_BYTES];
 	size_t		n;
 	char	   *whole;
 	char	   *xfrm;
 
-	if (inlen <= GS_XFRM_INPUT_BYTES)
-	{
-		memcpy(in, data, inlen);
-		in[inlen] = '\0';
-		n = strxfrm_l(out, in, sizeof(out), c->lt);
-		if (n < sizeof(out) &&
-			(inlen == len || first_level_bytes(out, n) >= (size_t) width))
-		{
-			put_prefix(dst, width, out, n);
-			return true;
-		}
-	}
+	/*
+	 * The first bytes, then more where their first level is too short (a
+	 * string of mostly punctuation, which glibc's first level ignores: a
+	 * prefix of a hundred dashes), before the whole string, which may be
+	 * kilobytes long
+	 */
+	if (xfrm_clipped(c, data, len, GS_XFRM_INPUT_BYTES, dst, width, in, out,
+					 GS_XFRM_OUT_BYTES) ||
+		(len > GS_XFRM_INPUT_BYTES &&
+		 xfrm_clipped(c, data, len, GS_XFRM_INPUT_MORE, dst, width, in, out,
+					  sizeof(out))))
+		return true;
 
 	/* the transform of the whole string, in memory of its size */
 	if (nothrow)
@@ -288,9 +317,15 @@ gs_libc_xfrm_prefix(const GsLibcColl *c, const char *data, size_t len,
 	whole = palloc(len + 1);
 	memcpy(whole, data, len);
 	whole[len] = '\0';
-	n = strxfrm_l(NULL, whole, 0, c->lt);
-	xfrm = palloc(n + 1);
-	(void) strxfrm_l(xfrm, whole, n + 1, c->lt);
+	/* room for most transforms at once, rather than asking its size first */
+	n = GS_XFRM_GUESS(len);
+	xfrm = palloc(n);
+	if ((n = strxfrm_l(xfrm, whole, n, c->lt)) >= GS_XFRM_GUESS(len))
+	{
+		pfree(xfrm);
+		xfrm = palloc(n + 1);
+		(void) strxfrm_l(xfrm, whole, n + 1, c->lt);
+	}
 	put_prefix(dst, width, xfrm, n);
 	pfree(xfrm);
 	pfree(whole);

@@ -104,6 +104,7 @@
 
 #include "access/detoast.h"
 #include "access/stratnum.h"
+#include "common/hashfn.h"
 #include "access/nbtree.h"
 #include "catalog/pg_collation.h"
 #include "mb/pg_wchar.h"
@@ -179,6 +180,8 @@ typedef struct GsKeyCol
 	pg_locale_t locale;			/* ICU kinds */
 	const GsLibcColl *libc;		/* libc kinds */
 	bool		is_name;		/* a text kind whose values are names */
+	struct XfrmCache *xcache;	/* libc and ICU kinds: see encode_string */
+	MemoryContext cxt;			/* of the spec, for xcache */
 
 	/* what gs_keys_observe saw */
 	bool		seen_null;
@@ -519,6 +522,7 @@ keycol_init(GsKeyCol *col, AttrNumber attno, Oid sortop, Oid collation,
 	Oid			cmpproc;
 
 	memset(col, 0, sizeof(GsKeyCol));
+	col->cxt = CurrentMemoryContext;
 	col->attno = attno;
 	col->nulls_first = nulls_first;
 
@@ -923,6 +927,77 @@ encode_string_body(const GsKeyCol *col, const char *data, Size len,
 	return len;
 }
 
+/*
+ * The transforms of recent values, on the backend's thread (encode_string):
+ * a libc strxfrm costs microseconds a string, more behind a long prefix
+ * that its first level ignores (a hundred dashes), and the strings that
+ * users sort often repeat (categories, statuses, cities): random query
+ * 572 made the tr_TR transform of a 300-value column for each of its
+ * 50,000 rows as the parallel participants stored them.  A value of at
+ * most GS_XCACHE_VALUE bytes keeps its prefix in a direct-mapped slot of
+ * its hash; a column whose first GS_XCACHE_TRIAL lookups found less than
+ * one in GS_XCACHE_MIN_HITS stops looking, so that values which do not
+ * repeat pay the hash and the copy no longer.
+ */
+#define GS_XCACHE_SLOTS			512
+#define GS_XCACHE_VALUE			248
+#define GS_XCACHE_TRIAL			4096
+#define GS_XCACHE_MIN_HITS		8
+
+typedef struct XfrmSlot
+{
+	uint32		hash;
+	uint16		len;			/* of the value; 0xFFFF: empty */
+	uint16		width;
+	uint8		prefix[GS_KEY_MAX_BYTES];
+	char		value[GS_XCACHE_VALUE];
+} XfrmSlot;
+
+typedef struct XfrmCache
+{
+	uint64		lookups;
+	uint64		hits;
+	bool		off;
+	XfrmSlot	slots[GS_XCACHE_SLOTS];
+} XfrmCache;
+
+static XfrmSlot *
+xcache_slot(GsKeyCol *col, const char *data, Size len, int width,
+			uint32 *hash, bool *hit)
+{
+	XfrmCache  *xc = col->xcache;
+	XfrmSlot   *slot;
+	int			i;
+
+	*hit = false;
+	if (len > GS_XCACHE_VALUE || width > GS_KEY_MAX_BYTES)
+		return NULL;
+	if (xc == NULL)
+	{
+		xc = col->xcache = MemoryContextAllocHuge(col->cxt, sizeof(XfrmCache));
+		xc->lookups = xc->hits = 0;
+		xc->off = false;
+		for (i = 0; i < GS_XCACHE_SLOTS; i++)
+			xc->slots[i].len = 0xFFFF;
+	}
+	if (xc->off)
+		return NULL;
+	if (++xc->lookups == GS_XCACHE_TRIAL && xc->hits * GS_XCACHE_MIN_HITS < xc->lookups)
+	{
+		xc->off = true;
+		return NULL;
+	}
+	*hash = hash_bytes((const unsigned char *) data, (int) len);
+	slot = &xc->slots[*hash % GS_XCACHE_SLOTS];
+	if (slot->hash == *hash && slot->len == len && slot->width == width &&
+		memcmp(slot->value, data, len) == 0)
+	{
+		xc->hits++;
+		*hit = true;
+	}
+	return slot;
+}
+
 static Size
 encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 {
@@ -930,11 +1005,39 @@ encode_string(const GsKeyCol *col, Datum d, uint8 *p, int width)
 	Size		len;
 	struct varlena *v = NULL;
 	int			failure;
+	XfrmSlot   *slot = NULL;
+	uint32		hash = 0;
+	bool		hit = false;
 
 	if (!string_peek(col, d, &data, &len))
 		v = varlena_fetch(d, &data, &len);
 
-	len = encode_string_body(col, data, len, p, width, false, &failure);
+	if (KIND_IS_LIBC(col->kind) || col->kind == GSK_TEXT_ICU ||
+		col->kind == GSK_BPCHAR_ICU)
+		slot = xcache_slot((GsKeyCol *) col, data, len, width, &hash, &hit);
+	if (hit)
+	{
+		memcpy(p, slot->prefix, width);
+		if (v)
+			varlena_release(d, v);
+		return 0;
+	}
+	if (slot)
+	{
+		/* a transform's kinds encode no length (encode_string_body: 0) */
+		(void) encode_string_body(col, data, len, p, width, false, &failure);
+		if (failure == 0)
+		{
+			slot->hash = hash;
+			slot->len = (uint16) len;
+			slot->width = (uint16) width;
+			memcpy(slot->prefix, p, width);
+			memcpy(slot->value, data, len);
+		}
+		len = 0;
+	}
+	else
+		len = encode_string_body(col, data, len, p, width, false, &failure);
 #ifdef USE_ICU
 	if (failure != 0)
 		ereport(ERROR,
@@ -1136,12 +1239,20 @@ capture_value_nothrow(const GsKeyCol *col, Datum d, uint8 *r)
 	}
 }
 
+/*
+ * key_only: after gs_keys_layout, the columns of the key alone (what
+ * gs_keys_encode reads): a column past it is settled by the comparators,
+ * and its transform would be made for every row and thrown away (random
+ * query 342, a tr_TR string behind a 115-character prefix after a numeric
+ * that fills the key: keys 335 ms, most of it strxfrm)
+ */
 static bool
-capture_row(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw, bool nothrow)
+capture_row(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw,
+			bool nothrow, bool key_only)
 {
 	int			i;
 
-	for (i = 0; i < spec->nraw; i++)
+	for (i = 0; i < spec->nraw && (!key_only || spec->cols[i].in_key); i++)
 	{
 		const GsKeyCol *col = &spec->cols[i];
 		bool		isnull;
@@ -1163,7 +1274,13 @@ capture_row(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw, bool nothro
 void
 gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
 {
-	(void) capture_row(spec, slot, raw, false);
+	(void) capture_row(spec, slot, raw, false, false);
+}
+
+void
+gs_keys_capture_key(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+{
+	(void) capture_row(spec, slot, raw, false, true);
 }
 
 /*
@@ -1173,9 +1290,10 @@ gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
  * a tuple it does not own.
  */
 bool
-gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw)
+gs_keys_capture_key_nothrow(const GsKeySpec *spec, TupleTableSlot *slot,
+							uint8 *raw)
 {
-	return capture_row(spec, slot, raw, true);
+	return capture_row(spec, slot, raw, true, true);
 }
 
 bool

@@ -86,8 +86,11 @@ extern bool gs_keys_raw_is_small(const GsKeySpec *spec);
 extern void gs_keys_observe(GsKeySpec *spec, TupleTableSlot *slot, uint8 *raw);
 extern void gs_keys_capture(const GsKeySpec *spec, TupleTableSlot *slot,
 							uint8 *raw);
-extern bool gs_keys_capture_nothrow(const GsKeySpec *spec, TupleTableSlot *slot,
-									uint8 *raw);
+/* after gs_keys_layout: the key's columns only, all gs_keys_encode reads */
+extern void gs_keys_capture_key(const GsKeySpec *spec, TupleTableSlot *slot,
+								uint8 *raw);
+extern bool gs_keys_capture_key_nothrow(const GsKeySpec *spec,
+										TupleTableSlot *slot, uint8 *raw);
 extern void gs_keys_layout(GsKeySpec *spec, int max_bytes);
 
 /*

@@ -367,6 +367,17 @@ row_raw(void *arg, uint64 i, uint8 *buf)
 	return buf;
 }
 
+/* the same after the layout: the key's columns only (gs_keys_capture_key) */
+static const uint8 *
+row_key_raw(GpuSortState *node, uint64 i, uint8 *buf)
+{
+	if (node->raw)
+		return node->raw + i * node->raw_bytes;
+	ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
+	gs_keys_capture_key(node->keys, node->row_slot, buf);
+	return buf;
+}
+
 /* building keys from raw keys, on threads */
 typedef struct EncodeArg
 {
@@ -391,7 +402,7 @@ encode_slice(void *p, uint64 lo, uint64 hi)
  * Building the keys of stored rows whose raw keys were not kept (strings,
  * ICU sort keys: the costliest keys to make), on threads: each task deforms
  * its rows in a slot of its own and captures them with
- * gs_keys_capture_nothrow; where that gives up (a value to detoast, an ICU
+ * gs_keys_capture_key_nothrow; where that gives up (a value to detoast, an ICU
  * failure) the task stops, and the backend's thread does the rest of the
  * task's rows with gs_keys_capture, which may allocate and raise.
  */
@@ -429,7 +440,7 @@ capture_tasks(void *p, uint64 tlo, uint64 thi)
 		for (i = lo; i < hi; i++)
 		{
 			gs_thread_slot_store(slot, a->tuples[i], 0);
-			if (!gs_keys_capture_nothrow(a->keys, slot, raw))
+			if (!gs_keys_capture_key_nothrow(a->keys, slot, raw))
 				break;
 			gs_keys_encode(a->keys, raw, i, a->out + i * a->nwords);
 		}
@@ -469,7 +480,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 		for (i = a.stopped[t]; i < hi; i++)
 		{
 			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
-			gs_keys_capture(node->keys, node->row_slot, rawbuf);
+			gs_keys_capture_key(node->keys, node->row_slot, rawbuf);
 			gs_keys_encode(node->keys, rawbuf, i, a.out + i * nwords);
 			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 				CHECK_FOR_INTERRUPTS();
@@ -665,7 +676,7 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
 
 	for (i = 0; i < node->ntuples; i++)
 	{
-		gs_keys_encode(node->keys, row_raw(node, i, rawbuf), i, gs_sorter_push(sorter));
+		gs_keys_encode(node->keys, row_key_raw(node, i, rawbuf), i, gs_sorter_push(sorter));
 		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
