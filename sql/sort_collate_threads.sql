@@ -1,7 +1,8 @@
--- Ties settled by strcoll on threads (sortcoll.c): rows whose libc string
--- keys tie in the strxfrm prefix, which the comparators would sort on the
--- backend's thread, are sorted by strcoll_l and strcmp on threads, large
--- groups in pieces merged pairwise.  Results equal stock's, whole and in
+-- Ties settled by their collation on threads (sortcoll.c): rows whose
+-- libc or ICU string keys tie in the key's prefix, which the comparators
+-- would sort on the backend's thread, are sorted by strcoll_l (or
+-- ucol_strcollUTF8) and strcmp on threads, large groups in pieces merged
+-- pairwise.  Results equal stock's, whole and in
 -- order: long strings sharing a long prefix, strings strcoll calls equal
 -- (strcmp decides), character(n) with trailing blanks, compressed values,
 -- values longer than a thread's buffers, NULLs, DESC, later columns.
@@ -65,6 +66,15 @@ SELECT gs_check('SELECT s, c, id FROM ct ORDER BY s, c DESC, id');
 SET gpusort.refine_ties = on;
 SELECT gs_check('SELECT s, n, id FROM ct ORDER BY s, n, id');
 SET gpusort.refine_ties = off;
+-- ICU: its collator on threads; under a nondeterministic collation rows
+-- it calls equal (here case and accents aside) go to the later column
+CREATE COLLATION ct_ci (provider = icu, locale = 'und-u-ks-level1', deterministic = false);
+SELECT * FROM collated('SELECT * FROM ct ORDER BY s COLLATE "und-x-icu", n');
+SELECT gs_check('SELECT s, n FROM ct ORDER BY s COLLATE "und-x-icu", n');
+SELECT gs_check('SELECT s COLLATE "und-x-icu" AS s, n FROM ct ORDER BY 1 DESC, n DESC');
+SELECT * FROM collated('SELECT * FROM ct ORDER BY s COLLATE ct_ci, n');
+SELECT gs_check('SELECT s COLLATE ct_ci AS s, n FROM ct ORDER BY 1, n');
+SELECT gs_check('SELECT c COLLATE ct_ci AS c, n FROM ct ORDER BY 1 DESC, n');
 -- on one thread: the comparators, as before
 SET gpusort.cpu_threads = 1;
 SELECT * FROM collated('SELECT * FROM ct ORDER BY s, n');

@@ -2393,9 +2393,27 @@ gs_keys_values_same_nothrow(const GsKeySpec *spec, int c, Datum a, Datum b)
 }
 
 bool
-gs_keys_libc_column(const GsKeySpec *spec, int c)
+gs_keys_collates_on_threads(const GsKeySpec *spec, int c)
 {
-	return c < spec->nenc && KIND_IS_LIBC(spec->cols[c].kind);
+	if (c >= spec->nenc)
+		return false;
+	if (KIND_IS_LIBC(spec->cols[c].kind))
+		return true;
+#ifdef USE_ICU
+	/* ucol_strcollUTF8, where varstr_cmp calls it (no conversion) */
+	if (spec->cols[c].kind == GSK_TEXT_ICU || spec->cols[c].kind == GSK_BPCHAR_ICU)
+		return GetDatabaseEncoding() == PG_UTF8;
+#endif
+	return false;
+}
+
+bool
+gs_keys_collation_deterministic(const GsKeySpec *spec, int c)
+{
+	const GsKeyCol *col = &spec->cols[c];
+
+	return KIND_IS_LIBC(col->kind) ||
+		(col->locale != NULL && col->locale->deterministic);
 }
 
 Size
@@ -2420,11 +2438,41 @@ gs_keys_string_value(const GsKeySpec *spec, int c, Datum d,
 
 int
 gs_keys_collate_in(const GsKeySpec *spec, int c, const char *a, Size alen,
-				   const char *b, Size blen, char *abuf, char *bbuf)
+				   const char *b, Size blen, char *abuf, char *bbuf,
+				   bool *failed)
 {
 	const GsKeyCol *col = &spec->cols[c];
-	int			r = gs_libc_compare_in(col->libc, a, alen, b, blen, abuf, bbuf);
+	int			r;
 
+	if (KIND_IS_LIBC(col->kind))
+		r = gs_libc_compare_in(col->libc, a, alen, b, blen, abuf, bbuf);
+	else
+	{
+#ifdef USE_ICU
+		UErrorCode	status = U_ZERO_ERROR;
+
+		/* varstr_cmp's order: equal bytes, the collator, then strcmp */
+		if (alen == blen && memcmp(a, b, alen) == 0)
+			return 0;
+		r = ucol_strcollUTF8(gs_locale_ucollator(col->locale), a, (int32_t) alen,
+							 b, (int32_t) blen, &status);
+		if (U_FAILURE(status))
+		{
+			*failed = true;
+			return 0;
+		}
+		if (r == 0 && col->locale->deterministic)
+		{
+			r = memcmp(a, b, Min(alen, blen));
+			if (r == 0)
+				r = (alen > blen) - (alen < blen);
+		}
+		r = (r > 0) - (r < 0);
+#else
+		*failed = true;
+		return 0;
+#endif
+	}
 	return col->desc ? -r : r;
 }
 

@@ -162,22 +162,26 @@ extern bool gs_keys_values_same_nothrow(const GsKeySpec *spec, int c,
 										Datum a, Datum b);
 
 /*
- * Sorting a libc column's values on threads (sortcoll.c):
- * gs_keys_libc_column says whether sort column c is a string under a libc
- * collation; gs_keys_string_value gives a value's bytes as that collation
+ * Sorting a collated string column's values on threads (sortcoll.c):
+ * gs_keys_collates_on_threads says whether sort column c is a string under
+ * a libc collation, or an ICU one in a UTF-8 database, and
+ * gs_keys_collation_deterministic whether values it calls equal are the
+ * same bytes; gs_keys_string_value gives a value's bytes as the collation
  * compares them (character(n) without its trailing blanks), detoasting
  * into CurrentMemoryContext where it must (so on the backend's thread
- * only; it returns the bytes that took); gs_keys_collate_in compares two such byte strings as the sort
- * orders them (varstr_cmp's strcoll_l and strcmp, DESC inverted), on any
- * thread, copying them into the caller's buffers of alen + 1 and blen + 1
- * bytes.
+ * only; it returns the bytes that took); gs_keys_collate_in compares two
+ * such byte strings as the sort orders them (varstr_cmp's strcoll_l or
+ * ucol_strcollUTF8, then strcmp; DESC inverted), on any thread, copying
+ * them into the caller's buffers of alen + 1 and blen + 1 bytes, and sets
+ * *failed where ICU failed (the comparators then raise its error).
  */
-extern bool gs_keys_libc_column(const GsKeySpec *spec, int c);
+extern bool gs_keys_collates_on_threads(const GsKeySpec *spec, int c);
+extern bool gs_keys_collation_deterministic(const GsKeySpec *spec, int c);
 extern Size gs_keys_string_value(const GsKeySpec *spec, int c, Datum d,
 								 const char **data, Size *len);
 extern int	gs_keys_collate_in(const GsKeySpec *spec, int c, const char *a,
 							   Size alen, const char *b, Size blen,
-							   char *abuf, char *bbuf);
+							   char *abuf, char *bbuf, bool *failed);
 
 /*
  * Refining ties (sortrefine.c): gs_keys_refinable says whether column c

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * sortcoll.c
- *	  Settling runs of equal keys by a libc-collated string column on
- *	  threads, where PostgreSQL's comparator would settle them on the
- *	  backend's thread alone.
+ *	  Settling runs of equal keys by a collated string column on threads,
+ *	  where PostgreSQL's comparator would settle them on the backend's
+ *	  thread alone.
  *
  * A run of rows whose keys tie in a libc column's strxfrm prefix is sorted
  * from that column on by the comparators (sortties.c), or refined from the
@@ -12,7 +12,8 @@
  * long strings that share most of their bytes.  Such comparisons are
  * strcoll_l calls, then strcmp where strcoll calls two strings equal
  * (varstr_cmp), and those are thread-safe with the collation's locale_t
- * (libcoll.c), while a SortSupport is not (its buffers are the backend's).
+ * (libcoll.c), as ICU's ucol_strcollUTF8 is with the collation's collator,
+ * while a SortSupport is not (its buffers are the backend's).
  * Stock PostgreSQL's parallel sort spreads the same calls over its
  * workers; one thread here lost to it by 2x (random query 1406: 78,750
  * rows tied in the prefixes of 1-10 kB strings, ties 2.25 s).
@@ -29,8 +30,11 @@
  *		long strings that share a long prefix often make one large group
  *		(4,920 of 76,211 rows in query 1406, most of its time);
  *	 3. the backend writes the order back; rows of one value (the same
- *		bytes: a libc collation is deterministic) go on to the later sort
- *		columns (gs_later_add: their keys on threads, or the comparators).
+ *		bytes under a deterministic collation, else those the collator
+ *		calls equal) go on to the later sort columns (gs_later_add: their
+ *		keys on threads, or the comparators).  Where ICU failed in a
+ *		comparison, the batch's groups go to the comparators instead, which
+ *		raise its error as stock would.
  *
  * Invariant: a group ends in varstr_cmp's order, equal values in the order
  * of their rows, as the comparators leave it (tie_compare ends on the row
@@ -110,6 +114,7 @@ typedef struct CollBatch
 	double	   *pcost;			/* [npieces]: each one's cost, roughly */
 	uint64	   *byc;			/* [npieces]: the pieces, dearest first */
 	pg_atomic_uint64 taken;		/* of byc, by the tasks */
+	pg_atomic_uint32 failed;	/* a comparison failed (ICU) */
 	uint64		npieces;
 	CollRun    *runs;			/* [nruns]: a merge round's runs, in order */
 	uint64		nruns;
@@ -130,11 +135,13 @@ typedef struct CollCompareArg
 	char	   *bbuf;
 	uint32		ncompares;
 	bool		stopped;
+	bool		failed;			/* ICU failed: see coll_settle_batch */
 } CollCompareArg;
 
 /*
  * Starts collecting the groups to settle from column c on, in cxt, when
- * column c is a libc string column and there are threads: NULL otherwise,
+ * column c is a collated string (gs_keys_collates_on_threads) and there are
+ * threads: NULL otherwise,
  * and the caller settles each group as before.  Rows of one value go to
  * later (which may hold no later column).
  */
@@ -143,7 +150,7 @@ gs_coll_begin(GpuSortState *node, int c, GsLater *later, MemoryContext cxt)
 {
 	GsColl	   *coll;
 
-	if (gpusort_threads() < 2 || !gs_keys_libc_column(node->keys, c))
+	if (gpusort_threads() < 2 || !gs_keys_collates_on_threads(node->keys, c))
 		return NULL;
 	coll = MemoryContextAllocZero(cxt, sizeof(GsColl));
 	coll->col = c;
@@ -190,7 +197,9 @@ coll_compare(const void *x, const void *y, void *p)
 		return 0;
 	}
 	r = gs_keys_collate_in(arg->b->keys, arg->b->col, a->data, a->len,
-						   b->data, b->len, arg->abuf, arg->bbuf);
+						   b->data, b->len, arg->abuf, arg->bbuf, &arg->failed);
+	if (arg->failed)
+		pg_atomic_write_u32(&((CollBatch *) arg->b)->failed, 1);
 	if (r != 0)
 		return r;
 	return (a->row > b->row) - (a->row < b->row);
@@ -204,6 +213,7 @@ coll_arg_init(CollCompareArg *arg, const CollBatch *b, uint64 t)
 	arg->bbuf = arg->abuf + b->bufbytes;
 	arg->ncompares = 0;
 	arg->stopped = false;
+	arg->failed = false;
 }
 
 /*
@@ -404,6 +414,7 @@ coll_make_pieces(CollBatch *b, int nthreads)
 	b->pstart[b->npieces] = b->nrows;
 	qsort_arg(b->byc, b->npieces, sizeof(uint64), coll_cost_desc, b->pcost);
 	pg_atomic_init_u64(&b->taken, 0);
+	pg_atomic_init_u32(&b->failed, 0);
 	if (b->nruns > 0)
 		b->tmp = MemoryContextAllocHuge(CurrentMemoryContext,
 										sizeof(CollEntry) * b->nrows);
@@ -445,12 +456,34 @@ coll_read_group(GpuSortState *node, int c, const uint32 *order, uint64 len,
 }
 
 /*
+ * Do two entries hold one value, as the collation sees it?  The same bytes
+ * under a deterministic one; else the collator says (with bufs, the first
+ * task's buffers, on the backend's thread once the tasks are done).
+ */
+static bool
+coll_same(GpuSortState *node, const GsColl *coll, const CollEntry *a,
+		  const CollEntry *b, char *bufs)
+{
+	bool		failed = false;
+
+	if (a->len == b->len && memcmp(a->data, b->data, a->len) == 0)
+		return true;
+	if (gs_keys_collation_deterministic(node->keys, coll->col))
+		return false;
+	return gs_keys_collate_in(node->keys, coll->col, a->data, a->len,
+							  b->data, b->len, bufs,
+							  bufs + Max(a->len, b->len) + 1, &failed) == 0 &&
+		!failed;
+}
+
+/*
  * Writes a sorted group's order back to order[lo, lo + len), and hands its
  * runs of one value to the later columns.
  */
 static void
 coll_write_group(GpuSortState *node, GsColl *coll, const CollEntry *ent,
-				 uint32 *order, uint64 lo, uint64 len, MemoryContext tiecxt)
+				 uint32 *order, uint64 lo, uint64 len, char *bufs,
+				 MemoryContext tiecxt)
 {
 	uint64		i,
 				s = 0;
@@ -461,8 +494,7 @@ coll_write_group(GpuSortState *node, GsColl *coll, const CollEntry *ent,
 		return;
 	for (i = 1; i <= len; i++)
 	{
-		if (i < len && ent[i].len == ent[s].len &&
-			memcmp(ent[i].data, ent[s].data, ent[s].len) == 0)
+		if (i < len && coll_same(node, coll, &ent[s], &ent[i], bufs))
 			continue;
 		if (i - s > 1)
 			gs_later_add(node, coll->later, order, lo + s, i - s, tiecxt);
@@ -534,10 +566,18 @@ coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
 		coll_merge_runs(&b, nthreads);
 		for (k = 0; k < b.ngroups; k++)
 		{
+			uint64		n = b.gstart[k + 1] - b.gstart[k];
+
+			/* ICU failed somewhere: the comparators, which raise its error */
+			if (pg_atomic_read_u32(&b.failed) != 0)
+			{
+				gs_sort_settle_run(node, order + glo[k], n, coll->col, tiecxt);
+				continue;
+			}
 			coll_write_group(node, coll, b.ent + b.gstart[k], order, glo[k],
-							 b.gstart[k + 1] - b.gstart[k], tiecxt);
+							 n, b.bufs, tiecxt);
 			node->info.coll_groups++;
-			node->info.coll_rows += b.gstart[k + 1] - b.gstart[k];
+			node->info.coll_rows += n;
 		}
 	}
 	/* a NULL or a long value: the comparators */

@@ -193,7 +193,7 @@ explain_text_keys(GsRunInfo *info, ExplainState *es)
 		explain_line(es, "Later columns: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by their keys on threads",
 					 info->later_groups, info->later_rows);
 	if (info->coll_groups > 0)
-		explain_line(es, "Collated: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by strcoll on threads",
+		explain_line(es, "Collated: " UINT64_FORMAT " groups, " UINT64_FORMAT " rows ordered by their collation on threads",
 					 info->coll_groups, info->coll_rows);
 	if (info->verified && info->verify_resorted)
 		explain_line(es, "Verified: " UINT64_FORMAT " pairs ordered by the strxfrm prefix compared with strcoll, " UINT64_FORMAT " out of order: every row sorted again by the comparators",

@@ -69,7 +69,8 @@ typedef struct GsRunInfo
 	uint64		later_groups;	/* of one value, keyed by later columns */
 	uint64		later_rows;
 	uint64		later_left_rows;	/* of them, equal keys to the comparators */
-	uint64		coll_groups;	/* settled by strcoll on threads (sortcoll.c) */
+	uint64		coll_groups;	/* settled by the collation on threads
+								 * (sortcoll.c) */
 	uint64		coll_rows;
 	bool		verified;		/* a libc prefix's order was checked */
 	uint64		verify_pairs;	/* pairs compared with the comparator */
@@ -274,12 +275,12 @@ extern void gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
 /* ---- sortcoll.c: ties settled by strcoll on threads ------------------------ */
 
 /*
- * Groups of rows order[lo, lo + len) that tie before libc column c, to be
- * sorted from column c on: gs_coll_begin (in cxt; NULL where column c is
- * not a libc string or there is one thread: then settle each group as
- * before), gs_coll_add for each, then gs_coll_settle, which sorts them by
- * strcoll on threads, hands rows of one value to later, and frees the
- * list.
+ * Groups of rows order[lo, lo + len) that tie before column c, a collated
+ * string, to be sorted from column c on: gs_coll_begin (in cxt; NULL where
+ * column c cannot be compared on threads or there is one thread: then
+ * settle each group as before), gs_coll_add for each, then gs_coll_settle,
+ * which sorts them by the collation on threads, hands rows of one value to
+ * later, and frees the list.
  */
 typedef struct GsColl GsColl;
 

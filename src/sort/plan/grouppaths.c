@@ -42,10 +42,10 @@
  *	   plan sorts in GpuSort and not in tuplesort; and none is a
  *	   collation's transform (text under a libc or ICU collation other
  *	   than C), which costs more per row than hashing the bytes;
- *	 - a path that does not hash remains, and the cheapest of those sorts
- *	   in a Sort (which becomes a GpuSort), not over input that comes in
- *	   order: the planner then picks the cheapest of those (serial or
- *	   parallel, as it prices them).
+ *	 - a path that does not hash remains, and one that sorts in a Sort
+ *	   (which becomes a GpuSort) where a hashed path was the cheapest: the
+ *	   planner then picks the cheapest of those (serial or parallel, as it
+ *	   prices them).
  * Where the groups are about as many as the rows (GS_PARTIAL_MAX_SHARE),
  * the sorted paths that aggregate in two steps (a Finalize GroupAggregate
  * over a Gather Merge of the workers' partial groups) are dropped too,
@@ -295,6 +295,22 @@ cheapest_total(List *paths)
 	return best;
 }
 
+/* those of paths that sort for their grouping */
+static List *
+sorting_paths(List *paths)
+{
+	List	   *sorting = NIL;
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		if (sorts_for_grouping((Path *) lfirst(lc)))
+			sorting = lappend(sorting, lfirst(lc));
+	}
+	list_free(paths);
+	return sorting;
+}
+
 /* does path aggregate in two steps (a Finalize over partial groups)? */
 static bool
 two_step_agg(Path *path)
@@ -353,12 +369,17 @@ drop_hashed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *rel,
 	else
 		kept = list_concat(kept, sorted_final_paths(root, rel, extra, final));
 	/*
-	 * only where another way to group remains, and the one the planner
-	 * would pick among them sorts in a Sort: TPC-H q13 at SF 10 lost its
-	 * hash join for a nested loop over an index in key order, with no Sort
-	 * to be a GpuSort (H200: 5.1 s against stock's 3.9 s)
+	 * Where hashing was the planner's choice, only the paths that sort (in
+	 * a Sort, which becomes a GpuSort) replace it: the others, whose input
+	 * comes in key order, lost to the hash at their own price, which
+	 * GpuSort does not lower.  TPC-H q13 at SF 10 lost its parallel hash
+	 * join and hash aggregate to a nested loop over the customer index,
+	 * with no sort at all (H200: 5.1 s against stock's 3.9 s).
 	 */
-	if (kept == NIL || !sorts_for_grouping(cheapest_total(kept)))
+	if (kept != NIL && hashed_agg(cheapest_total(rel->pathlist)) != NULL)
+		kept = sorting_paths(kept);
+	/* only where another way to group remains */
+	if (kept == NIL)
 		return;
 	rel->pathlist = NIL;
 	foreach(lc, kept)

@@ -163,6 +163,7 @@ typedef struct CollectContext
 	List	   *wfuncs;			/* distinct WindowFuncs, in order */
 	bool		ok;
 	bool		restarts;		/* one recomputes every row's frame */
+	bool		afresh;			/* one evaluates every row's frame anew */
 } CollectContext;
 
 static bool
@@ -184,6 +185,7 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 		{
 			cxt->wfuncs = lappend(cxt->wfuncs, wfunc);
 			cxt->restarts |= gs_win_restarts(&f, cxt->frame);
+			cxt->afresh |= gs_win_excludes_afresh(&f, cxt->frame);
 		}
 		return false;
 	}
@@ -258,6 +260,7 @@ gs_window_plan(WindowAgg *wa)
 	collect.wfuncs = NIL;
 	collect.ok = true;
 	collect.restarts = false;
+	collect.afresh = false;
 	(void) collect_wfuncs((Node *) wa->plan.targetlist, &collect);
 	(void) collect_wfuncs((Node *) wa->plan.qual, &collect);
 	if (!collect.ok || collect.wfuncs == NIL)
@@ -265,6 +268,16 @@ gs_window_plan(WindowAgg *wa)
 
 	/* a wide sliding frame over an aggregate with no inverse: WindowAgg's */
 	if (collect.restarts && frame_is_wide(&frame))
+		return (Plan *) wa;
+
+	/*
+	 * ... and so is one that excludes rows from wide frames under a run
+	 * condition: WindowAgg evaluates each row's frame anew as the threads
+	 * would, but stops where the condition first fails (row_number() <= 3
+	 * evaluates three frames), while the threads evaluate every row's
+	 * (random query 198: 3,125 rows, 63 ms against stock's whole 43 ms)
+	 */
+	if (wa->runCondition != NIL && collect.afresh && frame_is_wide(&frame))
 		return (Plan *) wa;
 
 	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
