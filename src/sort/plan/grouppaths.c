@@ -101,40 +101,43 @@
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
 /*
+ * The path below path in its grouping's chain (the aggregation steps, the
+ * Sort, Gather or Gather Merge and the projections between them), or NULL
+ * where the chain ends
+ */
+static Path *
+grouping_subpath(Path *path)
+{
+	switch (nodeTag(path))
+	{
+		case T_AggPath:
+			return ((AggPath *) path)->subpath;
+		case T_SortPath:
+			return ((SortPath *) path)->subpath;
+		case T_IncrementalSortPath:
+			return ((IncrementalSortPath *) path)->spath.subpath;
+		case T_GatherPath:
+			return ((GatherPath *) path)->subpath;
+		case T_GatherMergePath:
+			return ((GatherMergePath *) path)->subpath;
+		case T_ProjectionPath:
+			return ((ProjectionPath *) path)->subpath;
+		default:
+			return NULL;
+	}
+}
+
+/*
  * Does path hash anywhere in its grouping: itself, or the partial
- * aggregation below a Finalize (through the Sort, Gather or Gather Merge
- * and projections between them)?  Returns that hashed AggPath, or NULL.
+ * aggregation below a Finalize?  Returns that hashed AggPath, or NULL.
  */
 static AggPath *
 hashed_agg(Path *path)
 {
-	while (path != NULL)
+	for (; path != NULL; path = grouping_subpath(path))
 	{
-		switch (nodeTag(path))
-		{
-			case T_AggPath:
-				if (((AggPath *) path)->aggstrategy == AGG_HASHED)
-					return (AggPath *) path;
-				path = ((AggPath *) path)->subpath;
-				break;
-			case T_SortPath:
-				path = ((SortPath *) path)->subpath;
-				break;
-			case T_IncrementalSortPath:
-				path = ((IncrementalSortPath *) path)->spath.subpath;
-				break;
-			case T_GatherPath:
-				path = ((GatherPath *) path)->subpath;
-				break;
-			case T_GatherMergePath:
-				path = ((GatherMergePath *) path)->subpath;
-				break;
-			case T_ProjectionPath:
-				path = ((ProjectionPath *) path)->subpath;
-				break;
-			default:
-				return NULL;
-		}
+		if (IsA(path, AggPath) && ((AggPath *) path)->aggstrategy == AGG_HASHED)
+			return (AggPath *) path;
 	}
 	return NULL;
 }
@@ -245,35 +248,17 @@ sorted_final_paths(PlannerInfo *root, RelOptInfo *grouped_rel,
 }
 
 /*
- * Does path sort for its grouping, with a Sort that GpuSort can take
- * (through the aggregation steps, Gathers and projections above it)?  A
+ * Does path sort for its grouping, in a Sort that GpuSort can take?  A
  * path whose input comes in order (an index scan, a merge join) sorts
  * nothing, and GpuSort's speed says nothing of it.
  */
 static bool
 sorts_for_grouping(Path *path)
 {
-	while (path != NULL)
+	for (; path != NULL; path = grouping_subpath(path))
 	{
-		switch (nodeTag(path))
-		{
-			case T_SortPath:
-				return true;
-			case T_AggPath:
-				path = ((AggPath *) path)->subpath;
-				break;
-			case T_GatherPath:
-				path = ((GatherPath *) path)->subpath;
-				break;
-			case T_GatherMergePath:
-				path = ((GatherMergePath *) path)->subpath;
-				break;
-			case T_ProjectionPath:
-				path = ((ProjectionPath *) path)->subpath;
-				break;
-			default:
-				return false;
-		}
+		if (IsA(path, SortPath))
+			return true;
 	}
 	return false;
 }
