@@ -85,12 +85,7 @@ struct GsColl
 {
 	int			col;
 	GsLater    *later;			/* where rows of one value go */
-	uint64	   *lo;				/* [n]: the groups, in the sort's order */
-	uint64	   *len;
-	uint64		n;
-	uint64		cap;
-	uint64		rows;
-	MemoryContext cxt;			/* of the list */
+	GsRanges	ranges;			/* the groups, in the sort's order */
 };
 
 /* a sorted run of a split group's entries [lo, hi), and its group */
@@ -100,6 +95,14 @@ typedef struct CollRun
 	uint64		hi;
 	uint64		group;
 } CollRun;
+
+/* a merge of a round: entries [lo, mid) and [mid, hi), both sorted */
+typedef struct CollMerge
+{
+	uint64		lo;
+	uint64		mid;
+	uint64		hi;
+} CollMerge;
 
 /* one batch: its groups' entries, sorted by the tasks */
 typedef struct CollBatch
@@ -119,7 +122,7 @@ typedef struct CollBatch
 	CollRun    *runs;			/* [nruns]: a merge round's runs, in order */
 	uint64		nruns;
 	CollRun    *next;			/* the next round's */
-	CollRun    *merges;			/* [nmerges]: lo, mid (in group), hi */
+	CollMerge  *merges;			/* [nmerges] */
 	uint64		nmerges;
 	CollEntry  *tmp;			/* [nrows]: where a merge writes */
 	uint64		ntasks;
@@ -155,7 +158,7 @@ gs_coll_begin(GpuSortState *node, int c, GsLater *later, MemoryContext cxt)
 	coll = MemoryContextAllocZero(cxt, sizeof(GsColl));
 	coll->col = c;
 	coll->later = later;
-	coll->cxt = cxt;
+	coll->ranges.cxt = cxt;
 	return coll;
 }
 
@@ -163,23 +166,7 @@ gs_coll_begin(GpuSortState *node, int c, GsLater *later, MemoryContext cxt)
 void
 gs_coll_add(GsColl *coll, uint64 lo, uint64 len)
 {
-	if (coll->n == coll->cap)
-	{
-		coll->cap = Max(coll->cap * 2, 1024);
-		if (coll->lo == NULL)
-		{
-			coll->lo = MemoryContextAllocHuge(coll->cxt, sizeof(uint64) * coll->cap);
-			coll->len = MemoryContextAllocHuge(coll->cxt, sizeof(uint64) * coll->cap);
-		}
-		else
-		{
-			coll->lo = repalloc_huge(coll->lo, sizeof(uint64) * coll->cap);
-			coll->len = repalloc_huge(coll->len, sizeof(uint64) * coll->cap);
-		}
-	}
-	coll->lo[coll->n] = lo;
-	coll->len[coll->n++] = len;
-	coll->rows += len;
+	gs_ranges_add(&coll->ranges, lo, len);
 }
 
 static int
@@ -265,12 +252,12 @@ coll_merge_tasks(void *p, uint64 tlo, uint64 thi)
 		gs_team_slice(b->nmerges, ntasks, t, &mlo, &mhi);
 		for (m = mlo; m < mhi; m++)
 		{
-			const CollRun *r = &b->merges[m];
+			const CollMerge *r = &b->merges[m];
 			uint64		i = r->lo,
-						j = r->group,	/* the middle */
+						j = r->mid,
 						o = r->lo;
 
-			while (i < r->group && j < r->hi && !arg.stopped)
+			while (i < r->mid && j < r->hi && !arg.stopped)
 			{
 				if (coll_compare(&b->ent[j], &b->ent[i], &arg) < 0)
 					b->tmp[o++] = b->ent[j++];
@@ -279,7 +266,7 @@ coll_merge_tasks(void *p, uint64 tlo, uint64 thi)
 			}
 			if (arg.stopped)
 				return;
-			while (i < r->group)
+			while (i < r->mid)
 				b->tmp[o++] = b->ent[i++];
 			while (j < r->hi)
 				b->tmp[o++] = b->ent[j++];
@@ -308,10 +295,10 @@ coll_merge_runs(CollBatch *b, int nthreads)
 
 			if (i + 1 < b->nruns && r[1].group == r->group)
 			{
-				CollRun    *m = &b->merges[b->nmerges++];
+				CollMerge  *m = &b->merges[b->nmerges++];
 
 				m->lo = r->lo;
-				m->group = r->hi;	/* the middle */
+				m->mid = r->hi;
 				m->hi = r[1].hi;
 				next[n].lo = r->lo;
 				next[n].hi = r[1].hi;
@@ -384,7 +371,7 @@ coll_make_pieces(CollBatch *b, int nthreads)
 	b->byc = palloc(sizeof(uint64) * maxpieces);
 	b->runs = palloc(sizeof(CollRun) * maxpieces);
 	b->next = palloc(sizeof(CollRun) * maxpieces);
-	b->merges = palloc(sizeof(CollRun) * maxpieces);
+	b->merges = palloc(sizeof(CollMerge) * maxpieces);
 	b->npieces = b->nruns = 0;
 	for (g = 0; g < b->ngroups; g++)
 	{
@@ -525,9 +512,9 @@ coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
 				detoasted = 0;
 	int			nthreads = gpusort_threads();
 
-	while (last < coll->n &&
-		   (last == first || nrows + coll->len[last] <= GS_COLL_BATCH_ROWS))
-		nrows += coll->len[last++];
+	while (last < coll->ranges.n &&
+		   (last == first || nrows + coll->ranges.len[last] <= GS_COLL_BATCH_ROWS))
+		nrows += coll->ranges.len[last++];
 	memset(&b, 0, sizeof(b));
 	b.keys = node->keys;
 	b.col = coll->col;
@@ -537,20 +524,20 @@ coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
 	ok = palloc(sizeof(bool) * (last - first));
 	for (g = first; g < last; g++)
 	{
-		uint64		len = coll->len[g];
+		uint64		len = coll->ranges.len[g];
 
 		if (detoasted > GS_COLL_BATCH_BYTES)
 		{
 			last = g;
 			break;
 		}
-		ok[g - first] = coll_read_group(node, coll->col, order + coll->lo[g],
+		ok[g - first] = coll_read_group(node, coll->col, order + coll->ranges.lo[g],
 										len, b.ent + b.nrows, &maxlen,
 										&detoasted);
 		if (!ok[g - first])
 			continue;
 		b.gstart[b.ngroups] = b.nrows;
-		glo[b.ngroups++] = coll->lo[g];
+		glo[b.ngroups++] = coll->ranges.lo[g];
 		b.nrows += len;
 	}
 	b.gstart[b.ngroups] = b.nrows;
@@ -583,7 +570,7 @@ coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
 	/* a NULL or a long value: the comparators */
 	for (g = first; g < last; g++)
 		if (!ok[g - first])
-			gs_sort_settle_run(node, order + coll->lo[g], coll->len[g],
+			gs_sort_settle_run(node, order + coll->ranges.lo[g], coll->ranges.len[g],
 							   coll->col, tiecxt);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(batchcxt);
@@ -600,26 +587,22 @@ gs_coll_settle(GpuSortState *node, GsColl *coll, uint32 *order,
 {
 	uint64		g;
 
-	if (coll->rows < GS_COLL_MIN_ROWS)
+	if (coll->ranges.rows < GS_COLL_MIN_ROWS)
 	{
-		for (g = 0; g < coll->n; g++)
-			gs_sort_settle_run(node, order + coll->lo[g], coll->len[g],
+		for (g = 0; g < coll->ranges.n; g++)
+			gs_sort_settle_run(node, order + coll->ranges.lo[g], coll->ranges.len[g],
 							   coll->col, tiecxt);
 	}
 	else
 	{
-		MemoryContext batchcxt = AllocSetContextCreate(coll->cxt,
+		MemoryContext batchcxt = AllocSetContextCreate(coll->ranges.cxt,
 													   "GpuSort collate batch",
 													   ALLOCSET_DEFAULT_SIZES);
 
-		for (g = 0; g < coll->n;)
+		for (g = 0; g < coll->ranges.n;)
 			g = coll_settle_batch(node, coll, order, g, tiecxt, batchcxt);
 		MemoryContextDelete(batchcxt);
 	}
-	if (coll->lo)
-	{
-		pfree(coll->lo);
-		pfree(coll->len);
-	}
+	gs_ranges_free(&coll->ranges);
 	pfree(coll);
 }

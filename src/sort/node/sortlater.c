@@ -116,12 +116,7 @@ struct GsLater
 	int			ncols;			/* later columns in the key, 0: none */
 	int			nwords;			/* the key's words */
 	int			offset[GS_LATER_KEY_BYTES];	/* [ncols]: each one's bytes */
-	uint64	   *lo;				/* [n]: the groups, in the sort's order */
-	uint64	   *len;
-	uint64		n;
-	uint64		cap;
-	uint64		rows;
-	MemoryContext cxt;			/* of the list */
+	GsRanges	ranges;			/* the groups, in the sort's order */
 };
 
 /* one batch: groups' rows gathered, and their entries */
@@ -156,7 +151,7 @@ gs_later_begin(GpuSortState *node, int c, MemoryContext cxt)
 	int			k;
 
 	later->first = c + 1;
-	later->cxt = cxt;
+	later->ranges.cxt = cxt;
 	if (gpusort_threads() < 2)
 		return later;
 	for (k = c + 1; k < node->nkeys; k++)
@@ -186,23 +181,7 @@ gs_later_add(GpuSortState *node, GsLater *later, uint32 *order, uint64 lo,
 		gs_sort_settle_run(node, order + lo, len, later->first, tiecxt);
 		return;
 	}
-	if (later->n == later->cap)
-	{
-		later->cap = Max(later->cap * 2, 1024);
-		if (later->lo == NULL)
-		{
-			later->lo = MemoryContextAllocHuge(later->cxt, sizeof(uint64) * later->cap);
-			later->len = MemoryContextAllocHuge(later->cxt, sizeof(uint64) * later->cap);
-		}
-		else
-		{
-			later->lo = repalloc_huge(later->lo, sizeof(uint64) * later->cap);
-			later->len = repalloc_huge(later->len, sizeof(uint64) * later->cap);
-		}
-	}
-	later->lo[later->n] = lo;
-	later->len[later->n++] = len;
-	later->rows += len;
+	gs_ranges_add(&later->ranges, lo, len);
 }
 
 /*
@@ -593,14 +572,14 @@ settle_batch(GpuSortState *node, const GsLater *later, uint32 *order,
 	b.stride = later->nwords + 1;
 	gstart[0] = 0;
 	for (g = 0; g < b.ngroups; g++)
-		gstart[g + 1] = gstart[g] + later->len[first + g];
+		gstart[g + 1] = gstart[g] + later->ranges.len[first + g];
 	b.n = gstart[b.ngroups];
 	b.rows = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * b.n);
 	b.ent = MemoryContextAllocHuge(CurrentMemoryContext,
 								   sizeof(uint64) * b.stride * b.n);
 	for (g = 0; g < b.ngroups; g++)
-		memcpy(b.rows + gstart[g], order + later->lo[first + g],
-			   sizeof(uint32) * later->len[first + g]);
+		memcpy(b.rows + gstart[g], order + later->ranges.lo[first + g],
+			   sizeof(uint32) * later->ranges.len[first + g]);
 	make_entries(&b);
 	gs_cpu_for_tasks(b.ntasks, gpusort_threads(), sort_tasks, &b);
 	for (g = 0; g < b.ngroups; g++)
@@ -608,7 +587,7 @@ settle_batch(GpuSortState *node, const GsLater *later, uint32 *order,
 		if (gstart[g + 1] - gstart[g] >= GS_LATER_ENGINE_MIN)
 			sort_by_engine(&b, b.ent + gstart[g] * b.stride,
 						   gstart[g + 1] - gstart[g]);
-		settle_group(&b, g, order, later->lo[first + g], tiecxt);
+		settle_group(&b, g, order, later->ranges.lo[first + g], tiecxt);
 		if ((g + 1) % GS_INTERRUPT_EVERY == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -623,27 +602,27 @@ void
 gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
 				MemoryContext tiecxt)
 {
-	MemoryContext batchcxt = AllocSetContextCreate(later->cxt,
+	MemoryContext batchcxt = AllocSetContextCreate(later->ranges.cxt,
 												   "GpuSort later columns",
 												   ALLOCSET_DEFAULT_SIZES);
 	uint64		first = 0;
 
-	while (first < later->n)
+	while (first < later->ranges.n)
 	{
 		uint64		last = first,
 					rows = 0;
 		MemoryContext oldcxt;
 
-		if (later->rows < GS_LATER_MIN_ROWS)
+		if (later->ranges.rows < GS_LATER_MIN_ROWS)
 		{
-			gs_sort_settle_run(node, order + later->lo[first],
-							   later->len[first], later->first, tiecxt);
+			gs_sort_settle_run(node, order + later->ranges.lo[first],
+							   later->ranges.len[first], later->first, tiecxt);
 			first++;
 			continue;
 		}
-		while (last < later->n &&
-			   (rows == 0 || rows + later->len[last] <= GS_LATER_BATCH_ROWS))
-			rows += later->len[last++];
+		while (last < later->ranges.n &&
+			   (rows == 0 || rows + later->ranges.len[last] <= GS_LATER_BATCH_ROWS))
+			rows += later->ranges.len[last++];
 		oldcxt = MemoryContextSwitchTo(batchcxt);
 		settle_batch(node, later, order, first, last, tiecxt);
 		MemoryContextSwitchTo(oldcxt);
@@ -652,10 +631,6 @@ gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
 		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextDelete(batchcxt);
-	if (later->lo)
-	{
-		pfree(later->lo);
-		pfree(later->len);
-	}
+	gs_ranges_free(&later->ranges);
 	pfree(later);
 }

@@ -256,6 +256,54 @@ extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
 								uint64 nruns, int c,
 								MemoryContext refinecxt, MemoryContext tiecxt);
 
+/*
+ * A growing list of ranges order[lo, lo + len) of a sort's rows, in cxt:
+ * the groups that sortlater.c and sortcoll.c collect to settle together
+ */
+typedef struct GsRanges
+{
+	uint64	   *lo;
+	uint64	   *len;
+	uint64		n;
+	uint64		cap;
+	uint64		rows;			/* the sum of len */
+	MemoryContext cxt;
+} GsRanges;
+
+static inline void
+gs_ranges_add(GsRanges *r, uint64 lo, uint64 len)
+{
+	if (r->n == r->cap)
+	{
+		r->cap = Max(r->cap * 2, 1024);
+		if (r->lo == NULL)
+		{
+			r->lo = MemoryContextAllocHuge(r->cxt, sizeof(uint64) * r->cap);
+			r->len = MemoryContextAllocHuge(r->cxt, sizeof(uint64) * r->cap);
+		}
+		else
+		{
+			r->lo = repalloc_huge(r->lo, sizeof(uint64) * r->cap);
+			r->len = repalloc_huge(r->len, sizeof(uint64) * r->cap);
+		}
+	}
+	r->lo[r->n] = lo;
+	r->len[r->n++] = len;
+	r->rows += len;
+}
+
+static inline void
+gs_ranges_free(GsRanges *r)
+{
+	if (r->lo)
+	{
+		pfree(r->lo);
+		pfree(r->len);
+	}
+	r->lo = r->len = NULL;
+	r->n = r->cap = r->rows = 0;
+}
+
 /* ---- sortlater.c: later columns keyed on threads ------------------------------ */
 
 /*
