@@ -11,7 +11,7 @@
 # max_parallel_workers_per_gather and costs as gpusort), gpusort and
 # stock alternated; the time is EXPLAIN (ANALYZE, TIMING OFF)'s planning +
 # execution time (no rows sent to the client), the best of --reps (default
-# 1) runs.  Where gpusort took more than 1.5x stock + 20 ms, both run 3 more
+# 1) runs.  Where gpusort took more than --bar (default 1.5x stock + 20 ms), both run 3 more
 # times and the medians count.  Prints the distribution of gpusort/stock
 # ratios (percentiles, how many over 1.2x and over 1.5x + 20 ms, per
 # shape), the 20 worst ratios and the 10 largest excesses with their SQL,

@@ -50,8 +50,9 @@ there unless loaded already with the same --rows and --data-seed
 --timing (bench/sort/randdiff.sh): after the comparison each query is
 timed, gpusort and stock alternated, by EXPLAIN (ANALYZE, TIMING OFF)'s
 planning + execution time (no rows sent to the client), the best of
---reps; where gpusort took more than 1.5x stock + 20 ms, both run 3 more
-times and the medians count.  Prints the distribution of gpusort/stock
+--reps; where gpusort took more than the bar (--bar, default 1.5x stock
++ 20 ms), both run 3 more times and the medians count.  --stop-after
+bounds the run's time (a device call's) and reports the queries it ran.  Prints the distribution of gpusort/stock
 ratios and the worst queries, and writes them to --report as markdown.
 
 Needs python3 and psycopg2 (Debian's python3-psycopg2), or, without it,
@@ -1426,7 +1427,18 @@ def main():
     ap.add_argument('--timeout', type=int, default=120, help='statement_timeout, seconds')
     ap.add_argument('--max-print', type=int, default=30, help='print at most this many failures')
     ap.add_argument('--verbose', action='store_true')
+    ap.add_argument('--bar', default='1.5,20', metavar='RATIO,MS',
+                    help='--timing: a query over RATIO x stock + MS is timed 3 more times a side and judged '
+                         'on the medians (default 1.5,20; issue 39: 1.2,0 at 10^6 rows on the GPU)')
+    ap.add_argument('--stop-after', type=float, metavar='SECONDS',
+                    help='start no query after this many seconds, and report those that ran')
     a = ap.parse_args()
+    try:
+        bar = tuple(float(x) for x in a.bar.split(','))
+        if len(bar) != 2:
+            raise ValueError
+    except ValueError:
+        ap.error('--bar takes RATIO,MS (e.g. 1.2,0)')
 
     t_start = time.time()
     run = Runner(a.timeout)
@@ -1471,6 +1483,9 @@ def main():
     spent = []     # (seconds both sides took, i, shape)
     stock_bug = collections.Counter()   # stock's internal errors: message -> queries
     for n, i in enumerate(numbers):
+        if a.stop_after is not None and time.time() - t_start > a.stop_after:
+            print('randdiff: stopped after %.0f s (--stop-after), before query %d' % (time.time() - t_start, i))
+            break
         q = gen.query(a.seed, i)
         shapes[q.shape] += 1
         if a.verbose:
@@ -1517,7 +1532,7 @@ def main():
             print('   %s in %.2f s, nodes %s' % ('ok' if diff is None else 'FAILED', time.time() - t0,
                                                  ','.join(sorted(nodes)) or '-'))
         if a.timing and diff is None and g[0] == 'ok':
-            timings.append(time_query(run, q, i, a.reps))
+            timings.append(time_query(run, q, i, a.reps, bar))
         elif a.timing and g[0] == 'error' and g[1] == '57014' and s[0] == 'ok':
             # gpusort ran past statement_timeout, stock did not: its time
             # is at least the timeout (stock's: its run, rows sent included)
@@ -1548,7 +1563,7 @@ def main():
               '    ' + version, '    database collation %s' % dbcoll, '']
     report += ['- ' + x for x in lines] + ['']
     if timings:
-        report += timing_report(timings)
+        report += timing_report(timings, bar)
         if a.csv:
             write_csv(a.csv, timings)
     report += ['## Correctness', '', '%d passed, %d failed' % (passed, failed), '']
@@ -1568,7 +1583,11 @@ def main():
 # ---------------------------------------------------------------------------
 # timing (--timing)
 
-def time_query(run, q, i, reps):
+def over_bar(g, s, bar):
+    return g > bar[0] * s + bar[1]
+
+
+def time_query(run, q, i, reps, bar):
     gs, ss = [], []
     for k in range(reps):
         if (i + k) % 2:
@@ -1581,7 +1600,7 @@ def time_query(run, q, i, reps):
         return (i, q, None, None, False)
     g, s = min(gs), min(ss)
     rerun = False
-    if g > 1.5 * s + 20:
+    if over_bar(g, s, bar):
         rerun = True
         gs, ss = [], []
         for k in range(3):
@@ -1610,20 +1629,21 @@ def write_csv(path, timings):
                         'yes' if _LONG_TEXT.search(q.sql) else '', q.sql])
 
 
-def timing_report(timings):
+def timing_report(timings, bar):
     ok = [t for t in timings if t[2] is not None]
     ratios = [t[2] / max(t[3], 0.001) for t in ok]
     nolong = [t[2] / max(t[3], 0.001) for t in ok if not _LONG_TEXT.search(t[1].sql)]
-    nolong_slow = [t for t in ok if not _LONG_TEXT.search(t[1].sql) and t[2] > 1.5 * t[3] + 20]
-    slow = [t for t in ok if t[2] > 1.5 * t[3] + 20]
+    nolong_slow = [t for t in ok if not _LONG_TEXT.search(t[1].sql) and over_bar(t[2], t[3], bar)]
+    slow = [t for t in ok if over_bar(t[2], t[3], bar)]
+    bar_text = '%gx stock + %g ms' % bar
     over12 = [r for r in ratios if r > 1.2]
     g_sum = sum(t[2] for t in ok)
     s_sum = sum(t[3] for t in ok)
     geo = math.exp(sum(math.log(max(r, 1e-6)) for r in ratios) / len(ratios)) if ratios else float('nan')
     out = ['## Timing: gpusort / stock (planning + execution, EXPLAIN ANALYZE, TIMING OFF)', '',
-           '%d queries timed (%d rerun 3 times: gpusort > 1.5x stock + 20 ms at first; %d where gpusort ran past '
+           '%d queries timed (%d rerun 3 times: gpusort > %s at first; %d where gpusort ran past '
            'statement_timeout and stock did not, counted at the timeout)' % (
-               len(ok), sum(1 for t in ok if t[4] is True), sum(1 for t in ok if t[4] == 'timeout')), '',
+               len(ok), sum(1 for t in ok if t[4] is True), bar_text, sum(1 for t in ok if t[4] == 'timeout')), '',
            '| p1 | p10 | p25 | p50 | p75 | p90 | p95 | p99 | max | geomean |',
            '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
            '| ' + ' | '.join('%.2f' % pct(ratios, p) for p in (1, 10, 25, 50, 75, 90, 95, 99, 100))
@@ -1635,7 +1655,7 @@ def timing_report(timings):
            + ' | %.2f |' % (math.exp(sum(math.log(max(r, 1e-6)) for r in nolong) / len(nolong))
                             if nolong else float('nan')), '',
            '- over 1.2x: %d of %d' % (len(over12), len(ok)),
-           '- over 1.5x + 20 ms (medians of 3): %d (%d of them without the column t)' % (len(slow), len(nolong_slow)),
+           '- over %s (medians of 3): %d (%d of them without the column t)' % (bar_text, len(slow), len(nolong_slow)),
            '- total: gpusort %.0f ms, stock %.0f ms (%.2fx)' % (g_sum, s_sum, g_sum / max(s_sum, 0.001)),
            '']
     by_shape = collections.defaultdict(list)
