@@ -4,11 +4,14 @@
 #   make installcheck               pg_regress suite against a running server
 #   test/run-all                    every test, on a throwaway cluster
 #
-# Layout: src/ holds the module entry, the settings and the shared CUDA
-# session; src/sort/ GpuSort, one folder per subsystem (plan, node, keys,
-# intake, engine, window); src/tree/ tree_reduce; kernels/ the shared CUDA
-# runtime and the one C header, kernels/sort/ and kernels/tree/ each
-# product's kernels.
+# Layout: src/entry/ the module's entry; src/runtime/ the settings and
+# statistics; src/memory/ the memory account and the cgroup budget;
+# src/threads/ the worker threads; src/gpu/ the backend's CUDA session and
+# device choice; src/sort/ GpuSort, one folder per subsystem (plan, agg,
+# window, node, engine, keys, intake, spill); src/tree/ tree_reduce;
+# kernels/ the shared CUDA runtime and the one C header, kernels/sort/ and
+# kernels/tree/ each product's kernels.  test/layering.sh checks that an
+# include never climbs back up this order.
 #
 # The CUDA kernels in kernels/ are built by nvcc when it is found (on PATH or
 # in $(CUDA_HOME)) and linked against the static CUDA runtime, so the module
@@ -28,14 +31,15 @@ in_tree   = $(patsubst $(src_tree)/%,%,$(sort $(wildcard $(addprefix $(src_tree)
 C_SRCS  := $(call in_tree,src/*.c src/*/*.c src/*/*/*.c)
 # (not HEADERS: PGXS would install those)
 GS_HEADERS := $(call in_tree,src/*.h src/*/*.h src/*/*/*.h)
-SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(GS_HEADERS))))
 CU_SRCS := $(call in_tree,kernels/*.cu kernels/*/*.cu)
 OBJS     = $(C_SRCS:.c=.o)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(call in_tree,sql/*.sql))
 REGRESS_OPTS = --inputdir=$(src_tree) --outputdir=. --load-extension=plpgsql
 
-PG_CPPFLAGS += $(addprefix -I$(srcdir)/,$(SRC_DIRS)) -I$(srcdir)/kernels
+# An include names the folder it crosses into: "keys/sortkey.h" (under
+# src/sort/), "runtime/settings.h" (under src/); one in its own folder is bare
+PG_CPPFLAGS += -I$(srcdir)/src -I$(srcdir)/src/sort -I$(srcdir)/kernels
 SHLIB_LINK  += -lpthread
 # no path of the build machine in the module (__FILE__ of ereport and Assert)
 PG_CFLAGS   += -ffile-prefix-map=$(abspath $(src_tree))/=
@@ -72,7 +76,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden \
 	-Xcompiler -ffile-prefix-map=$(abspath $(src_tree))/= \
 	-gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
 	-gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
-	-I$(srcdir)/kernels
+	-I$(srcdir)/kernels -I$(srcdir)/src
 else
 # the one build switch: the GPU engines compile to stubs that answer
 # "built without CUDA", and nothing refers to the kernels

@@ -6,7 +6,7 @@
 -- What gpusort did, per database, since the server started or the last
 -- gpusort_stat_reset() (README: Statistics).  Kept in shared memory, so only
 -- with gpusort in shared_preload_libraries; otherwise both functions raise an
--- error, and queries work as before.  The columns are those of src/stat.h,
+-- error, and queries work as before.  The columns are those of src/runtime/stat.h,
 -- in its order.
 CREATE FUNCTION gpusort_stat(
     OUT dbid oid,

@@ -12,6 +12,6 @@ SELECT * FROM gpusort_stat;
 SELECT gpusort_stat_reset();
 EXPLAIN (COSTS OFF) SELECT g FROM generate_series(1, 5) g ORDER BY g DESC;
 SELECT g FROM generate_series(1, 5) g ORDER BY g DESC;
--- the view's columns, in the order of src/stat.h
+-- the view's columns, in the order of src/runtime/stat.h
 SELECT attnum, attname, format_type(atttypid, atttypmod) FROM pg_attribute
  WHERE attrelid = 'gpusort_stat'::regclass AND attnum > 0 ORDER BY attnum;

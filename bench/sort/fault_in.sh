@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What faulting in fresh memory costs on this machine, in huge pages
 # (madvise MADV_HUGEPAGE) and in small ones, outside PostgreSQL: the
-# question behind gpusort.huge_pages = auto (src/settings.c).
+# question behind gpusort.huge_pages = auto (src/runtime/settings.c).
 #
 #   bench/sort/fault_in.sh [MB]      default 330 (a 2*10^6-row sort's rows)
 #

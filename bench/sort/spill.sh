@@ -34,7 +34,7 @@
 #                 sorts, where there is one
 #   gpusort_par   gpusort with gpusort.parallel = on: where the estimate
 #                 fits MAXMEM, every participant stores its rows in shared
-#                 memory (GpuSortStore, src/sort/intake/sortpar.c), and one
+#                 memory (GpuSortStore, src/sort/node/sortpar.c), and one
 #                 whose share outgrows its room writes it as runs to shared
 #                 files (the misestimate shape); not in the default modes
 #   gpusort+NAME  gpusort with the settings of GS_BENCH_SET_NAME added (SQL,

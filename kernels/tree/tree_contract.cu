@@ -78,7 +78,7 @@
 #endif
 
 #include "gpusort_kernels.h"
-#include "../../src/tree/contract.h"
+#include "tree/contract.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
 

@@ -79,8 +79,8 @@
 #endif
 
 #include "gpusort_kernels.h"
-#include "../../src/tree/treerep.h"
-#include "../../src/tree/xmlchar.h"
+#include "tree/treerep.h"
+#include "tree/xmlchar.h"
 
 #define GSK_EXPORT __attribute__((visibility("default")))
 

@@ -41,7 +41,7 @@
  * The includer must have included postgres.h, and nothing that includes
  * utils/pg_locale.h before this header (see GS_NO_ICU_HEADERS below).
  *
- * src/compat.h
+ * src/base/compat.h
  *
  *-------------------------------------------------------------------------
  */

@@ -21,11 +21,11 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
-#include "memaccount.h"
-#include "planner.h"
-#include "stat.h"
-#include "thread_share.h"
-#include "treereduce.h"
+#include "memory/memaccount.h"
+#include "plan/planner.h"
+#include "runtime/stat.h"
+#include "threads/thread_share.h"
+#include "tree/treereduce.h"
 
 PG_MODULE_MAGIC;
 

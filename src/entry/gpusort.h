@@ -19,6 +19,6 @@
 #ifndef GPUSORT_H
 #define GPUSORT_H
 
-#include "settings.h"
+#include "runtime/settings.h"
 
 #endif							/* GPUSORT_H */

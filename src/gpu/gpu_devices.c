@@ -5,7 +5,7 @@
  *	  sessions.
  *
  * One row per visible device (CUDA ordinals, after CUDA_VISIBLE_DEVICES):
- * what the device choice of src/gpu_session.c sees when a backend starts
+ * what the device choice of src/gpu/gpu_session.c sees when a backend starts
  * CUDA, so that an administrator can check how sessions spread and what
  * gpusort.devices allows.  Listing the devices starts the CUDA driver in
  * this backend but creates no context: the backend's own session is left
@@ -25,9 +25,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "gpu_select.h"
+#include "runtime/gpu_select.h"
 #include "gpu_session.h"
-#include "settings.h"
+#include "runtime/settings.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpusort_kernels.h"

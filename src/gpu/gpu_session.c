@@ -87,10 +87,10 @@
 #include "storage/ipc.h"
 #include "utils/builtins.h"
 
-#include "gpu_select.h"
+#include "runtime/gpu_select.h"
 #include "gpu_session.h"
-#include "settings.h"
-#include "threads.h"
+#include "runtime/settings.h"
+#include "threads/threads.h"
 
 #ifndef GPUSORT_NO_CUDA
 #include "gpusort_kernels.h"

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * gpu_session.h
- *	  The backend's CUDA session, shared by the GPU engines (src/gpu_session.c).
+ *	  The backend's CUDA session, shared by the GPU engines (src/gpu/gpu_session.c).
  *
  * Both GPU engines (the sort, engine_gpu.c, and tree_reduce, tree_gpu.c)
  * start CUDA through gs_gpu_session_start(), which also chooses the

@@ -59,7 +59,7 @@
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "memaccount.h"
 
 /*

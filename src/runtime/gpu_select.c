@@ -5,7 +5,7 @@
  *	  gpusort.devices.
  *
  * A backend starts CUDA once and keeps its context on one device for its
- * life (src/gpu_session.c), so the choice is made once per backend and
+ * life (src/gpu/gpu_session.c), so the choice is made once per backend and
  * spreads backends, not sorts, over the devices.  The rule:
  *
  *	1. only devices that gpusort.devices allows (all when it is '') and

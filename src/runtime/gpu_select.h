@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * gpu_select.h
- *	  Which GPU a backend's CUDA session goes to (src/gpu_select.c).
+ *	  Which GPU a backend's CUDA session goes to (src/runtime/gpu_select.c).
  *
  * Pure C: no PostgreSQL and no CUDA, so that the rules are unit-tested
  * without either (test/sort/cpu/gpu_select.sh).  The caller,
- * src/gpu_session.c, gathers each visible device's load and calls
+ * src/gpu/gpu_session.c, gathers each visible device's load and calls
  * gs_select_device; settings.c's check hook of gpusort.devices calls
  * gs_parse_device_list.
  *

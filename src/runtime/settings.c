@@ -27,12 +27,12 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
-#include "blockpool.h"
+#include "intake/blockpool.h"
 #include "gpu_select.h"
-#include "memaccount.h"
-#include "membudget.h"
+#include "memory/memaccount.h"
+#include "memory/membudget.h"
 #include "settings.h"
-#include "thread_share.h"
+#include "threads/thread_share.h"
 
 bool		gpusort_enabled = true;
 int			gpusort_device = GS_DEVICE_AUTO;

@@ -2,7 +2,7 @@
  *
  * thread_share.h
  *	  The server-wide share of the machine's cores among the sessions that
- *	  sort at once (src/thread_share.c).
+ *	  sort at once (src/threads/thread_share.c).
  *
  * A sort registers its session as sorting for as long as a memory context
  * of its own lives (gs_thread_share_enter); gpusort_threads() (settings.c)

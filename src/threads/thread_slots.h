@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * thread_slots.h
- *	  Reading the backend's rows on helper threads (src/thread_slots.c).
+ *	  Reading the backend's rows on helper threads (src/threads/thread_slots.c).
  *
  * Helper threads may read rows the backend holds (threads.h's rules), and
  * the executor's own slot code is what reads them right for every type and

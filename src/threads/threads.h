@@ -2,7 +2,7 @@
  *
  * threads.h
  *	  Helper threads for both products: starting them with signals blocked,
- *	  and teams that share out one pass over many items (src/threads.c).
+ *	  and teams that share out one pass over many items (src/threads/threads.c).
  *
  * Pure C with no PostgreSQL headers: the tree contraction (contract.c),
  * which its standalone tests build without PostgreSQL, starts its threads

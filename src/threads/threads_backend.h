@@ -2,7 +2,7 @@
  *
  * threads_backend.h
  *	  Teams and slices in a backend: interrupts served, a cancel thrown
- *	  once every thread is joined (src/threads_backend.c).
+ *	  once every thread is joined (src/threads/threads_backend.c).
  *
  * threads.c is pure C (the tree's standalone tests build it alone); this is
  * the backend's binding of it, as xmltok_backend.c is the tokenizer's.

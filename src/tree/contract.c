@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "threads.h"
+#include "threads/threads.h"
 
 /* tokens (or chain vertices) between two interrupt polls / cancel checks */
 #define STRIDE		((size_t) 1 << 18)

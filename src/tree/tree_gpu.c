@@ -44,13 +44,13 @@
 #include "utils/memutils.h"
 
 #include "contract.h"
-#include "settings.h"
+#include "runtime/settings.h"
 #include "tree_gpu.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"
 
 #ifndef GPUSORT_NO_CUDA
-#include "gpu_session.h"
+#include "gpu/gpu_session.h"
 #include "gpusort_kernels.h"
 #endif
 

@@ -44,7 +44,7 @@
 #include "utils/memutils.h"
 
 #include "contract.h"
-#include "settings.h"
+#include "runtime/settings.h"
 #include "treereduce.h"
 #include "xmltok.h"
 #include "xmltok_backend.h"

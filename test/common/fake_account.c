@@ -1,6 +1,6 @@
 /*
  * fake_account.c
- *	  A stand-in for src/memaccount.c in the standalone tests: one process's
+ *	  A stand-in for src/memory/memaccount.c in the standalone tests: one process's
  *	  account of reserved bytes, with what "other sessions" hold set by the
  *	  test (fake_account_others), so that the GPU engine's reservation of
  *	  device memory can be refused on demand.  Reservations live in the
@@ -9,7 +9,7 @@
  */
 #include "postgres.h"
 
-#include "memaccount.h"
+#include "memory/memaccount.h"
 #include "utils/memutils.h"
 
 #include "fake_account.h"

@@ -6,7 +6,7 @@
 #ifndef GS_TEST_FAKE_ACCOUNT_H
 #define GS_TEST_FAKE_ACCOUNT_H
 
-#include "memaccount.h"
+#include "memory/memaccount.h"
 
 extern uint64 fake_account_others[GS_ACCT_NKINDS];
 extern uint64 fake_account_mine[GS_ACCT_NKINDS];

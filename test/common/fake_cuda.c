@@ -34,7 +34,7 @@
 #include "miscadmin.h"
 
 #include "fake_cuda.h"
-#include "gpu_session.h"
+#include "gpu/gpu_session.h"
 
 #undef snprintf
 #undef vsnprintf
@@ -397,7 +397,7 @@ gsk_event_elapsed_ms(void *start, void *end, float *ms)
 }
 
 /*
- * The pool of src/gpu_session.c as its callers see it: the test scripts
+ * The pool of src/gpu/gpu_session.c as its callers see it: the test scripts
  * link with -Wl,--wrap=gs_pinned_put, so that the engines' calls come here
  * first.  A buffer must not go back while work in flight uses it (the next
  * borrower would share it with the device): the callers wait for the

@@ -1,7 +1,7 @@
 /*
  * pg_shim.c
  *	  A stand-in for the backend symbols that src/sort/engine/engine*.c,
- *	  src/gpu_session.c and src/tree/tree_gpu.c use, so that the standalone
+ *	  src/gpu/gpu_session.c and src/tree/tree_gpu.c use, so that the standalone
  *	  tests of test/sort/cpu/ and test/tree/cpu/ can link them outside the
  *	  server.
  *
@@ -31,10 +31,10 @@
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 
-#include "blockpool.h"
-#include "compat.h"
+#include "intake/blockpool.h"
+#include "base/compat.h"
 #include "pg_shim.h"
-#include "settings.h"
+#include "runtime/settings.h"
 
 /* the C library's, not port.h's replacements */
 #undef fprintf

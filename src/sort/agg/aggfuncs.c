@@ -77,10 +77,10 @@
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "aggfuncs.h"
-#include "rowstore.h"
-#include "threads_backend.h"
+#include "intake/rowstore.h"
+#include "threads/threads_backend.h"
 
 /* rows or groups from which a pass runs on threads */
 #define GSA_THREADED_MIN	((uint64) 1 << 15)

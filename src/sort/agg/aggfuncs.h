@@ -23,7 +23,7 @@
 #include "nodes/primnodes.h"
 #include "utils/array.h"
 
-#include "windowfuncs.h"
+#include "window/windowfuncs.h"
 
 /* what an aggregate computes */
 typedef enum GsAggFn

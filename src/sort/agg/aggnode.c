@@ -39,14 +39,14 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "aggfuncs.h"
 #include "aggnode.h"
-#include "memaccount.h"
-#include "settings.h"
-#include "sortfeed.h"
-#include "sortnode.h"
-#include "timing.h"
+#include "memory/memaccount.h"
+#include "runtime/settings.h"
+#include "node/sortfeed.h"
+#include "node/sortnode.h"
+#include "base/timing.h"
 
 typedef struct GpuAggState
 {

@@ -59,10 +59,10 @@
 #include "aggfuncs.h"
 #include "aggnode.h"
 #include "aggplan.h"
-#include "settings.h"
-#include "sortfeed.h"
-#include "sortnode.h"
-#include "sortplan.h"
+#include "runtime/settings.h"
+#include "node/sortfeed.h"
+#include "node/sortnode.h"
+#include "node/sortplan.h"
 
 /* the keys of a Sort or Gather Merge, to change and to restore */
 typedef struct SortKeys

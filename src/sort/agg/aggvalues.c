@@ -62,14 +62,14 @@
 #include "port/pg_bitutils.h"
 #include "utils/tuplesort.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "aggfuncs.h"
 #include "aggnode.h"
-#include "engine.h"
-#include "memaccount.h"
-#include "settings.h"
-#include "threads.h"
-#include "timing.h"
+#include "engine/engine.h"
+#include "memory/memaccount.h"
+#include "runtime/settings.h"
+#include "threads/threads.h"
+#include "base/timing.h"
 
 /*
  * Bytes per value reserved: the engine's key buffer (one word, grown by

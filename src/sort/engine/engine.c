@@ -39,8 +39,8 @@
 #include "engine.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
-#include "gpu_session.h"
-#include "settings.h"
+#include "gpu/gpu_session.h"
+#include "runtime/settings.h"
 
 
 /* the CPU key buffer starts with room for this many pairs at least */

@@ -55,10 +55,10 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
-#include "blockpool.h"
+#include "intake/blockpool.h"
 #include "engine_stats.h"
 #include "engine_cpu.h"
-#include "threads_backend.h"
+#include "threads/threads_backend.h"
 
 /* buckets this small are finished with an insertion sort */
 #define GS_INSERTION_MAX	24

@@ -45,9 +45,9 @@
 #include "engine_stats.h"
 #include "engine_cpu.h"
 #include "engine_gpu.h"
-#include "gpu_session.h"
-#include "memaccount.h"
-#include "settings.h"
+#include "gpu/gpu_session.h"
+#include "memory/memaccount.h"
+#include "runtime/settings.h"
 
 #ifndef GPUSORT_NO_CUDA
 

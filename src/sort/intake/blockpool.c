@@ -52,7 +52,7 @@
 
 #include "blockpool.h"
 #include "rowstore.h"
-#include "settings.h"
+#include "runtime/settings.h"
 
 #define GS_POOL_ALIGN		((Size) 2 * 1024 * 1024)
 

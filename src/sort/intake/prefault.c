@@ -36,8 +36,8 @@
 
 #include "utils/memutils.h"
 
-#include "engine.h"
-#include "threads.h"
+#include "engine/engine.h"
+#include "threads/threads.h"
 #include "prefault.h"
 
 /* ranges smaller than this are left to the writer: not worth a wakeup */

@@ -35,7 +35,7 @@
 
 #include "blockpool.h"
 #include "rowstore.h"
-#include "settings.h"
+#include "runtime/settings.h"
 
 #define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
 #define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)

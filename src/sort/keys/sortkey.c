@@ -118,7 +118,7 @@
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
-#include "compat.h"
+#include "base/compat.h"
 
 #ifdef USE_ICU
 #include <unicode/uiter.h>

@@ -35,7 +35,7 @@
 
 #include "executor/tuptable.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 
 #define GS_KEY_MAX_BYTES	(GS_MAX_KEY_WORDS * 8)
 

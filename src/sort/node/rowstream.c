@@ -49,9 +49,9 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
-#include "engine.h"
-#include "threads_backend.h"
-#include "rowstore.h"
+#include "engine/engine.h"
+#include "threads/threads_backend.h"
+#include "intake/rowstore.h"
 #include "rowstream.h"
 
 /* rows a batch: a few hundred kB of rows, well inside a core's L2 cache */

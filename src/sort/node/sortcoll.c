@@ -58,8 +58,8 @@
 #include "port/atomics.h"
 #include "utils/memutils.h"
 
-#include "settings.h"
-#include "threads_backend.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
 
 /* rows from which threads pay; a batch's rows and detoasted bytes; a value */

@@ -59,10 +59,10 @@
 #include "common/hashfn.h"
 #include "miscadmin.h"
 
-#include "settings.h"
-#include "threads_backend.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
-#include "thread_slots.h"
+#include "threads/thread_slots.h"
 
 /* rows below which no column is ranked: the comparators are cheap enough */
 #define GS_DICT_MIN_ROWS	2048

@@ -27,9 +27,9 @@
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "rowstream.h"
-#include "sortkey.h"
+#include "keys/sortkey.h"
 #include "sortstate.h"
 
 /* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */

@@ -88,11 +88,11 @@
 #include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
-#include "engine.h"
-#include "settings.h"
-#include "threads_backend.h"
+#include "engine/engine.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
-#include "thread_slots.h"
+#include "threads/thread_slots.h"
 
 /* the key of the later columns: at most the engine's width */
 #define GS_LATER_KEY_BYTES		(GS_MAX_KEY_WORDS * 8)

@@ -13,7 +13,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 
-#include "sortkey.h"
+#include "keys/sortkey.h"
 
 #define GPUSORT_STORE_NODE_NAME	"GpuSortStore"
 

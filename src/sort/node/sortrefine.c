@@ -90,11 +90,11 @@
 #include "miscadmin.h"
 #include "port/pg_bswap.h"
 
-#include "engine.h"
-#include "settings.h"
-#include "threads_backend.h"
+#include "engine/engine.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
-#include "thread_slots.h"
+#include "threads/thread_slots.h"
 
 /* bytes of the transform per round: a key of GS_MAX_KEY_WORDS words */
 #define GS_REFINE_CHUNK		(GS_MAX_KEY_WORDS * 8)

@@ -64,10 +64,10 @@
 
 #include "miscadmin.h"
 
-#include "settings.h"
-#include "threads_backend.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
-#include "thread_slots.h"
+#include "threads/thread_slots.h"
 
 typedef struct RepairCtx
 {

@@ -69,10 +69,10 @@
 #include "storage/shm_toc.h"
 #include "utils/tuplesort.h"
 
-#include "sortkey.h"
+#include "keys/sortkey.h"
 #include "sortnode.h"
 #include "sortstate.h"
-#include "spillrun.h"
+#include "spill/spillrun.h"
 
 /* one participant's runs, filled when they are all written */
 typedef struct GsSharedSlot

@@ -66,13 +66,13 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
-#include "engine.h"
-#include "settings.h"
-#include "sortkey.h"
+#include "engine/engine.h"
+#include "runtime/settings.h"
+#include "keys/sortkey.h"
 #include "sortstate.h"
-#include "spillmerge.h"
-#include "spillrun.h"
-#include "timing.h"
+#include "spill/spillmerge.h"
+#include "spill/spillrun.h"
+#include "base/timing.h"
 
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16

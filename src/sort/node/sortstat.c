@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * sortstat.c
- *	  What one GpuSort adds to the gpusort_stat view (src/stat.c).
+ *	  What one GpuSort adds to the gpusort_stat view (src/runtime/stat.c).
  *
  * A sort is counted once, when its memory context (runcxt) goes: by a
  * reset callback registered when the sort begins.  That context goes at the
@@ -30,7 +30,7 @@
 #include "utils/memutils.h"
 
 #include "sortstate.h"
-#include "stat.h"
+#include "runtime/stat.h"
 
 /* why the engine sorted on the CPU (engine.c, gpu_session.c, gpu_select.c) */
 static const GsStatReason cpu_reasons[] = {

@@ -29,17 +29,17 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "engine.h"
-#include "memaccount.h"
-#include "prefault.h"
-#include "rowstore.h"
+#include "engine/engine.h"
+#include "memory/memaccount.h"
+#include "intake/prefault.h"
+#include "intake/rowstore.h"
 #include "rowstream.h"
-#include "sortkey.h"
+#include "keys/sortkey.h"
 #include "sortpar.h"
 #include "sortplan.h"
-#include "spillmerge.h"
-#include "spillrun.h"
-#include "threads.h"
+#include "spill/spillmerge.h"
+#include "spill/spillrun.h"
+#include "threads/threads.h"
 
 /* rows from which key building and gathering run on threads */
 #define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)

@@ -43,9 +43,9 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "engine.h"
-#include "settings.h"
-#include "threads_backend.h"
+#include "engine/engine.h"
+#include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "sortstate.h"
 
 /*

@@ -84,12 +84,12 @@
 
 #include "miscadmin.h"
 
-#include "engine.h"
-#include "libcoll.h"
-#include "settings.h"
+#include "engine/engine.h"
+#include "keys/libcoll.h"
+#include "runtime/settings.h"
 #include "sortstate.h"
-#include "threads_backend.h"
-#include "thread_slots.h"
+#include "threads/threads_backend.h"
+#include "threads/thread_slots.h"
 
 #define GS_VERIFY_TASKS_PER_THREAD	4
 /* rows ahead whose tuples are prefetched (twice as far: their pointers) */

@@ -74,8 +74,8 @@
 #include "optimizer/planner.h"
 
 #include "planner.h"
-#include "settings.h"
-#include "sortkey.h"
+#include "runtime/settings.h"
+#include "keys/sortkey.h"
 
 /*
  * The least estimated groups whose hashed paths are dropped: at 4*10^4

@@ -97,7 +97,7 @@
 
 #include "losertree.h"
 #include "spillbatch.h"
-#include "threads_backend.h"
+#include "threads/threads_backend.h"
 
 /* rows of a run in memory in one window */
 #define GS_BATCH_MEM_ROWS		((uint64) 1 << 18)

@@ -58,7 +58,7 @@
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "winexpr.h"
 #include "winnumeric.h"
 

@@ -15,7 +15,7 @@
  */
 #include "postgres.h"
 
-#include "compat.h"
+#include "base/compat.h"
 #include "winnumeric.h"
 
 /*

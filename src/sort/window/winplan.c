@@ -43,9 +43,9 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "rowstore.h"
-#include "thread_slots.h"
-#include "threads_backend.h"
+#include "intake/rowstore.h"
+#include "threads/thread_slots.h"
+#include "threads/threads_backend.h"
 #include "windowfuncs.h"
 #include "winexpr.h"
 

@@ -42,9 +42,9 @@
 #include "optimizer/optimizer.h"
 #include "utils/fmgroids.h"
 
-#include "thread_slots.h"
-#include "threads.h"
-#include "threads_backend.h"
+#include "threads/thread_slots.h"
+#include "threads/threads.h"
+#include "threads/threads_backend.h"
 #include "winproject.h"
 
 /* ---- plan ------------------------------------------------------------------------ */

@@ -54,8 +54,8 @@
 #include "utils/fmgroids.h"
 #include "utils/timestamp.h"
 
-#include "threads.h"
-#include "threads_backend.h"
+#include "threads/threads.h"
+#include "threads/threads_backend.h"
 #include "winrange.h"
 
 #define GSW_RANGE_TASKS_PER_THREAD	4

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 tmp=${GS_TEST_TMP:-$(mktemp -d)}
 bin="$tmp/engine_cpu_test"
-cc -O2 -Wall -I src -I src/sort/engine -I src/sort/intake -I src/tree -I kernels -I test/common -I "$(pg_config --includedir-server)" \
+cc -O2 -Wall -I src -I src/sort -I kernels -I test/common -I "$(pg_config --includedir-server)" \
 	-o "$bin" test/sort/cpu/engine_cpu_test.c test/common/pg_shim.c src/sort/engine/engine_cpu.c \
-	src/threads.c src/threads_backend.c -lpthread
+	src/threads/threads.c src/threads/threads_backend.c -lpthread
 "$bin"

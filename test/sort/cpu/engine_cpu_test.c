@@ -19,9 +19,9 @@
 
 #include "miscadmin.h"
 
-#include "engine_cpu.h"
-#include "engine_stats.h"
-#include "engine_gpu.h"
+#include "engine/engine_cpu.h"
+#include "engine/engine_stats.h"
+#include "engine/engine_gpu.h"
 #include "pg_shim.h"
 
 /* the C library's, not port.h's replacements (no libpgport here) */

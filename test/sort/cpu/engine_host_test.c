@@ -1,7 +1,7 @@
 /*
  * engine_host_test.c
  *	  The sort engines' host side (src/sort/engine/engine.c, src/sort/engine/engine_gpu.c) and the
- *	  backend's GPU session (src/gpu_session.c) on a machine without a GPU,
+ *	  backend's GPU session (src/gpu/gpu_session.c) on a machine without a GPU,
  *	  against a fake of kernels/gpusort_kernels.h.
  *
  * The fake "device" is host memory with a set capacity; its streams run
@@ -48,14 +48,14 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "engine.h"
-#include "engine_cpu.h"
-#include "gpu_session.h"
+#include "engine/engine.h"
+#include "engine/engine_cpu.h"
+#include "gpu/gpu_session.h"
 #include "gpusort_kernels.h"
 #include "fake_account.h"
 #include "fake_cuda.h"
 #include "pg_shim.h"
-#include "settings.h"
+#include "runtime/settings.h"
 
 #undef qsort
 #undef printf

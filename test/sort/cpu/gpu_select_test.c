@@ -1,6 +1,6 @@
 /*
  * gpu_select_test.c
- *	  The device choice and the gpusort.devices syntax (src/gpu_select.c),
+ *	  The device choice and the gpusort.devices syntax (src/runtime/gpu_select.c),
  *	  alone: no PostgreSQL, no CUDA.
  *
  * Cases written out (the fewest sessions win, free memory breaks ties,
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_select.h"
+#include "runtime/gpu_select.h"
 #include "check.h"
 
 #define GB	((uint64_t) 1 << 30)

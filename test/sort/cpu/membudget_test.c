@@ -1,6 +1,6 @@
 /*
  * membudget_test.c
- *	  src/membudget.c's cgroup readers on fixture trees: cgroup v2 with a
+ *	  src/memory/membudget.c's cgroup readers on fixture trees: cgroup v2 with a
  *	  limit in the group or in an ancestor, "max" everywhere, v1 with and
  *	  without hierarchical_memory_limit, v1's "unlimited" value, a container's
  *	  view (mount root = the group), a hybrid system, no cgroup at all, and
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "membudget.h"
+#include "memory/membudget.h"
 #include "check.h"
 
 static char base[512];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The share of the cores among sessions sorting at once (src/thread_share.c),
+# The share of the cores among sessions sorting at once (src/threads/thread_share.c),
 # on a cluster of its own with gpusort in shared_preload_libraries, read
 # from gpusort_memory()'s row cpu_threads ("N threads per sort now; S
 # sessions sorting, ...") by a session that sorts nothing itself:

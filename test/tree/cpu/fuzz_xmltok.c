@@ -4,7 +4,7 @@
  *
  *   clang -fsanitize=fuzzer,address,undefined -Isrc -Isrc/tree \
  *         test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c src/tree/contract.c \
- *         src/threads.c -lpthread -lm
+ *         src/threads/threads.c -lpthread -lm
  *
  * Built with -DGS_FUZZ_REPLAY instead (any compiler), main() runs the same
  * check on each file named on the command line: a corpus replayer.
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
-#include "xmltok.h"
+#include "tree/contract.h"
+#include "tree/xmltok.h"
 
 static void *
 grow_realloc(void *arg, void *old, size_t n)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
+#include "tree/contract.h"
 
 static unsigned long long rng_state;
 

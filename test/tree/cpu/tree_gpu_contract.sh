@@ -12,8 +12,8 @@ tmp=${GS_TEST_TMP:-$(mktemp -d)}
 for opt in -O2 -O3; do
 	# the coroutines switch stacks with _longjmp, which fortified builds refuse
 	${CC:-cc} $opt -Wall -U_FORTIFY_SOURCE -Isrc -Isrc/tree -c -o "$tmp/contract_emu.o" src/tree/contract.c
-	${CC:-cc} $opt -Wall -U_FORTIFY_SOURCE -Isrc -c -o "$tmp/threads_emu.o" src/threads.c
-	${CXX:-g++} -std=c++17 $opt -Wall -Wno-unknown-pragmas -U_FORTIFY_SOURCE -Isrc/tree -Ikernels -Itest/tree \
+	${CC:-cc} $opt -Wall -U_FORTIFY_SOURCE -Isrc -c -o "$tmp/threads_emu.o" src/threads/threads.c
+	${CXX:-g++} -std=c++17 $opt -Wall -Wno-unknown-pragmas -U_FORTIFY_SOURCE -Isrc -Isrc/tree -Ikernels -Itest/tree \
 		-o "$tmp/tree_contract_emu" test/tree/cpu/tree_contract_emu.cpp "$tmp/contract_emu.o" \
 		"$tmp/threads_emu.o" -lpthread
 	echo "tree_gpu_contract: built with $opt"

@@ -1,7 +1,7 @@
 /*
  * tree_gpu_host_test.c
  *	  tree_reduce's GPU host side (src/tree/tree_gpu.c) with the backend's GPU
- *	  session (src/gpu_session.c), on a machine without a GPU, against a
+ *	  session (src/gpu/gpu_session.c), on a machine without a GPU, against a
  *	  fake of kernels/gpusort_kernels.h.
  *
  * The fake device is host memory.  Its tokenizer is xmltok.c, so its tokens
@@ -36,13 +36,13 @@
 
 #include "miscadmin.h"
 
-#include "contract.h"
-#include "gpu_session.h"
+#include "tree/contract.h"
+#include "gpu/gpu_session.h"
 #include "gpusort_kernels.h"
-#include "settings.h"
-#include "tree_gpu.h"
-#include "xmltok.h"
-#include "xmltok_backend.h"
+#include "runtime/settings.h"
+#include "tree/tree_gpu.h"
+#include "tree/xmltok.h"
+#include "tree/xmltok_backend.h"
 #include "fake_cuda.h"
 #include "pg_shim.h"
 

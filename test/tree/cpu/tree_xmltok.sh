@@ -19,7 +19,7 @@ fuzz_time=${GS_FUZZ_SECONDS:-15}
 if command -v clang >/dev/null &&
 	clang -fsanitize=fuzzer -x c - -o "$out/probe" 2>/dev/null <<<'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }'; then
 	clang -std=gnu99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc -Isrc/tree \
-		test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c src/tree/contract.c src/threads.c -lpthread -lm -o "$out/fuzz_xmltok"
+		test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c src/tree/contract.c src/threads/threads.c -lpthread -lm -o "$out/fuzz_xmltok"
 	mkdir -p "$out/corpus"
 	cp test/tree/cpu/corpus/* "$out/corpus/"
 	"$out/fuzz_xmltok" -max_total_time="$fuzz_time" -max_len=4096 -print_final_stats=1 \
@@ -29,6 +29,6 @@ else
 	san=""
 	$cc -fsanitize=address,undefined -x c /dev/null -c -o /dev/null 2>/dev/null && san="-fsanitize=address,undefined"
 	$cc -std=gnu99 -g -O1 $san -DGS_FUZZ_REPLAY -Isrc -Isrc/tree test/tree/cpu/fuzz_xmltok.c src/tree/xmltok.c \
-		src/tree/contract.c src/threads.c -lpthread -lm -o "$out/fuzz_xmltok"
+		src/tree/contract.c src/threads/threads.c -lpthread -lm -o "$out/fuzz_xmltok"
 	"$out/fuzz_xmltok" test/tree/cpu/corpus/*
 fi

@@ -31,7 +31,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "xmltok.h"
+#include "tree/xmltok.h"
 
 static unsigned long long rng_state;
 

@@ -36,9 +36,9 @@
 #include <cuda_runtime.h>
 
 #include "gpusort_kernels.h"
-#include "contract.h"
+#include "tree/contract.h"
 extern "C" {
-#include "xmltok.h"
+#include "tree/xmltok.h"
 }
 
 /* contract.h hides its host drivers from nvcc; they are plain C */

@@ -16,7 +16,7 @@ mkdir -p "$BUILD"
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels -Isrc -Isrc/tree -Itest/tree \
 	-o "$BUILD/tree_test" test/tree/gpu/tree_test.cu kernels/tree/tree_contract.cu \
 	kernels/tree/xml_scan.cu kernels/runtime.cu \
-	src/tree/contract.c src/threads.c src/tree/xmltok.c -lpthread
+	src/tree/contract.c src/threads/threads.c src/tree/xmltok.c -lpthread
 if [ -n "${OUT:-}" ]; then
 	"$BUILD/tree_test" "$@" | tee "$OUT/tree_test.log"
 else
