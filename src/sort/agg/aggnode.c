@@ -17,7 +17,8 @@
  *
  * Fallback: the Agg itself is kept in the plan node, over a GpuSortFeed
  * node that hands it the GpuSort's rows.  When the rows do not come as an
- * array (the sort ran out of memory and went to tuplesort) or the arrays
+ * array (the sort outgrew its memory: its rows are in runs in temp files,
+ * merged, or in tuplesort after a fallback, sortstore.c) or the arrays
  * cannot be given memory (gpusort.max_memory, or the server-wide account
  * of gpusort.max_total_memory), that Agg is started and runs exactly as
  * stock runs it (its input, sorted by more columns, is still sorted by its

@@ -56,7 +56,7 @@ extern bool gs_shared_runs_reinit(struct GsSharedRuns *sh);
 extern bool gs_shared_runs_attach(struct GsSharedRuns *sh);
 
 /*
- * A run writer for a parallel intake participant (sortpar.c, sortnode.c):
+ * A run writer for a parallel intake participant (sortpar.c, sortstore.c):
  * create once, then per share start, put every row, finish; rows of its
  * tuplesort fallback come from next; end frees it all.
  */

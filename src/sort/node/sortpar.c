@@ -28,8 +28,10 @@
  * The leader's GpuSort then finds all rows in shared memory: it merges the
  * statistics (so the key layout is the one a serial sort of all rows would
  * choose), copies the row addresses and raw keys into its arrays on
- * threads, and sorts as it does serial input (sortnode.c).  The rows stay
- * where the participants wrote them until the GpuSort is done with them.
+ * threads, and sorts as it does serial input (sortstore.c); what it reads
+ * here is sortparread.c's, and the state both files share sortparstate.h's.
+ * The rows stay where the participants wrote them until the GpuSort is
+ * done with them.
  *
  * A chunk holds tuples from its start upwards and, from its end downwards,
  * one entry per row: the tuple's offset in the chunk and the raw key.  So
@@ -56,7 +58,7 @@
  * Beyond the reservation: a participant that cannot have a chunk for its
  * next row (the participants together outgrew the reservation, or /dev/shm
  * is full) gives the rows it stored, in the order they came, and every
- * later row of its share to a run writer (gs_writer_create, sortnode.c): a
+ * later row of its share to a run writer (gs_writer_create, sortstore.c): a
  * GpuSort outside the plan tree that sorts them run by run within
  * gpusort.max_memory, as a participant's GpuSort under a Gather Merge
  * does, and writes every run to the query's shared files (sortshared.c:
@@ -123,7 +125,7 @@
 #include "runtime/settings.h"
 #include "keys/sortkey.h"
 #include "sortnode.h"
-#include "sortpar.h"
+#include "sortparstate.h"
 #include "threads/threads_backend.h"
 #include "sortplan.h"
 
@@ -163,108 +165,6 @@
 #define GS_PAR_RELEASE_PIECE	((Size) 8 * 1024 * 1024)
 #define GS_PAR_RELEASE_MIN		((Size) 64 * 1024 * 1024)
 
-typedef struct GsParChunk
-{
-	dsa_pointer next;			/* the participant's next chunk */
-	Size		size;			/* bytes, this header included */
-	Size		front;			/* tuples end here (offset in the chunk) */
-	uint32		nrows;
-} GsParChunk;
-
-#define GS_PAR_CHUNK_HEADER	MAXALIGN(sizeof(GsParChunk))
-
-/* one participant's slot of the shared state */
-typedef struct GsParPart
-{
-	dsa_handle	area;
-	dsa_pointer first;			/* its first chunk */
-	uint64		nrows;
-	Size		bytes;
-	double		ms;				/* storing its share */
-	bool		ran;
-	/* where its share outgrew its room: the runs it wrote instead */
-	bool		wrote_runs;
-	int			nruns;
-	uint64		run_rows;
-	uint64		run_bytes;
-} GsParPart;
-
-typedef struct GsParShared
-{
-	bool		enabled;		/* store rows here (else pass them on) */
-	int			nparts;			/* workers planned + the leader */
-	int			ncols;			/* key statistics per participant */
-	Size		limit;			/* bytes of chunks, all participants */
-	bool		runs_allowed;	/* a share that outgrows its room is written
-								 * as runs to the shared files (else passed
-								 * on) */
-	pg_atomic_uint64 used;
-	Size		budget;			/* the GpuSort above's */
-	Size		row_bytes;		/* its arrays' bytes per row (budgeted) */
-	pg_atomic_uint64 filled_rows;	/* rows of the chunks filled so far */
-	pg_atomic_uint64 filled_bytes;	/* and those chunks' bytes */
-	pg_atomic_uint32 overflow;
-	GsParPart	parts[FLEXIBLE_ARRAY_MEMBER];
-	/* then GsKeyColStats[nparts][ncols], then the shared runs (part_runs) */
-} GsParShared;
-
-/* a chunk's place in the leader's address space, to give its pages back */
-typedef struct GsChunkSpan
-{
-	char	   *p;
-	Size		size;
-} GsChunkSpan;
-
-typedef struct GsStoreState GsStoreState;
-
-struct GsStoreState
-{
-	CustomScanState css;
-
-	GsKeySpec  *keys;			/* NULL: no encoder, pass rows on */
-	int			ncols;
-	int			raw_bytes;
-	int			entry_bytes;	/* per row at a chunk's end */
-
-	GsParShared *shared;		/* NULL: no shared memory, pass rows on */
-	int			part;			/* this participant's slot */
-	dsa_area   *area;			/* its area */
-	dsa_area  **areas;			/* the leader's: every participant's */
-	int			nareas;
-
-	/* this participant's share */
-	bool		done;
-	bool		passing;		/* passes rows on through the Gather */
-	bool		writing;		/* gives its rows to writer */
-	bool		runs_ok;		/* may write runs: the shared files are set */
-	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
-	struct GpuSortState *writer;	/* sorts and writes runs, or NULL */
-	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
-	TupleTableSlot *key_slot;	/* a stored row, whose keys are taken */
-	dsa_pointer first;
-	GsParChunk *chunk;			/* the chunk being filled */
-	dsa_pointer ahead;			/* the next one, being faulted in, or Invalid */
-	Size		ahead_size;
-	GsPrefaulter *prefault;		/* faults in the chunk ahead */
-	Size		next_size;
-	uint64		nrows;
-	Size		bytes;
-	double		ms;
-
-	/* the leader's copy of every slot, for EXPLAIN once the DSM is gone */
-	GsParPart  *seen;
-	int			nseen;
-
-	/* the leader's: where every participant's chunks lie (note_chunks) */
-	GsChunkSpan *spans;
-	int			nspans;
-	Size		span_bytes;
-
-	/* the leader's reservation for the chunks (es_query_cxt) */
-	GsReservation *reservation;
-	Size		limit;			/* the participants' chunks may take this */
-};
-
 static Node *store_create_state(CustomScan *cscan);
 static void store_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *store_exec(CustomScanState *node);
@@ -300,34 +200,10 @@ static const CustomExecMethods store_exec_methods = {
 	.ExplainCustomScan = store_explain,
 };
 
-static inline GsKeyColStats *
-part_stats(GsParShared *sh, int part)
-{
-	char	   *p = (char *) sh +
-		MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * sh->nparts);
-
-	return (GsKeyColStats *) p + (Size) part * sh->ncols;
-}
-
-/* bytes of the state before the shared runs */
-static Size
-shared_head_size(int nparts, int ncols)
-{
-	return MAXALIGN(MAXALIGN(offsetof(GsParShared, parts) + sizeof(GsParPart) * nparts) +
-					sizeof(GsKeyColStats) * (Size) nparts * ncols);
-}
-
 static Size
 shared_size(int nparts, int ncols)
 {
 	return shared_head_size(nparts, ncols) + gs_shared_runs_size(nparts);
-}
-
-/* the shared files and slots of the runs that participants write */
-static inline struct GsSharedRuns *
-part_runs(GsParShared *sh)
-{
-	return (struct GsSharedRuns *) ((char *) sh + shared_head_size(sh->nparts, sh->ncols));
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -381,7 +257,7 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
  * Would the rows in used bytes of chunks fit the budget of the GpuSort
  * above where they lie?  It counts its arrays over them (row_bytes a row)
  * too; past that it would copy them in alone, row by row, to write them as
- * runs (sortnode.c), which the participants do faster themselves, in
+ * runs (sortstore.c), which the participants do faster themselves, in
  * parallel.  Rows per byte are those of the chunks filled so far, which
  * the rows' real widths decide, not the planner's estimate of them.  Only
  * where runs may be written: a bounded sort above keeps its first rows
@@ -605,7 +481,7 @@ store_row(GsStoreState *st, TupleTableSlot *slot)
 		/*
 		 * Deforming a table's row up to its last key column walks every
 		 * column before, a cache miss each where the row lies in its
-		 * buffer; the copy just made is in cache (sortnode.c's
+		 * buffer; the copy just made is in cache (sortorder.c's
 		 * observe_and_store says more).
 		 */
 		ExecStoreMinimalTuple(mtup, st->key_slot, false);
@@ -657,7 +533,7 @@ next_written(GsStoreState *st)
 /*
  * The share outgrew its room: the rows stored so far, and the rest as they
  * come, go to the writer, which sorts them run by run and writes the runs
- * to the shared files (sortnode.c); the chunks go back to the area.  The
+ * to the shared files (sortstore.c); the chunks go back to the area.  The
  * stored rows are given in the order they came, so the runs hold the share
  * as read.  False where there are no shared files or a bound above (the
  * rows are then passed on).
@@ -1165,21 +1041,6 @@ store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* keeps what EXPLAIN shows: the DSM segment goes before EXPLAIN runs */
-static void
-keep_seen(GsStoreState *st)
-{
-	GsParShared *sh = st->shared;
-
-	if (sh == NULL || IsParallelWorker())
-		return;
-	if (st->seen == NULL)
-		st->seen = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
-									  sizeof(GsParPart) * sh->nparts);
-	memcpy(st->seen, sh->parts, sizeof(GsParPart) * sh->nparts);
-	st->nseen = sh->nparts;
-}
-
 static void
 store_shutdown(CustomScanState *node)
 {
@@ -1188,253 +1049,6 @@ store_shutdown(CustomScanState *node)
 	keep_seen(st);
 	note_chunks(st);
 	st->shared = NULL;
-}
-
-/* ---- what the leader's GpuSort reads -------------------------------------------- */
-
-GsParInput *
-gs_par_input(PlanState *gather)
-{
-	PlanState  *child;
-
-	if (gather == NULL || !IsA(gather, GatherState))
-		return NULL;
-	child = outerPlanState(gather);
-	if (child == NULL || !IsA(child, CustomScanState) ||
-		((CustomScanState *) child)->methods != &store_exec_methods)
-		return NULL;
-	return (GsParInput *) child;
-}
-
-static inline bool
-have_rows(GsParInput *in)
-{
-	return in->shared != NULL && in->shared->enabled && in->keys != NULL;
-}
-
-void
-gs_par_allow_runs(GsParInput *in, bool allow)
-{
-	in->runs_allowed = allow;
-}
-
-struct GsSharedRuns *
-gs_par_runs(GsParInput *in, int *plan_node_id)
-{
-	if (!have_rows(in) || !in->shared->runs_allowed)
-		return NULL;
-	*plan_node_id = in->css.ss.ps.plan->plan_node_id;
-	return part_runs(in->shared);
-}
-
-Size
-gs_par_limit(GsParInput *in)
-{
-	return in->limit;
-}
-
-bool
-gs_par_overflowed(GsParInput *in)
-{
-	return have_rows(in) && pg_atomic_read_u32(&in->shared->overflow) != 0;
-}
-
-uint64
-gs_par_nrows(GsParInput *in)
-{
-	uint64		n = 0;
-	int			i;
-
-	if (!have_rows(in))
-		return 0;
-	pg_read_barrier();
-	for (i = 0; i < in->shared->nparts; i++)
-		if (in->shared->parts[i].ran)
-			n += in->shared->parts[i].nrows;
-	keep_seen(in);
-	return n;
-}
-
-int
-gs_par_nparts(GsParInput *in, Size *bytes)
-{
-	int			n = 0;
-	int			i;
-
-	*bytes = 0;
-	if (!have_rows(in))
-		return 0;
-	for (i = 0; i < in->shared->nparts; i++)
-		if (in->shared->parts[i].ran)
-		{
-			*bytes += in->shared->parts[i].bytes;
-			n++;
-		}
-	return n;
-}
-
-void
-gs_par_merge_stats(GsParInput *in, GsKeySpec *keys)
-{
-	int			i;
-
-	if (!have_rows(in))
-		return;
-	for (i = 0; i < in->shared->nparts; i++)
-		if (in->shared->parts[i].ran)
-			gs_keys_merge_stats(keys, part_stats(in->shared, i));
-}
-
-/* a chunk as the leader sees it */
-typedef struct ChunkRef
-{
-	const char *base;
-	Size		size;
-	uint64		first;			/* row number of its first row */
-	uint32		nrows;
-} ChunkRef;
-
-typedef struct FillArg
-{
-	ChunkRef   *chunks;
-	int			nchunks;
-	int			entry_bytes;
-	int			raw_bytes;
-	MinimalTuple *tuples;
-	uint8	   *raw;
-} FillArg;
-
-/* every chunk of every participant that ran, in row order, mapped */
-static ChunkRef *
-map_chunks(GsParInput *in, int *nchunks)
-{
-	GsParShared *sh = in->shared;
-	int			cap = 64;
-	int			n = 0;
-	ChunkRef   *refs = palloc(sizeof(ChunkRef) * cap);
-	uint64		row = 0;
-	int			i;
-
-	for (i = 0; i < sh->nparts; i++)
-	{
-		dsa_pointer dp;
-
-		if (!sh->parts[i].ran)
-			continue;
-		for (dp = sh->parts[i].first; DsaPointerIsValid(dp);)
-		{
-			const GsParChunk *c = dsa_get_address(in->areas[i], dp);
-
-			if (n == cap)
-			{
-				cap *= 2;
-				refs = repalloc(refs, sizeof(ChunkRef) * cap);
-			}
-			refs[n].base = (const char *) c;
-			refs[n].size = c->size;
-			refs[n].first = row;
-			refs[n].nrows = c->nrows;
-			row += c->nrows;
-			n++;
-			dp = c->next;
-		}
-	}
-	*nchunks = n;
-	return refs;
-}
-
-/* the chunk that holds row, by binary search over the chunks' first rows */
-static int
-find_chunk(const ChunkRef *refs, int n, uint64 row)
-{
-	int			lo = 0,
-				hi = n - 1;
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi + 1) / 2;
-
-		if (refs[mid].first <= row)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/* rows [lo, hi): on a thread, so no PostgreSQL call */
-static void
-fill_slice(void *p, uint64 lo, uint64 hi)
-{
-	FillArg    *a = (FillArg *) p;
-	int			c = find_chunk(a->chunks, a->nchunks, lo);
-	uint64		i = lo;
-
-	while (i < hi)
-	{
-		const ChunkRef *ch = &a->chunks[c++];
-		uint64		end = Min(hi, ch->first + ch->nrows);
-
-		for (; i < end; i++)
-		{
-			uint64		k = i - ch->first;
-			const char *e = ch->base + ch->size - (Size) (k + 1) * a->entry_bytes;
-			uint32		off;
-
-			memcpy(&off, e, sizeof(uint32));
-			a->tuples[i] = (MinimalTuple) (ch->base + off);
-			memcpy(a->raw + i * a->raw_bytes, e + sizeof(uint32), a->raw_bytes);
-		}
-	}
-}
-
-void
-gs_par_fill(GsParInput *in, MinimalTuple *tuples, uint8 *raw, int raw_bytes,
-			int nthreads)
-{
-	FillArg		a;
-	uint64		n = gs_par_nrows(in);
-
-	if (n == 0)
-		return;
-	if (raw_bytes != in->raw_bytes)
-		elog(ERROR, "gpusort: raw keys of %d bytes in shared memory, %d expected",
-			 in->raw_bytes, raw_bytes);
-	a.chunks = map_chunks(in, &a.nchunks);
-	a.entry_bytes = in->entry_bytes;
-	a.raw_bytes = raw_bytes;
-	a.tuples = tuples;
-	a.raw = raw;
-	gs_cpu_for_slices(n, nthreads, fill_slice, &a);
-	pfree(a.chunks);
-}
-
-void
-gs_par_foreach(GsParInput *in, void (*fn) (void *arg, MinimalTuple tup), void *arg)
-{
-	int			nchunks;
-	ChunkRef   *refs;
-	int			c;
-
-	if (gs_par_nrows(in) == 0)
-		return;
-	refs = map_chunks(in, &nchunks);
-	for (c = 0; c < nchunks; c++)
-	{
-		uint32		k;
-
-		for (k = 0; k < refs[c].nrows; k++)
-		{
-			const char *e = refs[c].base + refs[c].size -
-				(Size) (k + 1) * in->entry_bytes;
-			uint32		off;
-
-			memcpy(&off, e, sizeof(uint32));
-			fn(arg, (MinimalTuple) (refs[c].base + off));
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	pfree(refs);
 }
 
 /* ---- EXPLAIN ------------------------------------------------------------------ */

@@ -53,7 +53,7 @@
  * parallel mode, or parallel.c made no DSM segment -- the writer sorts and
  * returns its rows as a serial GpuSort, and the merger sorts them as its
  * input; the same holds for a participant whose GpuSort fell back to
- * tuplesort (sortnode.c): its rows come through the Gather, the others'
+ * tuplesort (sortstore.c): its rows come through the Gather, the others'
  * runs from the files.
  *
  *-------------------------------------------------------------------------
@@ -240,7 +240,7 @@ gs_shared_publish(GpuSortState *node, int nruns, uint64 rows)
 
 /*
  * The merger fell back to tuplesort (its own input outgrew what it could
- * hold, sortnode.c): the participants' rows go there too, run by run.
+ * hold, sortstore.c): the participants' rows go there too, run by run.
  */
 static void
 feed_tuplesort(GpuSortState *node)

@@ -5,7 +5,7 @@
  *	  and their merge (the node's side of src/sort/spill/).
  *
  * When the stored rows outgrow gpusort.max_memory (or the server-wide
- * account, or 32-bit row numbers), sortnode.c sorts them as usual -- keys,
+ * account, or 32-bit row numbers), sortstore.c sorts them as usual -- keys,
  * engine, ties, strcoll check -- and, instead of gathering them into output
  * order, hands the order to gs_spill_write_run, which writes the rows in
  * that order with their keys as one run (spillrun.c); the node then frees
@@ -244,22 +244,19 @@ gs_spill_key_positions(GpuSortState *node, const uint32 *rows)
 }
 
 /*
- * Writes the stored rows in the given order, with their keys, as a new run
- * (see sortstate.h).
+ * Writes the stored rows in the given order, with their keys, as run, a new
+ * one of the caller's (see sortstate.h).
  */
 void
-gs_spill_write_run(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
+gs_spill_write_run(GpuSortState *node, GsRun *run, const GsRunKeys *rk,
+				   const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
-	GsRun	   *run;
 	uint64		i;
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	/* a participant's run goes to the shared files (sortshared.c) */
-	run = node->shared ? gs_shared_run_create(node) :
-		gs_run_create(node->runcxt, nwords, NULL, NULL);
 	gs_spill_add_run(node, run);
 
 	for (i = 0; i < n; i++)

@@ -40,7 +40,7 @@ static const GsStatReason cpu_reasons[] = {
 	{"gpusort.max_gpu_sessions", GS_STAT_CPU_SESSIONS_CAP},
 };
 
-/* why the rows went to tuplesort with a key (sortnode.c) */
+/* why the rows went to tuplesort with a key (sortstore.c) */
 static const GsStatReason tuplesort_reasons[] = {
 	{"gpusort.max_total_memory", GS_STAT_TS_TOTAL_MEMORY},
 	{"reserved for the parallel workers", GS_STAT_TS_TOTAL_MEMORY},

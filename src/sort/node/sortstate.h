@@ -2,10 +2,14 @@
  *
  * sortstate.h
  *	  The GpuSort node's executor state (GpuSortState), shared by the files
- *	  that run the node: sortnode.c (the executor callbacks and the sort
- *	  itself), sortties.c (PostgreSQL's comparators: tie settling) and
- *	  sortexplain.c (EXPLAIN).  Not for the planner: planner.c and sortpar.c
- *	  see only the plan node (sortplan.h).
+ *	  that run the node: sortnode.c (the executor callbacks), sortstore.c
+ *	  (the input, bounds, runs, the fallback and the run writer),
+ *	  sortorder.c (keys, the engine's sort, the output), sortmem.c (the
+ *	  rows' memory), the ties (sortties.c, sortrefine.c, sortlater.c,
+ *	  sortcoll.c, sortcompare.c, sortdict.c, sortverify.c, sortrepair.c),
+ *	  the runs (sortspill.c, sortshared.c), sortexplain.c and sortstat.c.
+ *	  Not for the planner: planner.c and sortpar.c see only the plan node
+ *	  (sortplan.h), and sortpar.c the run writer's functions.
  *
  * The state's invariants are sortnode.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
@@ -199,10 +203,73 @@ typedef struct GpuSortState
 	GsRunInfo	info;
 } GpuSortState;
 
-/* ---- sortties.c: PostgreSQL's comparators ------------------------------------ */
+/* ---- sortstore.c: the input, bounds, runs and the fallback --------------------- */
+
+/* The sort columns of custom_private, their comparators and key spec */
+extern void gs_sort_init_columns(GpuSortState *node, List *custom_private);
+
+/* The rows the Limit above will take (offset + count); false: all */
+extern bool gs_sort_eval_bound(GpuSortState *node, int64 *bound);
+
+/* Reads the input and sorts it */
+extern void gs_sort_run(GpuSortState *node);
+
+/* Frees the current sort */
+extern void gs_sort_reset(GpuSortState *node);
+
+/* ---- sortorder.c: keys, the engine's sort, ties, the output ------------------- */
+
+/*
+ * Step 2: lays out the key and builds every stored row's key into a new
+ * sorter (run_layout: the runs' layout, fixed by the caller)
+ */
+extern GsSorter *gs_sort_build_keys(GpuSortState *node, bool run_layout,
+									int flags);
+
+/*
+ * Steps 3 and 4: the row numbers in output order; *settled_out is the
+ * array of runcxt that holds them, or NULL when that is the sorter's own
+ */
+extern const uint32 *gs_sort_order_rows(GpuSortState *node, GsSorter *sorter,
+										uint32 **settled_out);
+
+/* The rows in output order (step 5's array) */
+extern void gs_sort_gather_output(GpuSortState *node, const uint32 *order,
+								  bool keep_raw);
+
+/* Steps 2 to 5 over the rows stored since the run began */
+extern void gs_sort_stored(GpuSortState *node, bool keep_raw);
+
+/* May the rows be copied into output order (room for them twice)? */
+extern bool gs_sort_copy_rows_for_array(GpuSortState *node);
+
+/* ---- sortmem.c: the stored rows' memory ----------------------------------------- */
+
+extern Size gs_sort_stored_bytes(GpuSortState *node);
+extern void gs_sort_budget_reason(char *why, size_t len, Size budget);
+extern bool gs_sort_reserve_stored(GpuSortState *node, Size need, char *why,
+								   size_t len);
+extern bool gs_sort_stored_rows_fit(GpuSortState *node, Size budget, char *why,
+									Size whylen);
+extern void gs_sort_note_peak_memory(GpuSortState *node);
+
+/* ---- sortcompare.c: PostgreSQL's comparators ---------------------------------- */
 
 /* Looks up the comparators (ssup) on the first sort; a no-op afterwards */
 extern void gs_sort_prepare_support(GpuSortState *node);
+
+/*
+ * Sorts order[0 .. len), rows of equal keys, by the sort columns from
+ * firstkey on, in tiecxt (reset afterwards)
+ */
+extern void gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len,
+							   int firstkey, MemoryContext tiecxt);
+
+/* Sorts order[0 .. len) by the sort columns from firstkey on */
+extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
+								 uint64 len, int firstkey);
+
+/* ---- sortties.c: the runs of equal keys ---------------------------------------- */
 
 /*
  * The sorted order[0 .. n) of n rows whose keys (nwords words each, the
@@ -217,17 +284,6 @@ extern void gs_sort_prepare_support(GpuSortState *node);
 extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
 								   uint64 n, int first_inexact);
-
-/*
- * Sorts order[0 .. len), rows of equal keys, by the sort columns from
- * firstkey on, in tiecxt (reset afterwards)
- */
-extern void gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len,
-							   int firstkey, MemoryContext tiecxt);
-
-/* Sorts order[0 .. len) by the sort columns from firstkey on */
-extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
-								 uint64 len, int firstkey);
 
 /* ---- sortverify.c: checking libc strxfrm prefixes ------------------------------- */
 
@@ -395,7 +451,7 @@ extern void gs_spill_fix_layout(GpuSortState *node);
 extern bool gs_spill_layout_exact(GpuSortState *node);
 
 /*
- * The keys a run's rows are written with (sort_run in sortnode.c): the
+ * The keys a run's rows are written with (sort_run in sortstore.c): the
  * i-th row written, stored row order[i], gets keys[i] (keys in sorted
  * order) unless by_row, then keys[order[i]] (keys in row order), or, with
  * pos, keys[pos[order[i]]] (keys in sorted order, pos[row] the row's place
@@ -410,9 +466,12 @@ typedef struct GsRunKeys
 
 /* pos for GsRunKeys: each row's place in rows[0 .. ntuples), in runcxt */
 extern uint32 *gs_spill_key_positions(GpuSortState *node, const uint32 *rows);
-/* writes the stored rows in output order, order[0 .. ntuples), as a run */
-extern void gs_spill_write_run(GpuSortState *node, const GsRunKeys *rk,
-							   const uint32 *order);
+/*
+ * writes the stored rows in output order, order[0 .. ntuples), as run (new:
+ * a temp file's, or the shared files' for a participant, the caller's choice)
+ */
+extern void gs_spill_write_run(GpuSortState *node, GsRun *run,
+							   const GsRunKeys *rk, const uint32 *order);
 /* the keys of those rows, in output order, in a new array of runcxt */
 extern uint64 *gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk,
 								 const uint32 *order);
