@@ -570,6 +570,8 @@ gave_up_too_wide(GsWinFunc *f)
  * A walk over a partition's rows in order, as every function over frames
  * makes it: row r's peers [gs, ge) and its frame [fs, fe).  A step a row,
  * so its functions are always inlined (the struct then lives in registers).
+ * frame_cursor_to takes a row's two steps, its peers and its frame;
+ * position_partition, which works a peer group at a time, takes them apart.
  */
 typedef struct FrameCursor
 {
@@ -596,16 +598,28 @@ frame_cursor_init(FrameCursor *c, const GsWinFrame *frame, const uint8 *flags,
 	c->fs = c->fe = ps;
 }
 
+/* to the peer group that starts at row r */
+static pg_attribute_always_inline void
+frame_cursor_peers(FrameCursor *c, uint64 r)
+{
+	c->gs = r;
+	c->ge = peers_end(c->flags, r, c->pe);
+}
+
+/* row r's frame, r one of the current peers */
+static pg_attribute_always_inline void
+frame_cursor_frame(FrameCursor *c, uint64 r)
+{
+	frame_rows(c->frame, r, c->ps, c->pe, c->ge, &c->fs, &c->fe);
+}
+
 /* to row r, the row after the one before (or the partition's first) */
 static pg_attribute_always_inline void
 frame_cursor_to(FrameCursor *c, uint64 r)
 {
 	if (r == c->ge)
-	{
-		c->gs = r;
-		c->ge = peers_end(c->flags, r, c->pe);
-	}
-	frame_rows(c->frame, r, c->ps, c->pe, c->ge, &c->fs, &c->fe);
+		frame_cursor_peers(c, r);
+	frame_cursor_frame(c, r);
 }
 
 /* whether the pass was stopped: looked at once every GS_INTERRUPT_EVERY rows */
@@ -1066,8 +1080,8 @@ lag_lead_partition(GsWinFunc *f, uint64 ps, uint64 pe)
 }
 
 /*
- * The row first_value, last_value or nth_value reads for row r (peers
- * [gs, ge), frame [fs, fe)) under an EXCLUDE clause, or -1 (NULL), as
+ * The row first_value, last_value or nth_value reads for row r, the cursor
+ * at r, under an EXCLUDE clause, or -1 (NULL), as
  * WindowAgg's WinGetFuncArgInFrame finds it: the row an offset from the
  * frame's head (tail) is moved past the excluded rows in one step, as if
  * they were all inside the frame, and is read only if it is in the frame
@@ -1075,9 +1089,13 @@ lag_lead_partition(GsWinFunc *f, uint64 ps, uint64 pe)
  * rows that step can miss, and WindowAgg then returns NULL: so does this.
  */
 static int64
-value_row_excluding(const GsWinFunc *f, GsWinExclude exclude, uint64 r,
-					uint64 gs, uint64 ge, uint64 fs, uint64 fe)
+value_row_excluding(const GsWinFunc *f, const FrameCursor *c, uint64 r)
 {
+	GsWinExclude exclude = c->frame->exclude;
+	uint64		gs = c->gs,
+				ge = c->ge,
+				fs = c->fs,
+				fe = c->fe;
 	int64		pos,
 				over;
 
@@ -1186,18 +1204,16 @@ position_partition(GsWinFunc *f, const uint8 *flags, uint64 ps, uint64 pe,
 		uint64		rank;
 		uint64		r;
 
-		c.gs = c.ge;
-		c.ge = peers_end(flags, c.gs, pe);
+		frame_cursor_peers(&c, c.ge);
 		rank = c.gs - ps + 1;
 		dense++;
 		for (r = c.gs; r < c.ge; r++)
 		{
-			frame_rows(frame, r, ps, pe, c.ge, &c.fs, &c.fe);
+			frame_cursor_frame(&c, r);
 			if (frame->exclude != GSW_EXCLUDE_NONE &&
 				(f->fn == GSW_FIRST_VALUE || f->fn == GSW_LAST_VALUE ||
 				 f->fn == GSW_NTH_VALUE))
-				f->i64[r] = value_row_excluding(f, frame->exclude, r, c.gs,
-												c.ge, c.fs, c.fe);
+				f->i64[r] = value_row_excluding(f, &c, r);
 			else
 				position_put(f, &c, r, rank, dense);
 		}
