@@ -12,7 +12,7 @@
 #ifndef GPUSORT_ENGINE_STATS_H
 #define GPUSORT_ENGINE_STATS_H
 
-#define GS_MAX_KEY_WORDS	4
+#include "keys/keywidth.h"		/* GS_MAX_KEY_WORDS */
 
 /* What EXPLAIN ANALYZE shows about one sort */
 typedef struct GsSortStats

@@ -5,8 +5,8 @@
  *
  * A GsKeySpec turns the sort columns of one row (taken from a slot) into a
  * key of 1, 2 or 4 64-bit words that compare as unsigned integers, word 0
- * most significant, in the order the sort operators define.  See sortkey.c
- * for the encodings.
+ * most significant, in the order the sort operators define.  See
+ * keyencode.c for the encodings, sortkey.c for the layout.
  *
  * Use:
  *	   spec = gs_keys_create(...);			once per node; may refuse (reason)
@@ -35,9 +35,7 @@
 
 #include "executor/tuptable.h"
 
-#include "engine/engine.h"
-
-#define GS_KEY_MAX_BYTES	(GS_MAX_KEY_WORDS * 8)
+#include "keywidth.h"
 
 typedef struct GsKeySpec GsKeySpec;
 
