@@ -97,7 +97,7 @@ include $(PGXS)
 
 # kernels/sort/x.cu -> kernels/sort/x.o too (% spans the subdirectory); the
 # tree kernels include src/tree's representation and contraction headers
-kernels/%.o: kernels/%.cu $(call in_tree,kernels/*.h kernels/*.cuh src/tree/*.h)
+kernels/%.o: kernels/%.cu $(call in_tree,kernels/*.h kernels/*.cuh kernels/*/*.cuh src/tree/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 $(C_SRCS:.c=.o): $(GS_HEADERS) $(call in_tree,kernels/*.h)
