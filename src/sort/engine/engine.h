@@ -6,7 +6,7 @@
  *
  * A pair is a fixed-width key of nwords 64-bit words (nwords = 1, 2 or 4,
  * i.e. 8, 16 or 32 bytes) and a 32-bit row number.  Keys compare as
- * unsigned integers word by word, word 0 most significant; sortkey.c's
+ * unsigned integers word by word, word 0 most significant; keyencode.c's
  * encoders produce words with that property.  Pairs are ordered by
  * (key, row), so every engine returns the same permutation for the same
  * input: the sort is stable and deterministic, whichever engine ran.

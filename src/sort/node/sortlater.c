@@ -52,7 +52,7 @@
  *		or the first column past the key.
  *
  * Why this is PostgreSQL's order.  The encodings are the main key's
- * (sortkey.c): a < b gives enc(a) < enc(b) under memcmp, and a = b gives
+ * (keys/keyencode.c): a < b gives enc(a) < enc(b) under memcmp, and a = b gives
  * enc(a) = enc(b) (-0 and +0, every NaN, a numeric's scale), so rows whose
  * keys differ are in the operators' order, NULLs where NULLS FIRST/LAST
  * puts them; and equal keys of values encoded whole are equal values.

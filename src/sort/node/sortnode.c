@@ -40,7 +40,7 @@
  *
  * Invariant: the rows are returned in an order stock PostgreSQL's Sort could
  * have returned: rows with different keys are ordered by their keys, whose
- * order is the operators' order (sortkey.c), and rows with equal keys are
+ * order is the operators' order (keys/keyencode.c), and rows with equal keys are
  * ordered by the operators themselves.
  *
  * Under a Limit the sort is bounded (top-N), as a Sort's would be: once the
