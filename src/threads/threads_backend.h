@@ -15,8 +15,23 @@
 #define GPUSORT_THREADS_BACKEND_H
 
 #include "lib/ilist.h"
+#include "miscadmin.h"
 
 #include "threads.h"
+
+/*
+ * The backend's own loops over rows poll for interrupts with this, done
+ * being how many rows (or comparisons) are done: every GS_INTERRUPT_EVERY
+ * of them, one CHECK_FOR_INTERRUPTS(), which is cheap but not free in a
+ * loop of a few nanoseconds a row.  A thread's loop asks gs_slice_stopped
+ * (below) instead, which never throws.
+ */
+static inline void
+gs_poll_interrupts(uint64 done)
+{
+	if (done % GS_INTERRUPT_EVERY == 0)
+		CHECK_FOR_INTERRUPTS();
+}
 
 /*
  * Threads that run beside the backend from one call to the next (a row

@@ -916,8 +916,7 @@ string_agg_datum(GsAggFunc *f, uint64 s, uint64 e, bool *isnull)
 	{
 		struct varlena *t;
 
-		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i - s + 1);
 		prefetch_value(f, i);
 		if (f->w.argnull[i])
 			continue;
@@ -966,8 +965,7 @@ array_agg_datum(GsAggFunc *f, uint64 s, uint64 e, bool *isnull)
 	nulls = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
 	for (i = s; i < e; i++)
 	{
-		if ((i - s + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i - s + 1);
 		if (!typbyval)
 			prefetch_value(f, i);
 		values[i - s] = f->w.argd[i];

@@ -70,6 +70,7 @@
 #include "runtime/settings.h"
 #include "threads/threads.h"
 #include "base/timing.h"
+#include "threads/threads_backend.h"
 
 /*
  * Bytes per value reserved: the engine's key buffer (one word, grown by
@@ -287,8 +288,7 @@ to_tuplesort(GpuAggValuesState *node)
 	gs_sorter_sort(node->sorter);
 	for (r = 0; r < n; r++)
 	{
-		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(r + 1);
 		tuplesort_putdatum(node->tuplesort,
 						   Int64GetDatum(key_int(*gs_sorter_key(node->sorter, r))),
 						   false);
@@ -316,8 +316,7 @@ read_values(GpuAggValuesState *node)
 
 		if (TupIsNull(slot))
 			break;
-		if (++node->nrows % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(++node->nrows);
 		d = slot_getattr(slot, attno, &isnull);
 		if (isnull)
 			continue;
@@ -349,8 +348,7 @@ count_sorted_keys(GpuAggValuesState *node)
 	{
 		uint64		key = *gs_sorter_key(node->sorter, r);
 
-		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(r + 1);
 		if (r > 0 && key == prev)
 			continue;
 		prev = key;
@@ -374,8 +372,7 @@ count_tuplesort(GpuAggValuesState *node)
 	{
 		int64		v = DatumGetInt64(d);
 
-		if (++r % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(++r);
 		if (r > 1 && v == prev)
 			continue;
 		prev = v;

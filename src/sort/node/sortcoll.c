@@ -436,8 +436,7 @@ coll_read_group(GpuSortState *node, int c, const uint32 *order, uint64 len,
 		ent[i].len = (uint32) n;
 		ent[i].row = order[i];
 		*maxlen = Max(*maxlen, n);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	return true;
 }

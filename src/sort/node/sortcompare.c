@@ -25,6 +25,7 @@
 #include "miscadmin.h"
 
 #include "sortstate.h"
+#include "threads/threads_backend.h"
 
 /*
  * Looks up the comparators, once, when the first sort runs: as tuplesort
@@ -69,8 +70,7 @@ tie_compare(const void *a, const void *b, void *arg)
 	int			k;
 
 	/* a run can hold every row: stay cancellable inside qsort */
-	if (++ta->ncompares % GS_INTERRUPT_EVERY == 0)
-		CHECK_FOR_INTERRUPTS();
+	gs_poll_interrupts(++ta->ncompares);
 	for (k = 0; k < ta->node->nkeys - ta->firstkey; k++)
 	{
 		int			c = ApplySortComparator(ra->values[k], ra->isnull[k],
@@ -112,8 +112,7 @@ gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 		for (k = 0; k < ncmp; k++)
 			rows[i].values[k] = slot_getattr(slot, node->attnos[firstkey + k],
 											 &rows[i].isnull[k]);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	ExecClearTuple(node->row_slot);
 

@@ -247,8 +247,7 @@ dict_entry_compare(const void *x, const void *y, void *arg)
 	const DictEntry *ex = &sa->entries[*(const uint32 *) x];
 	const DictEntry *ey = &sa->entries[*(const uint32 *) y];
 
-	if (++sa->ncompares % GS_INTERRUPT_EVERY == 0)
-		CHECK_FOR_INTERRUPTS();
+	gs_poll_interrupts(++sa->ncompares);
 	return ApplySortComparator(ex->d, false, ey->d, false, sa->ssup);
 }
 

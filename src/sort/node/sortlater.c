@@ -355,8 +355,7 @@ make_entries(LaterBatch *b)
 		{
 			if (scan_step(b, i, &pos))
 				(void) make_entry(b, node->row_slot, pos, false);
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(i + 1);
 		}
 	}
 	ExecClearTuple(node->row_slot);
@@ -506,8 +505,7 @@ sort_by_engine(const LaterBatch *b, uint64 *ent, uint64 n)
 				break;
 		if (e - r > 1)
 			sort_entries(ent + r * b->stride, e - r, b->stride);
-		if (++runs % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(++runs);
 	}
 }
 
@@ -588,8 +586,7 @@ settle_batch(GpuSortState *node, const GsLater *later, uint32 *order,
 			sort_by_engine(&b, b.ent + gstart[g] * b.stride,
 						   gstart[g + 1] - gstart[g]);
 		settle_group(&b, g, order, later->ranges.lo[first + g], tiecxt);
-		if ((g + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(g + 1);
 	}
 }
 

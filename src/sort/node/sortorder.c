@@ -164,8 +164,7 @@ capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 			ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
 			gs_keys_capture_key(node->keys, node->row_slot, rawbuf);
 			gs_keys_encode(node->keys, rawbuf, i, a.out + i * nwords);
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(i + 1);
 		}
 	}
 	ExecClearTuple(node->row_slot);
@@ -340,8 +339,7 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
 	for (i = 0; i < node->ntuples; i++)
 	{
 		gs_keys_encode(node->keys, row_key_raw(node, i, rawbuf), i, gs_sorter_push(sorter));
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	pfree(rawbuf);
 }

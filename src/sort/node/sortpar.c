@@ -118,7 +118,6 @@
 #include "utils/memutils.h"
 
 #include "base/compat.h"
-#include "engine/engine.h"
 #include "memory/memaccount.h"
 #include "intake/prefault.h"
 #include "intake/rowstore.h"
@@ -565,8 +564,7 @@ start_writing(GsStoreState *st)
 			memcpy(&off, e, sizeof(uint32));
 			ExecStoreMinimalTuple((MinimalTuple) ((char *) c + off), st->feed_slot, false);
 			gs_writer_put(st->writer, st->feed_slot);
-			if (++i % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(++i);
 		}
 		ExecClearTuple(st->feed_slot);
 		/*
@@ -1053,56 +1051,52 @@ store_shutdown(CustomScanState *node)
 
 /* ---- EXPLAIN ------------------------------------------------------------------ */
 
-/* a participant whose share outgrew its room: the runs it wrote */
+/* one figure of a participant's share, "LABEL WHAT", in structured formats */
 static void
-explain_runs(const char *label, GsParPart *p, ExplainState *es)
+part_property(const char *label, const char *what, const char *unit,
+			  uint64 value, ExplainState *es)
 {
 	char		name[96];
 
-	if (es->format == EXPLAIN_FORMAT_TEXT)
-	{
-		appendStringInfoSpaces(es->str, es->indent * 2);
-		appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows written in %d runs, "
-						 UINT64_FORMAT "kB, to shared files",
-						 label, p->run_rows, p->nruns, (p->run_bytes + 1023) / 1024);
-		if (es->timing)
-			appendStringInfo(es->str, ", %.3f ms", p->ms);
-		appendStringInfoChar(es->str, '\n');
-		return;
-	}
-	snprintf(name, sizeof(name), "%s Rows Written", label);
-	ExplainPropertyUInteger(name, NULL, p->run_rows, es);
-	snprintf(name, sizeof(name), "%s Runs Written", label);
-	ExplainPropertyInteger(name, NULL, p->nruns, es);
-	snprintf(name, sizeof(name), "%s Run Bytes", label);
-	ExplainPropertyUInteger(name, "kB", (p->run_bytes + 1023) / 1024, es);
-	if (es->timing)
-	{
-		snprintf(name, sizeof(name), "%s Time Storing", label);
-		ExplainPropertyFloat(name, "ms", p->ms, 3, es);
-	}
+	snprintf(name, sizeof(name), "%s %s", label, what);
+	ExplainPropertyUInteger(name, unit, value, es);
 }
 
-/* a participant that kept its rows in shared memory */
+/*
+ * A participant's share: the rows it kept in shared memory, or, where its
+ * share outgrew its room, the runs it wrote instead
+ */
 static void
-explain_stored(const char *label, const GsParPart *p, ExplainState *es)
+explain_part(const char *label, const GsParPart *p, ExplainState *es)
 {
 	char		name[96];
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		appendStringInfoSpaces(es->str, es->indent * 2);
-		appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
-						 label, p->nrows, (p->bytes + 1023) / 1024);
+		if (p->wrote_runs)
+			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows written in %d runs, "
+							 UINT64_FORMAT "kB, to shared files",
+							 label, p->run_rows, p->nruns, (p->run_bytes + 1023) / 1024);
+		else
+			appendStringInfo(es->str, "%s: " UINT64_FORMAT " rows stored, %zukB",
+							 label, p->nrows, (p->bytes + 1023) / 1024);
 		if (es->timing)
 			appendStringInfo(es->str, ", %.3f ms", p->ms);
 		appendStringInfoChar(es->str, '\n');
 		return;
 	}
-	snprintf(name, sizeof(name), "%s Rows Stored", label);
-	ExplainPropertyUInteger(name, NULL, p->nrows, es);
-	snprintf(name, sizeof(name), "%s Memory", label);
-	ExplainPropertyUInteger(name, "kB", (p->bytes + 1023) / 1024, es);
+	if (p->wrote_runs)
+	{
+		part_property(label, "Rows Written", NULL, p->run_rows, es);
+		part_property(label, "Runs Written", NULL, p->nruns, es);
+		part_property(label, "Run Bytes", "kB", (p->run_bytes + 1023) / 1024, es);
+	}
+	else
+	{
+		part_property(label, "Rows Stored", NULL, p->nrows, es);
+		part_property(label, "Memory", "kB", (p->bytes + 1023) / 1024, es);
+	}
 	if (es->timing)
 	{
 		snprintf(name, sizeof(name), "%s Time Storing", label);
@@ -1139,9 +1133,6 @@ store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			strlcpy(label, "Leader", sizeof(label));
 		else
 			snprintf(label, sizeof(label), "Worker %d", i - 1);
-		if (p->wrote_runs)
-			explain_runs(label, p, es);
-		else
-			explain_stored(label, p, es);
+		explain_part(label, p, es);
 	}
 }

@@ -409,8 +409,7 @@ chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
 			g++;
 		(void) chunk_of(a, node->row_slot, i, g,
 						a->arena && a->stopped[t] == lo ? &kc : NULL, false);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	ExecClearTuple(node->row_slot);
 }
@@ -729,8 +728,7 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
 		memcpy(order + groups[i].lo, rows + gstart[i], sizeof(uint32) * n);
 		split_group(node, order, &groups[i], a.out + gstart[i] * GS_REFINE_WORDS,
 					c, next, later, tiecxt);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	node->info.refine_rounds++;
 	pfree(a.out);
@@ -986,8 +984,7 @@ capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
 				break;
 			}
 		}
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	ExecClearTuple(slot);
 	pfree(tab);
@@ -1130,8 +1127,7 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
 			cur->g[n++] = g;
 			rows += g.hi - g.lo;
 		}
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	cur->n = n;
 	cur->rows = rows;

@@ -111,8 +111,7 @@ repair_compare(RepairCtx *rc, uint32 a, uint32 b)
 		}
 		return r;
 	}
-	if (rc->ncompares % GS_INTERRUPT_EVERY == 0)
-		CHECK_FOR_INTERRUPTS();
+	gs_poll_interrupts(rc->ncompares);
 	ExecStoreMinimalTuple(rc->tuples[a], rc->sa, false);
 	ExecStoreMinimalTuple(rc->tuples[b], rc->sb, false);
 	return gs_sort_compare_slots(rc->node, rc->sa, rc->sb, 0);

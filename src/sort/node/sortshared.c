@@ -73,6 +73,7 @@
 #include "sortnode.h"
 #include "sortstate.h"
 #include "spill/spillrun.h"
+#include "threads/threads_backend.h"
 
 /* one participant's runs, filled when they are all written */
 typedef struct GsSharedSlot
@@ -258,8 +259,7 @@ feed_tuplesort(GpuSortState *node)
 		{
 			ExecStoreMinimalTuple(run->tup, node->row_slot, false);
 			tuplesort_puttupleslot(node->tuplesort, node->row_slot);
-			if (++i % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(++i);
 		}
 	}
 	ExecClearTuple(node->row_slot);

@@ -73,6 +73,7 @@
 #include "spill/spillmerge.h"
 #include "spill/spillrun.h"
 #include "base/timing.h"
+#include "threads/threads_backend.h"
 
 /* the runs' key, at most this wide: two words */
 #define GS_SPILL_KEY_BYTES	16
@@ -183,8 +184,7 @@ merge_range(GpuSortState *node, int first, int k)
 	while ((run = gs_merge_next(m)) != NULL)
 	{
 		gs_run_write(out, run->key, run->tup);
-		if (++i % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(++i);
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
@@ -237,8 +237,7 @@ gs_spill_key_positions(GpuSortState *node, const uint32 *rows)
 	for (j = 0; j < node->ntuples; j++)
 	{
 		pos[rows[j]] = (uint32) j;
-		if ((j + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(j + 1);
 	}
 	return pos;
 }
@@ -271,8 +270,7 @@ gs_spill_write_run(GpuSortState *node, GsRun *run, const GsRunKeys *rk,
 		if (i + GS_SPILL_PREFETCH < n)
 			prefetch_row(node->tuples[order[i + GS_SPILL_PREFETCH]]);
 		gs_run_write(run, run_key(rk, order, i, nwords), node->tuples[order[i]]);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	node->info.spill_runs++;
 	node->info.spill_bytes += run->bytes;
@@ -302,8 +300,7 @@ gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
 	{
 		memcpy(out + i * nwords, run_key(rk, order, i, nwords),
 			   sizeof(uint64) * nwords);
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	return out;
 }
@@ -445,8 +442,7 @@ gs_spill_materialize(GpuSortState *node)
 	{
 		ExecStoreMinimalTuple(tup, node->row_slot, false);
 		tuplestore_puttupleslot(node->store, node->row_slot);
-		if (++i % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(++i);
 	}
 	ExecClearTuple(node->row_slot);
 	gs_spill_close(node);

@@ -39,6 +39,7 @@
 #include "sortnode.h"
 #include "sortstate.h"
 #include "threads/thread_share.h"
+#include "threads/threads_backend.h"
 
 /*
  * The row arrays are faulted in (prefault.c) GS_PREFAULT_WINDOW rows ahead
@@ -370,8 +371,7 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
 		ExecStoreMinimalTuple(node->tuples[i], node->row_slot, false);
 		tuplesort_puttupleslot(node->tuplesort, node->row_slot);
 		node->tuples[i] = NULL;
-		if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i + 1);
 	}
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);

@@ -324,8 +324,7 @@ gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
 			if (e - r > 1)
 				settle_one(node, &sc, settled, r, e - r);
 			r = e;
-			if (++nruns % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(++nruns);
 		}
 	}
 	if (sc.refinecxt)

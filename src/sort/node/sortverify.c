@@ -503,8 +503,7 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 	{
 		uint64		q = partner(a, j);
 
-		if ((j + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(j + 1);
 		/* the first: its thread may have moved rows, whose keys are elsewhere */
 		if (!needs_check(a, q, j) && !(a->worder && j == a->stopped[t]))
 			continue;
@@ -559,8 +558,7 @@ scramble(GpuSortState *node, VerifyArg *a, uint32 *order)
 	slots[1] = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	for (j = 1; j < a->nout; j++)
 	{
-		if ((j % GS_INTERRUPT_EVERY) == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(j);
 		if (needs_check(a, j - 1, j) &&
 			rows_in_order(node, a, slots, order, j - 1, j) &&
 			(j < 2 || rows_in_order(node, a, slots, order, j - 2, j - 1)) &&

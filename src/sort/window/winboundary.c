@@ -286,8 +286,7 @@ read_unread_numerics(BoundArg *a, TupleTableSlot *slot)
 			continue;
 		for (i = 0; i < a->n; i++)
 		{
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(i + 1);
 			if (!f->argnull[i] && f->argscale[i] == GSW_NUM_UNREAD)
 			{
 				bool		isnull;
@@ -459,8 +458,7 @@ gs_win_boundaries_keys(MinimalTuple *rows, uint64 n, TupleDesc desc,
 	{
 		if (flags[i] & GSW_UNSURE)
 			flags[i] = row_flags_fmgr(&a, a.slots[0], a.slots[1], i);
-		if (i % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(i);
 	}
 	read_unread_numerics(&a, a.slots[0]);
 	gs_thread_slots_free(slots);

@@ -66,6 +66,7 @@
 #include "runtime/stat.h"
 #include "threads/threads.h"
 #include "base/timing.h"
+#include "threads/threads_backend.h"
 #include "windowfuncs.h"
 #include "windownode.h"
 #include "winexpr.h"
@@ -553,8 +554,7 @@ evaluate_filters(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 			econtext->ecxt_outertuple = node->row_slot;
 			d = ExecEvalExprSwitchContext(node->filters[k], econtext, &isnull);
 			skip[i] = isnull || !DatumGetBool(d);
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(i + 1);
 		}
 		node->funcs[k].skip = skip;
 	}
@@ -661,8 +661,7 @@ evaluate_arguments(GpuWindowState *node, MinimalTuple *rows, uint64 n)
 			Datum		d = (Datum) 0;
 			bool		isnull = true;
 
-			if ((i + 1) % GS_INTERRUPT_EVERY == 0)
-				CHECK_FOR_INTERRUPTS();
+			gs_poll_interrupts(i + 1);
 			/* the threads' program gave the row's value (winexpr.h) */
 			if (f->argback != NULL && !f->argback[i])
 				continue;

@@ -139,8 +139,7 @@ range_sweep(GsWinFrame *frame, RangeSweep *head, RangeSweep *tail,
 		bool		curnull;
 		Datum		cur;
 
-		if ((r + 1) % GS_INTERRUPT_EVERY == 0)
-			CHECK_FOR_INTERRUPTS();
+		gs_poll_interrupts(r + 1);
 		if (flags[r] & GSW_NEW_PARTITION)
 		{
 			for (pe = r + 1; pe < n && !(flags[pe] & GSW_NEW_PARTITION); pe++)
