@@ -10,7 +10,9 @@
  * does not survive fork() and the postmaster must never hold one.
  *
  * The calls go one way: this file calls each part's initialization, and
- * the parts read their settings from settings.c, never from here.
+ * the parts read their settings from settings.c, never from here.  The
+ * SQL-callable report of the memory budgets, which reads from many parts,
+ * sits beside this file (memreport.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -21,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "gpusort.h"
+#include "intake/blockpool.h"
 #include "memory/memaccount.h"
 #include "plan/planner.h"
 #include "runtime/stat.h"
@@ -34,6 +37,8 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	/* the pool's hook first: defining gpusort.keep_memory calls it */
+	gs_pool_init();
 	gpusort_define_settings();
 	gpusort_tree_init();
 	gpusort_planner_init();

@@ -10,8 +10,8 @@
  * kernels/gpusort_kernels.h.
  *
  * The module entry (gpusort.c) calls each part's initialization, declared
- * in the part's own header (planner.h, treereduce.h, libcoll.h).  The
- * settings that both halves read live apart, in settings.c; the parts
+ * in the part's own header (planner.h, treereduce.h, blockpool.h, ...).
+ * The settings that both halves read live apart, in settings.c; the parts
  * include settings.h, so that none calls or includes back into the entry.
  *
  *-------------------------------------------------------------------------

@@ -9,7 +9,12 @@
  * tree_reduce.c defines its own (gpusort.tree_*).  A
  * value of -1 or 0 that means "let gpusort choose" is resolved by a getter
  * (gpusort_memory_budget, gpusort_threads, ...), so that every part
- * resolves it alike; gpusort_memory() shows the resolved memory budgets.
+ * resolves it alike; gpusort_memory() (entry/memreport.c) shows the
+ * resolved values.
+ *
+ * The settings lie below every part that reads them, so they call none:
+ * where setting one must act at once (gpusort.keep_memory trims the pool
+ * of row blocks), the part that acts sets a hook here at _PG_init.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,16 +25,11 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "utils/builtins.h"
 #include "utils/guc.h"
 
-#include "intake/blockpool.h"
 #include "gpu_select.h"
-#include "memory/memaccount.h"
 #include "memory/membudget.h"
 #include "settings.h"
 #include "threads/thread_share.h"
@@ -53,6 +53,8 @@ int			gpusort_cpu_threads = 0;	/* 0: the machine's cores */
 bool		gpusort_debug_scramble_keys = false;
 bool		gpusort_dict_ranks = true;
 bool		gpusort_refine_ties = true;
+
+GsKeepMemoryHook gpusort_keep_memory_hook = NULL;
 
 static const struct config_enum_entry parallel_options[] = {
 	{"auto", GS_PARALLEL_AUTO, false},
@@ -117,12 +119,8 @@ physical_memory(void)
 	return (Size) pages * (Size) pagesize;
 }
 
-/*
- * The memory available to the server (cgroup limit or physical memory,
- * less shared_buffers); source and detail, if not NULL, say where it came
- * from
- */
-static Size
+/* the budgets' base (above), with where it came from for gpusort_memory() */
+Size
 gpusort_available_memory(const char **source, const char **detail)
 {
 	static bool done = false;
@@ -204,8 +202,8 @@ gpusort_total_memory_limit(void)
  * The machine's online cores, read once per backend: glibc's sysconf reads
  * a file in /sys for it, and the planner asks for every statement.
  */
-static int
-online_cpus(void)
+int
+gpusort_online_cpus(void)
 {
 	static int	ncpu = 0;
 
@@ -222,17 +220,17 @@ bool
 gpusort_parallel_enabled(void)
 {
 	if (gpusort_parallel == GS_PARALLEL_AUTO)
-		return online_cpus() >= GS_PARALLEL_MIN_CPUS;
+		return gpusort_online_cpus() >= GS_PARALLEL_MIN_CPUS;
 	return gpusort_parallel == GS_PARALLEL_ON;
 }
 
 /* gpusort.cpu_threads, 0 resolved: what a sort alone on the server uses */
-static int
-configured_threads(void)
+int
+gpusort_configured_threads(void)
 {
 	if (gpusort_cpu_threads > 0)
 		return gpusort_cpu_threads;
-	return Min(online_cpus(), GS_MAX_AUTO_THREADS);
+	return Min(gpusort_online_cpus(), GS_MAX_AUTO_THREADS);
 }
 
 /*
@@ -243,7 +241,7 @@ configured_threads(void)
 int
 gpusort_threads(void)
 {
-	return gs_thread_share(configured_threads(), online_cpus());
+	return gs_thread_share(gpusort_configured_threads(), gpusort_online_cpus());
 }
 
 /*
@@ -410,88 +408,6 @@ gpusort_huge_pages_advised(const char **why)
 	return gpusort_huge_pages == GS_HUGE_PAGES_ON;
 }
 
-/* one row of gpusort_memory(); bytes SIZE_MAX: NULL */
-static void
-memory_row(ReturnSetInfo *rsinfo, const char *name, Size bytes, const char *detail)
-{
-	Datum		values[3];
-	bool		nulls[3] = {false, bytes == SIZE_MAX, false};
-
-	values[0] = CStringGetTextDatum(name);
-	values[1] = Int64GetDatum((int64) Min(bytes, (Size) PG_INT64_MAX));
-	values[2] = CStringGetTextDatum(detail);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
-/*
- * gpusort_memory()'s row "cpu_threads": the threads a sort starting now in
- * this session would use, and the share they come from (not bytes: NULL)
- */
-static void
-threads_row(ReturnSetInfo *rsinfo)
-{
-	int			sessions = gs_thread_share_sessions();
-	char		buf[200];
-
-	if (sessions < 0)
-		snprintf(buf, sizeof(buf),
-				 "%d threads per sort, not shared: gpusort is not in shared_preload_libraries",
-				 gpusort_threads());
-	else
-		snprintf(buf, sizeof(buf),
-				 "%d threads per sort now; %d sessions sorting, %d cores, at most %d per sort",
-				 gpusort_threads(), sessions, online_cpus(), configured_threads());
-	memory_row(rsinfo, "cpu_threads", SIZE_MAX, buf);
-}
-
-PG_FUNCTION_INFO_V1(gpusort_memory);
-
-/*
- * gpusort_memory(): the budgets, where they come from, and what the
- * server's GpuSorts hold now (all sessions, and this one).
- */
-Datum
-gpusort_memory(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const char *source;
-	const char *detail;
-	Size		avail = gpusort_available_memory(&source, &detail);
-	Size		shm_size;
-	bool		advised;
-	char		buf[700];
-
-	InitMaterializedSRF(fcinfo, 0);
-	snprintf(buf, sizeof(buf), "%s: %s", source, detail);
-	memory_row(rsinfo, "available", avail, buf);
-	memory_row(rsinfo, "max_memory", gpusort_memory_budget(),
-			   gpusort_max_memory > 0 ? "gpusort.max_memory: one sort" :
-			   "gpusort.max_memory = -1: one sort, a quarter of available");
-	memory_row(rsinfo, "max_total_memory", gpusort_total_memory_limit(),
-			   gpusort_max_total_memory > 0 ? "gpusort.max_total_memory: all sorts" :
-			   "gpusort.max_total_memory = -1: all sorts, half of available");
-	memory_row(rsinfo, "reserved", gs_account_total(GS_ACCT_MEM),
-			   "all sessions, now");
-	memory_row(rsinfo, "reserved_session", gs_account_session(GS_ACCT_MEM),
-			   "this session, now");
-	memory_row(rsinfo, "kept_session", gs_pool_bytes(),
-			   "this session, large blocks kept for its next sorts (gpusort.keep_memory)");
-	(void) gs_shm_free(&shm_size);
-	memory_row(rsinfo, "shm_size", shm_size, "/dev/shm, for POSIX dynamic shared memory");
-	memory_row(rsinfo, "shm_max_total", gs_shm_limit(),
-			   "of /dev/shm, what all parallel sorts may reserve");
-	memory_row(rsinfo, "shm_reserved", gs_account_total(GS_ACCT_SHM),
-			   "of /dev/shm, all sessions, now");
-	memory_row(rsinfo, "gpu_reserved", gs_account_total(GS_ACCT_DEV),
-			   "GPU memory, all sessions, now");
-	memory_row(rsinfo, "account", SIZE_MAX, gs_account_where());
-	threads_row(rsinfo);
-	advised = gpusort_huge_pages_advised(&detail);
-	snprintf(buf, sizeof(buf), "%s: %s", advised ? "advised" : "not advised", detail);
-	memory_row(rsinfo, "huge_pages", SIZE_MAX, buf);
-	return (Datum) 0;
-}
-
 /* gpusort.max_memory, gpusort.max_total_memory: -1, or at least 1MB */
 static bool
 check_max_memory(int *newval, void **extra, GucSource source)
@@ -502,11 +418,12 @@ check_max_memory(int *newval, void **extra, GucSource source)
 	return false;
 }
 
-/* gpusort.keep_memory: a smaller pool at once */
+/* gpusort.keep_memory: a smaller pool at once, by the pool's hook */
 static void
 assign_keep_memory(int newval, void *extra)
 {
-	gs_pool_trim(newval > 0 ? (Size) newval * 1024 : 0);
+	if (gpusort_keep_memory_hook)
+		gpusort_keep_memory_hook(newval > 0 ? (Size) newval * 1024 : 0);
 }
 
 /* gpusort.devices: '' or a list of distinct ordinals (gpu_select.c) */

@@ -56,6 +56,12 @@ extern bool gpusort_debug_scramble_keys;
 extern bool gpusort_dict_ranks;
 extern bool gpusort_refine_ties;
 
+/*
+ * The memory available to the server (its cgroup's limit, else the
+ * machine's memory, less shared_buffers); source and detail, if not NULL,
+ * say where it came from
+ */
+extern Size gpusort_available_memory(const char **source, const char **detail);
 /* gpusort.max_memory in bytes, -1 resolved */
 extern Size gpusort_memory_budget(void);
 /* gpusort.max_total_memory in bytes, -1 resolved */
@@ -63,6 +69,16 @@ extern Size gpusort_total_memory_limit(void);
 
 /* what a session may keep of its row blocks between sorts (blockpool.c) */
 extern Size gpusort_keep_memory_limit(void);
+
+/*
+ * Called with the new bound in bytes (0: keep nothing) whenever
+ * gpusort.keep_memory is set.  The pool of row blocks sets it at _PG_init
+ * (gs_pool_init), so that a smaller bound trims the pool at once: the
+ * settings lie below the pool and do not call it.
+ */
+typedef void (*GsKeepMemoryHook) (Size limit);
+extern GsKeepMemoryHook gpusort_keep_memory_hook;
+
 /* gpusort.parallel, auto resolved: may the planner use the parallel node */
 extern bool gpusort_parallel_enabled(void);
 /*
@@ -70,6 +86,10 @@ extern bool gpusort_parallel_enabled(void);
  * as huge pages; why, if not NULL, says what decided it
  */
 extern bool gpusort_huge_pages_advised(const char **why);
+/* The machine's online cores */
+extern int	gpusort_online_cpus(void);
+/* gpusort.cpu_threads, 0 resolved: the threads of a sort alone on the server */
+extern int	gpusort_configured_threads(void);
 /*
  * The threads a pass of CPU work uses now: gpusort.cpu_threads, 0
  * resolved, or less while other sessions sort (thread_share.h)

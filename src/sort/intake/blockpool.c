@@ -33,12 +33,15 @@
  * sort may use (gpusort.max_memory); past them blocks are unmapped.  It
  * holds only blocks that the session's sorts mapped, so a session that
  * sorts little keeps little.  Shrinking gpusort.keep_memory
- * trims the pool at once, gpusort.max_memory at the next sort; the pool
- * lives in static memory (no allocation in the callbacks) and goes with
- * the process.  Parallel workers keep nothing: they exit soon.
+ * trims the pool at once (gs_pool_init sets the setting's hook: settings.c
+ * lies below the pool and does not call it), gpusort.max_memory at the
+ * next sort; the pool lives in static memory (no allocation in the
+ * callbacks) and goes with the process.  Parallel workers keep nothing:
+ * they exit soon.
  *
- * Fresh blocks are mapped at 2 MB boundaries, so that the huge-page advice
- * (gs_advise_huge_pages) covers them whole.
+ * Fresh blocks are mapped at huge page boundaries, so that the huge-page
+ * advice (gs_advise_huge_pages, here since the pool maps the blocks; the
+ * row store's arrays get it too) covers them whole.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,10 +54,7 @@
 #include "utils/memutils.h"
 
 #include "blockpool.h"
-#include "rowstore.h"
 #include "runtime/settings.h"
-
-#define GS_POOL_ALIGN		((Size) 2 * 1024 * 1024)
 
 /* blocks the pool can hold; more are unmapped (1 GB in 4 MB blocks) */
 #define GS_POOL_SLOTS		256
@@ -85,6 +85,25 @@ typedef struct PoolTake
  * cache line), after a pointer to its PoolTake, NULL if palloc'd
  */
 #define GS_TAKE_HEADER	64
+
+void
+gs_pool_init(void)
+{
+	gpusort_keep_memory_hook = gs_pool_trim;
+}
+
+void
+gs_advise_huge_pages(void *p, Size size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) p + size);
+
+	/* only a hint: the kernel may ignore it, and an error changes nothing */
+	if (end > start && gpusort_huge_pages_advised(NULL))
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
 
 Size
 gs_pool_bytes(void)
@@ -123,18 +142,18 @@ pool_find(Size size, Size max)
 	return best;
 }
 
-/* size bytes at a 2 MB boundary, or MAP_FAILED */
+/* size bytes at a huge page boundary, or MAP_FAILED */
 static char *
 map_aligned(Size size)
 {
-	Size		len = size + GS_POOL_ALIGN;
+	Size		len = size + GS_HUGE_PAGE;
 	char	   *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
 						   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char	   *p;
 
 	if (raw == MAP_FAILED)
 		return MAP_FAILED;
-	p = (char *) TYPEALIGN(GS_POOL_ALIGN, (uintptr_t) raw);
+	p = (char *) TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) raw);
 	if (p > raw)
 		(void) munmap(raw, p - raw);
 	if (raw + len > p + size)

@@ -12,6 +12,12 @@
 /* blocks of at least this size are mapped by the pool's functions */
 #define GS_POOL_MIN_BLOCK	((Size) 4 * 1024 * 1024)
 
+/* the huge page that gs_advise_huge_pages asks for, and the pool aligns to */
+#define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
+
+/* _PG_init: gpusort.keep_memory's changes trim the pool from now on */
+extern void gs_pool_init(void);
+
 /*
  * A block of at least size bytes for a sort, that lives at most as long as
  * cxt (a reset callback of cxt gives it back, on an ERROR too): a large one
@@ -37,5 +43,12 @@ extern void gs_pool_trim(Size limit);
 
 /* What the pool holds now */
 extern Size gs_pool_bytes(void);
+
+/*
+ * Asks for huge pages on the whole huge pages (GS_HUGE_PAGE) inside
+ * [p, p + size), where gpusort.huge_pages lets it: a hint.  The pool's
+ * fresh blocks get it, and so may any other large allocation of a sort.
+ */
+extern void gs_advise_huge_pages(void *p, Size size);
 
 #endif							/* GPUSORT_BLOCKPOOL_H */

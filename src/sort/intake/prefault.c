@@ -36,7 +36,6 @@
 
 #include "utils/memutils.h"
 
-#include "engine/engine.h"
 #include "threads/threads.h"
 #include "prefault.h"
 

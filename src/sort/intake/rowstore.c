@@ -6,11 +6,12 @@
  * The rows are copied one after another into blocks that grow from
  * GS_ROWS_FIRST_BLOCK to GS_ROWS_MAX_BLOCK bytes: no allocation header per
  * row, and few allocations.  The large blocks, and the node's arrays indexed
- * by row number (gs_huge_alloc), are offered to the kernel as huge pages,
- * which spares most of the page faults that first touching gigabytes costs,
- * and most of the TLB misses of the random reads that gather the rows into
- * output order; unless gpusort.huge_pages says not to, which under auto it
- * does where the kernel would compact memory on such a fault (settings.c).
+ * by row number (gs_huge_alloc), are offered to the kernel as huge pages
+ * (gs_advise_huge_pages, blockpool.c), which spares most of the page faults
+ * that first touching gigabytes costs, and most of the TLB misses of the
+ * random reads that gather the rows into output order; unless
+ * gpusort.huge_pages says not to, which under auto it does where the kernel
+ * would compact memory on such a fault (settings.c).
  *
  * What faulting in fresh memory still costs is moved to another core
  * (prefault.c): from blocks of GS_ROWS_AHEAD_MIN bytes on, the next block
@@ -29,31 +30,14 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
 #include "utils/memutils.h"
 
 #include "blockpool.h"
 #include "rowstore.h"
-#include "runtime/settings.h"
 
 #define GS_ROWS_FIRST_BLOCK	((Size) 64 * 1024)
 #define GS_ROWS_MAX_BLOCK	((Size) 64 * 1024 * 1024)
 #define GS_ROWS_AHEAD_MIN	((Size) 4 * 1024 * 1024)
-#define GS_HUGE_PAGE		((Size) 2 * 1024 * 1024)
-
-void
-gs_advise_huge_pages(void *p, Size size)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t	start = TYPEALIGN(GS_HUGE_PAGE, (uintptr_t) p);
-	uintptr_t	end = TYPEALIGN_DOWN(GS_HUGE_PAGE, (uintptr_t) p + size);
-
-	/* only a hint: the kernel may ignore it, and an error changes nothing */
-	if (end > start && gpusort_huge_pages_advised(NULL))
-		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
 
 void *
 gs_huge_alloc(MemoryContext cxt, Size size)

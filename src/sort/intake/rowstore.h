@@ -6,7 +6,9 @@
  * Rows are stored as MinimalTuples one after another, with no allocation
  * header each, in blocks of a memory context of their own; see rowstore.c
  * for the block sizes, huge pages and faulting in ahead.  Storing a row is
- * inline: it is the node's inner loop.
+ * inline: it is the node's inner loop.  The large blocks come from the
+ * session's pool (blockpool.h, included for its users: the parallel intake
+ * advises its chunks as huge pages too).
  *
  *-------------------------------------------------------------------------
  */
@@ -16,6 +18,7 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
+#include "blockpool.h"
 #include "prefault.h"
 
 #if defined(__GNUC__)
@@ -101,15 +104,10 @@ extern void gs_rows_next_block(GsRowStore *rs, Size len);
 
 /*
  * Huge allocations for arrays indexed by row number, offered to the kernel
- * as huge pages.
+ * as huge pages (gs_advise_huge_pages, blockpool.h).
  */
 extern void *gs_huge_alloc(MemoryContext cxt, Size size);
 extern void *gs_huge_realloc(void *p, Size size);
-/*
- * asks for huge pages on the whole 2MB pages inside [p, p + size), where
- * gpusort.huge_pages lets it: a hint
- */
-extern void gs_advise_huge_pages(void *p, Size size);
 
 static inline char *
 gs_rows_alloc(GsRowStore *rs, Size len)
