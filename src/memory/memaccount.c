@@ -8,17 +8,17 @@
  * its cgroup's limit the OOM killer ends a backend, and past /dev/shm's
  * size the kernel refuses a parallel query's shared memory.  So before a
  * GpuSort stores rows it reserves their bytes here, and when the account
- * has no room the sort does what stock PostgreSQL does: tuplesort within
- * work_mem (sortnode.c), or the rows passed through the Gather (sortpar.c).
- * The GPU engine reserves device memory here likewise.
+ * has no room the sort writes sorted runs to temp files, as past its
+ * budget, or (a top-N sort, a handful of rows) does what stock PostgreSQL
+ * does: tuplesort within work_mem (sortnode.c); a parallel intake passes
+ * its rows through the Gather (sortpar.c).  The GPU engine reserves device
+ * memory here likewise.
  *
  * The account is an array of slots, one per process, each holding that
  * process's reserved bytes of every kind (GsAcctKind) in atomic counters.
  * A process changes only its own slot; a total is the sum over all slots.
- * A reservation adds first and checks the total after, backing out when
- * it is over the limit: of any two processes reserving at once, the one
- * that adds last sees both additions, so the limit is never exceeded
- * (both may back out; that errs on the safe side).  No lock is taken.
+ * The reservations, which add to this process's slot and check the total
+ * without a lock, are memreserve.c's; this file holds the slots.
  *
  * Where the slots live:
  *
@@ -34,10 +34,6 @@
  *	   slot is zeroed; a reservation that fails first zeroes the slots of
  *	   processes that died holding bytes (their lock can be taken) and
  *	   tries again.
- *
- * A reservation (GsReservation) belongs to a memory context, and a reset
- * callback gives its bytes back when that context goes: at the end of the
- * sort, a rescan, an ERROR or a cancel, so nothing is leaked.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +57,7 @@
 
 #include "base/compat.h"
 #include "memaccount.h"
+#include "memaccount_internal.h"
 
 /*
  * Of /dev/shm's size, what all GpuSorts of the server together may reserve;
@@ -83,12 +80,6 @@ typedef struct GsAcctShared
 	uint32		nslots;
 	GsAcctSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GsAcctShared;
-
-struct GsReservation
-{
-	Size		bytes[GS_ACCT_NKINDS];
-	MemoryContextCallback cb;
-};
 
 static GsAcctShared *gs_acct = NULL;	/* shared memory, or the mapped file */
 static bool acct_in_shmem = false;
@@ -305,7 +296,7 @@ get_slot(void)
 	return my_slot;
 }
 
-/* ---- reservations ------------------------------------------------------------- */
+/* ---- the totals, and this process's slot for memreserve.c --------------------- */
 
 uint64
 gs_account_total(GsAcctKind kind)
@@ -333,76 +324,33 @@ gs_account_where(void)
 	return acct_where;
 }
 
-static void
-reservation_callback(void *arg)
+bool
+gs_account_claim(void)
 {
-	gs_release_all((GsReservation *) arg);
+	return get_slot() != NULL;
 }
 
-GsReservation *
-gs_reservation_create(MemoryContext cxt)
-{
-	GsReservation *r = MemoryContextAllocZero(cxt, sizeof(GsReservation));
-
-	r->cb.func = reservation_callback;
-	r->cb.arg = r;
-	MemoryContextRegisterResetCallback(cxt, &r->cb);
-	return r;
-}
-
-/* adds, then checks the total (see the header comment) */
-static bool
-try_add(GsAcctKind kind, Size bytes, Size limit)
+/* only after gs_account_claim said yes */
+void
+gs_account_add(GsAcctKind kind, Size bytes)
 {
 	pg_atomic_fetch_add_u64(&my_slot->bytes[kind], bytes);
-	if (gs_account_total(kind) <= limit)
-		return true;
-	pg_atomic_fetch_sub_u64(&my_slot->bytes[kind], bytes);
-	return false;
+}
+
+void
+gs_account_sub(GsAcctKind kind, Size bytes)
+{
+	if (my_slot)
+		pg_atomic_fetch_sub_u64(&my_slot->bytes[kind], bytes);
 }
 
 bool
-gs_reserve(GsReservation *r, GsAcctKind kind, Size bytes, Size limit)
+gs_account_sweep(void)
 {
-	if (bytes == 0)
-		return true;
-	if (get_slot() == NULL || bytes > limit)
+	if (acct_in_shmem)
 		return false;
-	if (!try_add(kind, bytes, limit))
-	{
-		if (acct_in_shmem)
-			return false;
-		sweep_dead_slots();
-		if (!try_add(kind, bytes, limit))
-			return false;
-	}
-	r->bytes[kind] += bytes;
+	sweep_dead_slots();
 	return true;
-}
-
-void
-gs_release(GsReservation *r, GsAcctKind kind, Size bytes)
-{
-	bytes = Min(bytes, r->bytes[kind]);
-	if (bytes == 0 || my_slot == NULL)
-		return;
-	pg_atomic_fetch_sub_u64(&my_slot->bytes[kind], bytes);
-	r->bytes[kind] -= bytes;
-}
-
-void
-gs_release_all(GsReservation *r)
-{
-	int			k;
-
-	for (k = 0; k < GS_ACCT_NKINDS; k++)
-		gs_release(r, (GsAcctKind) k, r->bytes[k]);
-}
-
-Size
-gs_reserved(const GsReservation *r, GsAcctKind kind)
-{
-	return r ? r->bytes[kind] : 0;
 }
 
 /* ---- /dev/shm ----------------------------------------------------------------- */

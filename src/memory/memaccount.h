@@ -4,7 +4,8 @@
  *	  The server-wide account of memory that GpuSorts hold: every sort
  *	  reserves its bytes here before it stores rows, so that concurrent
  *	  sorts together stay within gpusort.max_total_memory, /dev/shm and the
- *	  GPU's memory.  See memaccount.c.
+ *	  GPU's memory.  See memaccount.c (the account's slots) and memreserve.c
+ *	  (the reservations).
  *
  *-------------------------------------------------------------------------
  */

@@ -1,76 +1,48 @@
 /*
  * fake_account.c
- *	  A stand-in for src/memory/memaccount.c in the standalone tests: one process's
- *	  account of reserved bytes, with what "other sessions" hold set by the
- *	  test (fake_account_others), so that the GPU engine's reservation of
- *	  device memory can be refused on demand.  Reservations live in the
- *	  shim's memory context and are given back by its reset callbacks, as
- *	  in the server.
+ *	  A stand-in for the slots of src/memory/memaccount.c in the standalone
+ *	  tests: one process's account of reserved bytes, with what "other
+ *	  sessions" hold set by the test (fake_account_others), so that the GPU
+ *	  engine's reservation of device memory can be refused on demand.
+ *
+ * Only where the bytes are kept is faked: the reservations themselves are
+ * the server's (src/memory/memreserve.c, linked into the tests over this
+ * account through memaccount_internal.h), given back by reset callbacks
+ * of the shim's memory context, as in the server.
  */
 #include "postgres.h"
 
-#include "memory/memaccount.h"
-#include "utils/memutils.h"
+#include "memory/memaccount_internal.h"
 
 #include "fake_account.h"
-
-struct GsReservation
-{
-	Size		bytes[GS_ACCT_NKINDS];
-	MemoryContextCallback cb;
-};
 
 uint64		fake_account_others[GS_ACCT_NKINDS];
 uint64		fake_account_mine[GS_ACCT_NKINDS];
 
-static void
-release_cb(void *arg)
-{
-	gs_release_all((GsReservation *) arg);
-}
-
-GsReservation *
-gs_reservation_create(MemoryContext cxt)
-{
-	GsReservation *r = MemoryContextAllocZero(cxt, sizeof(GsReservation));
-
-	r->cb.func = release_cb;
-	r->cb.arg = r;
-	MemoryContextRegisterResetCallback(cxt, &r->cb);
-	return r;
-}
-
+/* the test's process always has its slot */
 bool
-gs_reserve(GsReservation *r, GsAcctKind kind, Size bytes, Size limit)
+gs_account_claim(void)
 {
-	if (fake_account_others[kind] + fake_account_mine[kind] + bytes > limit)
-		return false;
-	fake_account_mine[kind] += bytes;
-	r->bytes[kind] += bytes;
 	return true;
 }
 
 void
-gs_release(GsReservation *r, GsAcctKind kind, Size bytes)
+gs_account_add(GsAcctKind kind, Size bytes)
 {
-	bytes = Min(bytes, r->bytes[kind]);
-	fake_account_mine[kind] -= bytes;
-	r->bytes[kind] -= bytes;
+	fake_account_mine[kind] += bytes;
 }
 
 void
-gs_release_all(GsReservation *r)
+gs_account_sub(GsAcctKind kind, Size bytes)
 {
-	int			k;
-
-	for (k = 0; k < GS_ACCT_NKINDS; k++)
-		gs_release(r, (GsAcctKind) k, r->bytes[k]);
+	fake_account_mine[kind] -= bytes;
 }
 
-Size
-gs_reserved(const GsReservation *r, GsAcctKind kind)
+/* no process dies here holding bytes: nothing is stale */
+bool
+gs_account_sweep(void)
 {
-	return r ? r->bytes[kind] : 0;
+	return false;
 }
 
 uint64
