@@ -519,11 +519,16 @@ define_resource_settings(void)
 							check_max_memory, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.max_total_memory",
-							"Largest memory all GpuSorts of the server may hold at once.",
+							"Largest memory all GpuSorts of the server may reserve at once.",
 							"-1 means half the memory available to the server (its cgroup's "
 							"limit, else the machine's memory, less shared_buffers).  A sort "
-							"that cannot reserve its memory from this falls back to "
-							"PostgreSQL's tuplesort within work_mem.",
+							"reserves its rows' memory from this as it stores them; one that "
+							"finds no room writes sorted runs to temp files and merges them, "
+							"as past gpusort.max_memory (a top-N sort, or one that has stored "
+							"few rows, uses PostgreSQL's tuplesort within work_mem instead), "
+							"and parallel workers pass their rows through the Gather to the "
+							"GpuSort above.  A GpuWindow or GpuAgg whose arrays find no room "
+							"leaves the work to the stock node.",
 							&gpusort_max_total_memory,
 							-1, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_KB,
@@ -644,9 +649,14 @@ static void
 define_developer_settings(void)
 {
 	DefineCustomBoolVariable("gpusort.copy_rows",
-							 "Copies rows from parallel workers into output order before returning them.",
-							 "A developer setting: off returns them from shared memory "
-							 "where the workers stored them, to compare the two ways.",
+							 "Copies sorted rows into output order where they are read from scattered memory.",
+							 "A developer setting.  On, the rows that parallel workers stored "
+							 "in shared memory are copied into output order (by helper threads "
+							 "while they are returned, or first where a GpuWindow or GpuAgg "
+							 "reads them or the scan may go backwards or back to a mark), and "
+							 "so are the rows of a GpuWindow, or of a GpuAgg with string_agg "
+							 "or array_agg, where the memory allows; off reads every row where "
+							 "it was stored, to compare the two ways.",
 							 &gpusort_copy_rows,
 							 true,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE,
