@@ -766,6 +766,75 @@ scatter_smem(int k)
 		+ (size_t) SUB * 2;			/* staged pairs' buckets */
 }
 
+/*
+ * Step 5, one sub-tile: each thread's pairs, their buckets, and their ranks
+ * among the sub-tile's pairs of the same bucket (lcount[] counts them)
+ */
+template <int NW>
+__device__ __forceinline__ void
+scatter_classify(const Buf &D, long long base, int count,
+				 const uint64_t *stk, const uint32_t *str, int k, int logk,
+				 int *lcount, Pair<NW> (&x)[Policy<NW>::PART_ITEMS],
+				 int (&bucket)[Policy<NW>::PART_ITEMS],
+				 int (&rank)[Policy<NW>::PART_ITEMS])
+{
+	constexpr int THREADS = Policy<NW>::PART_THREADS;
+	constexpr int ITEMS = Policy<NW>::PART_ITEMS;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		int			idx = i * THREADS + threadIdx.x;
+
+		if (idx < count)
+			x[i] = load_pair<NW>(D.keys, D.rows, base + idx);
+	}
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		int			idx = i * THREADS + threadIdx.x;
+
+		if (idx < count)
+		{
+			bucket[i] = classify<NW>(x[i], stk, str, k, logk);
+			rank[i] = atomicAdd(&lcount[bucket[i]], 1);
+		}
+	}
+}
+
+/*
+ * Step 5, one sub-tile: lstart[b], where bucket b's pairs start in the
+ * stage, the exclusive sum of the counts, each thread summing KPT buckets
+ */
+template <int NW>
+__device__ __forceinline__ void
+scatter_starts(typename cub::BlockScan<int, Policy<NW>::PART_THREADS>::TempStorage &scan_ts,
+			   const int *lcount, int *lstart, int k,
+			   int (&cnt)[Policy<NW>::KMAX / Policy<NW>::PART_THREADS],
+			   int (&cnt_start)[Policy<NW>::KMAX / Policy<NW>::PART_THREADS])
+{
+	constexpr int THREADS = Policy<NW>::PART_THREADS;
+	constexpr int KPT = Policy<NW>::KMAX / THREADS;
+	typedef cub::BlockScan<int, THREADS> Scan;
+
+#pragma unroll
+	for (int i = 0; i < KPT; i++)
+	{
+		int			b = threadIdx.x * KPT + i;
+
+		cnt[i] = (b < k) ? lcount[b] : 0;
+	}
+	Scan(scan_ts).ExclusiveSum(cnt, cnt_start);
+#pragma unroll
+	for (int i = 0; i < KPT; i++)
+	{
+		int			b = threadIdx.x * KPT + i;
+
+		if (b < k)
+			lstart[b] = cnt_start[i];
+	}
+}
+
 template <int NW>
 __global__ void
 __launch_bounds__(Policy<NW>::PART_THREADS)
@@ -806,44 +875,12 @@ scatter_kernel(Buf D, Buf A, long long n, long long chunk, int k, int logk,
 			lcount[b] = 0;
 		__syncthreads();
 
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			int			idx = i * THREADS + threadIdx.x;
-
-			if (idx < count)
-				x[i] = load_pair<NW>(D.keys, D.rows, base + idx);
-		}
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			int			idx = i * THREADS + threadIdx.x;
-
-			if (idx < count)
-			{
-				bucket[i] = classify<NW>(x[i], stk, str, k, logk);
-				rank[i] = atomicAdd(&lcount[bucket[i]], 1);
-			}
-		}
+		scatter_classify<NW>(D, base, count, stk, str, k, logk, lcount,
+							 x, bucket, rank);
 		__syncthreads();
 
 		/* where each bucket's pairs of this sub-tile start in the stage */
-#pragma unroll
-		for (int i = 0; i < KPT; i++)
-		{
-			int			b = threadIdx.x * KPT + i;
-
-			cnt[i] = (b < k) ? lcount[b] : 0;
-		}
-		Scan(scan_ts).ExclusiveSum(cnt, cnt_start);
-#pragma unroll
-		for (int i = 0; i < KPT; i++)
-		{
-			int			b = threadIdx.x * KPT + i;
-
-			if (b < k)
-				lstart[b] = cnt_start[i];
-		}
+		scatter_starts<NW>(scan_ts, lcount, lstart, k, cnt, cnt_start);
 		__syncthreads();
 
 #pragma unroll
