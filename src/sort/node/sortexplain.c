@@ -340,25 +340,10 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 	explain_text_times(info, es);
 }
 
-/* the other formats' properties of a sort by keys */
+/* the other formats' properties of the ties' refinement and the strcoll check */
 static void
-explain_structured_keys(GpuSortState *node, ExplainState *es,
-						const char *keydesc)
+explain_structured_refine(GsRunInfo *info, ExplainState *es)
 {
-	GsRunInfo  *info = &node->info;
-
-	if (info->engine.fallback[0])
-		ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
-	ExplainPropertyText("GpuSort Key", keydesc, es);
-	ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
-	if (node->bounded)
-	{
-		ExplainPropertyInteger("Bound", NULL, node->bound, es);
-		ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
-		ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
-	}
-	ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
-	ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
 	if (info->refine_groups > 0 || info->refine_capped_groups > 0)
 	{
 		ExplainPropertyUInteger("Refined Groups", NULL, info->refine_groups, es);
@@ -394,6 +379,12 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 		ExplainPropertyBool("Resorted By Comparators",
 							info->verify_resorted, es);
 	}
+}
+
+/* the other formats' properties of memory */
+static void
+explain_structured_memory(GsRunInfo *info, ExplainState *es)
+{
 	ExplainPropertyUInteger("Memory Used", "kB",
 							(info->peak_bytes + 1023) / 1024, es);
 	ExplainPropertyUInteger("Memory Faulted In Ahead", "kB",
@@ -404,40 +395,73 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 	if (info->reserved_bytes > 0)
 		ExplainPropertyUInteger("Memory Reserved", "kB",
 								(info->reserved_bytes + 1023) / 1024, es);
+}
+
+/* the other formats' properties of the parallel intake */
+static void
+explain_structured_intake(GsRunInfo *info, ExplainState *es)
+{
+	ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
+	ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
+	ExplainPropertyUInteger("Parallel Memory", "kB",
+							(info->par_bytes + 1023) / 1024, es);
+	if (es->timing)
+		ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
+							 info->ms_absorb, 3, es);
+}
+
+/* the other formats' properties of the runs in temp files (sortspill.c) */
+static void
+explain_structured_spill(GsRunInfo *info, ExplainState *es)
+{
+	ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
+	ExplainPropertyBool("Runs To Shared Files", info->runs_shared, es);
+	ExplainPropertyInteger("Participants' Runs", NULL, info->shared_runs, es);
+	ExplainPropertyUInteger("Participants' Runs Size", "kB",
+							(info->shared_bytes + 1023) / 1024, es);
+	ExplainPropertyUInteger("Spill Written", "kB",
+							(info->spill_bytes + 1023) / 1024, es);
+	ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
+	ExplainPropertyInteger("Merge Passes", NULL, info->merge_passes, es);
+	/* the batched merge's (spillbatch.c); 0 for the tree of losers */
+	ExplainPropertyInteger("Merge Threads", NULL, info->merge_threads, es);
+	ExplainPropertyUInteger("Merge Batches", NULL, info->merge_batches, es);
+	ExplainPropertyUInteger("Merge Key Ranges", NULL, info->merge_ranges, es);
+	ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);
+		ExplainPropertyFloat("Time Merging", "ms", info->ms_merge, 3, es);
+		ExplainPropertyFloat("Time Waiting For Batches", "ms",
+							 info->ms_merge_waited, 3, es);
+	}
+}
+
+/* the other formats' properties of a sort by keys */
+static void
+explain_structured_keys(GpuSortState *node, ExplainState *es,
+						const char *keydesc)
+{
+	GsRunInfo  *info = &node->info;
+
+	if (info->engine.fallback[0])
+		ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
+	ExplainPropertyText("GpuSort Key", keydesc, es);
+	ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
+	if (node->bounded)
+	{
+		ExplainPropertyInteger("Bound", NULL, node->bound, es);
+		ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
+		ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
+	}
+	ExplainPropertyUInteger("Tie Groups", NULL, info->tie_groups, es);
+	ExplainPropertyUInteger("Tie Rows", NULL, info->tie_rows, es);
+	explain_structured_refine(info, es);
+	explain_structured_memory(info, es);
 	if (info->par_rows > 0)
-	{
-		ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
-		ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
-		ExplainPropertyUInteger("Parallel Memory", "kB",
-								(info->par_bytes + 1023) / 1024, es);
-		if (es->timing)
-			ExplainPropertyFloat("Time Taking Parallel Rows", "ms",
-								 info->ms_absorb, 3, es);
-	}
+		explain_structured_intake(info, es);
 	if (info->spill_runs > 0 || info->shared_runs > 0 || info->runs_shared)
-	{
-		ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
-		ExplainPropertyBool("Runs To Shared Files", info->runs_shared, es);
-		ExplainPropertyInteger("Participants' Runs", NULL, info->shared_runs, es);
-		ExplainPropertyUInteger("Participants' Runs Size", "kB",
-								(info->shared_bytes + 1023) / 1024, es);
-		ExplainPropertyUInteger("Spill Written", "kB",
-								(info->spill_bytes + 1023) / 1024, es);
-		ExplainPropertyInteger("Merge Ways", NULL, info->merge_ways, es);
-		ExplainPropertyInteger("Merge Passes", NULL, info->merge_passes, es);
-		/* the batched merge's (spillbatch.c); 0 for the tree of losers */
-		ExplainPropertyInteger("Merge Threads", NULL, info->merge_threads, es);
-		ExplainPropertyUInteger("Merge Batches", NULL, info->merge_batches, es);
-		ExplainPropertyUInteger("Merge Key Ranges", NULL, info->merge_ranges, es);
-		ExplainPropertyBool("Merged Into Tuplestore", info->spill_stored, es);
-		if (es->timing)
-		{
-			ExplainPropertyFloat("Time Writing Runs", "ms", info->ms_spill, 3, es);
-			ExplainPropertyFloat("Time Merging", "ms", info->ms_merge, 3, es);
-			ExplainPropertyFloat("Time Waiting For Batches", "ms",
-								 info->ms_merge_waited, 3, es);
-		}
-	}
+		explain_structured_spill(info, es);
 	if (info->engine.bytes_h2d > 0)
 	{
 		ExplainPropertyInteger("GPU Buckets", NULL, info->engine.nbuckets, es);
