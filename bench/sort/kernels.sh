@@ -12,7 +12,7 @@ ARCH=${CUDA_ARCH:-90}
 export OUT=${OUT:-bench/out}
 mkdir -p "$OUT" test/build
 
-"$NVCC" -O3 -std=c++17 -arch=sm_$ARCH -t 0 -Ikernels --extended-lambda \
+"$NVCC" -O3 -std=c++17 -arch=sm_$ARCH -t 0 -Ikernels -Isrc --extended-lambda \
 	-o test/build/bench_kernels bench/sort/kernels.cu kernels/*.cu kernels/*/*.cu
 
 {

@@ -11,7 +11,7 @@ ARCH=${CUDA_ARCH:-90}
 BUILD=${GSK_BUILD_DIR:-test/build}
 mkdir -p "$BUILD"
 
-"$NVCC" -O3 -std=c++17 -arch=sm_$ARCH -t 0 -Ikernels \
+"$NVCC" -O3 -std=c++17 -arch=sm_$ARCH -t 0 -Ikernels -Isrc \
 	-o "$BUILD/kernel_test" test/sort/gpu/kernel_test.cu kernels/*.cu kernels/*/*.cu
 
 status=0
