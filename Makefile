@@ -8,7 +8,7 @@
 # statistics; src/memory/ the memory account and the cgroup budget;
 # src/threads/ the worker threads; src/gpu/ the backend's CUDA session and
 # device choice; src/sort/ GpuSort, one folder per subsystem (plan, agg,
-# window, node, engine, keys, intake, spill); src/tree/ tree_reduce;
+# window, node, core, engine, keys, intake, spill); src/tree/ tree_reduce;
 # kernels/ the shared CUDA runtime and the one C header, kernels/sort/ and
 # kernels/tree/ each product's kernels.  test/layering.sh checks that an
 # include never climbs back up this order.

@@ -9,7 +9,8 @@
 #   entry                     the module's entry (_PG_init, gpusort_memory())
 #   plan                      the planner hook, the grouping paths
 #   agg window tree           GpuAgg, GpuWindow, tree_reduce
-#   node                      the CustomScan nodes and their plan format
+#   node                      the CustomScans: executor glue
+#   core                      one sort: rows, keys, engines, ties, runs
 #   engine                    the CPU and GPU sort engines
 #   keys intake spill         key encoding, row intake, runs on disk
 #   gpu                       the backend's CUDA session
@@ -37,6 +38,7 @@ LEVELS = [
     ['src/sort/plan'],
     ['src/sort/agg', 'src/sort/window', 'src/tree', 'kernels/tree'],
     ['src/sort/node'],
+    ['src/sort/core'],
     ['src/sort/engine', 'kernels/sort'],
     ['src/sort/keys', 'src/sort/intake', 'src/sort/spill'],
     ['src/gpu', 'kernels'],

@@ -62,7 +62,7 @@
 #include "runtime/settings.h"
 #include "node/sortfeed.h"
 #include "node/sortnode.h"
-#include "node/sortplan.h"
+#include "core/sortplan.h"
 
 /* the keys of a Sort or Gather Merge, to change and to restore */
 typedef struct SortKeys

@@ -16,7 +16,7 @@
 #include "postgres.h"
 
 #include "runtime/settings.h"
-#include "sortnode.h"
+#include "sortcore.h"
 #include "sortstate.h"
 
 /*

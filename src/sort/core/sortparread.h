@@ -1,23 +1,21 @@
 /*-------------------------------------------------------------------------
  *
- * sortpar.h
- *	  Parallel intake for GpuSort: the GpuSortStore node that each
- *	  participant of a Gather runs, and what the leader's GpuSort reads
- *	  from it.  See sortpar.c.
+ * sortparread.h
+ *	  What the leader's GpuSort reads of a parallel intake: the rows that
+ *	  the GpuSortStore node (node/sortpar.c) of each participant of a
+ *	  Gather stored in shared memory.  See sortparread.c.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef GPUSORT_SORTPAR_H
-#define GPUSORT_SORTPAR_H
+#ifndef GPUSORT_SORTPARREAD_H
+#define GPUSORT_SORTPARREAD_H
 
 #include "nodes/execnodes.h"
-#include "nodes/extensible.h"
 
 #include "keys/sortkey.h"
 
+/* the node's name, by which gs_par_input knows it */
 #define GPUSORT_STORE_NODE_NAME	"GpuSortStore"
-
-extern const CustomScanMethods gpusort_store_plan_methods;
 
 /* the leader's store node, seen from the GpuSort above its Gather */
 typedef struct GsStoreState GsParInput;
@@ -68,4 +66,4 @@ extern void gs_par_fill(GsParInput *in, MinimalTuple *tuples, uint8 *raw,
 extern void gs_par_foreach(GsParInput *in,
 						   void (*fn) (void *arg, MinimalTuple tup), void *arg);
 
-#endif							/* GPUSORT_SORTPAR_H */
+#endif							/* GPUSORT_SORTPARREAD_H */

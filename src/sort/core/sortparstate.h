@@ -25,7 +25,7 @@
 #include "intake/prefault.h"
 #include "keys/sortkey.h"
 #include "memory/memaccount.h"
-#include "sortpar.h"
+#include "sortparread.h"
 
 typedef struct GsParChunk
 {

@@ -70,7 +70,7 @@
 #include "utils/tuplesort.h"
 
 #include "keys/sortkey.h"
-#include "sortnode.h"
+#include "sortcore.h"
 #include "sortstate.h"
 #include "spill/spillrun.h"
 #include "threads/threads_backend.h"

@@ -1,15 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * sortstate.h
- *	  The GpuSort node's executor state (GpuSortState), shared by the files
- *	  that run the node: sortnode.c (the executor callbacks), sortstore.c
- *	  (the input, bounds, runs, the fallback and the run writer),
- *	  sortorder.c (keys, the engine's sort, the output), sortmem.c (the
- *	  rows' memory), the ties (sortties.c, sortrefine.c, sortlater.c,
- *	  sortcoll.c, sortcompare.c, sortdict.c, sortverify.c, sortrepair.c),
- *	  the runs (sortspill.c, sortshared.c), sortexplain.c and sortstat.c.
- *	  Not for the planner: planner.c and sortpar.c see only the plan node
- *	  (sortplan.h), and sortpar.c the run writer's functions.
+ *	  One sort's state (GpuSortState), shared by the core's files (this
+ *	  folder: sortstore.c the input, bounds, runs, the fallback and the run
+ *	  writer; sortorder.c keys, the engine's sort and the output; sortmem.c
+ *	  the rows' memory; the ties, sortties.c down to sortcompare.c; the
+ *	  strcoll check and repair; spilled and shared runs; statistics) and the
+ *	  GpuSort node that embeds it (node/sortnode.c, node/sortexplain.c).
+ *	  The nodes above the core see core/sortcore.h; the planner and
+ *	  GpuSortStore only the plan format (sortplan.h).
  *
  * The state's invariants are sortnode.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
@@ -39,7 +38,7 @@
 #include "intake/rowstore.h"
 #include "rowstream.h"
 #include "keys/sortkey.h"
-#include "sortpar.h"
+#include "sortparread.h"
 #include "sortplan.h"
 #include "spill/spillmerge.h"
 #include "spill/spillrun.h"

@@ -36,7 +36,7 @@
 
 #include "base/timing.h"
 #include "runtime/settings.h"
-#include "sortnode.h"
+#include "sortcore.h"
 #include "sortstate.h"
 #include "threads/thread_share.h"
 #include "threads/threads_backend.h"
@@ -943,6 +943,51 @@ gs_sort_reset(GpuSortState *node)
 	node->nout = 0;
 	node->cutoff = NULL;
 	node->sort_done = false;
+}
+
+/*
+ * The sorted rows of the GpuSort ps, as an array in output order, for a
+ * GpuWindow or GpuAgg above it that reads them all at once instead of one
+ * ExecProcNode at a time; false when the rows are not held in memory (a
+ * tuplesort, or runs in temp files), whose rows only come one at a time
+ * (ExecProcNode still returns them all).  The
+ * rows stay the node's until it is rescanned or ended.
+ *
+ * copy: the caller reads every row more than once, column by column, and
+ * the rows are to be copied into output order where the memory allows
+ * (gs_sort_copy_rows_for_array); otherwise the pointers lead to the rows where
+ * they were stored, and the caller prefetches ahead as it reads them.
+ */
+bool
+gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
+{
+	GpuSortState *node = (GpuSortState *) ps;
+	bool		ok;
+
+	Assert(IsA(ps, CustomScanState) &&
+		   strcmp(((CustomScanState *) ps)->methods->CustomName,
+				  GPUSORT_NODE_NAME) == 0);
+	/* what ExecProcNode would do first */
+	if (ps->chgParam != NULL)
+		ExecReScan(ps);
+	if (ps->instrument)
+		InstrStartNode(ps->instrument);
+	if (!node->sort_done)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
+
+		node->as_array = true;
+		node->array_copy = copy;
+		gs_sort_run(node);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	ok = node->tuplesort == NULL && node->stream == NULL &&
+		node->merge == NULL && node->store == NULL;
+	*rows = ok ? node->tuples : NULL;
+	*n = ok ? node->nout : 0;
+	if (ps->instrument)
+		InstrStopNode(ps->instrument, (double) *n);
+	return ok;
 }
 
 /* ---- a parallel intake's run writer (sortpar.c) ------------------------------- */

@@ -28,9 +28,9 @@
 #include "utils/typcache.h"
 
 #include "base/compat.h"
-#include "rowstream.h"
+#include "core/rowstream.h"
 #include "keys/sortkey.h"
-#include "sortstate.h"
+#include "core/sortstate.h"
 
 /* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
 static void

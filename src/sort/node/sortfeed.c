@@ -17,7 +17,7 @@
 #include "nodes/extensible.h"
 
 #include "sortfeed.h"
-#include "sortplan.h"
+#include "core/sortplan.h"
 
 typedef struct GpuSortFeedState
 {

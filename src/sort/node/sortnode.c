@@ -84,14 +84,16 @@
  * All memory of one sort lives in runcxt, a child of the query context, so
  * an ERROR or a cancel frees it with the query.
  *
- * Files: the node's state is in sortstate.h.  This file holds the
- * executor callbacks and returns the rows (step 5); sortstore.c reads and
- * stores the input (step 1), bounds it, writes runs and falls back to
- * tuplesort, and runs a parallel intake's run writer; sortorder.c builds
- * the keys, sorts them and gathers the output (steps 2, 3 and 5's array);
- * sortmem.c reserves the rows' memory; sortties.c and the files below it
- * settle ties (step 4); sortspill.c and sortshared.c hold runs and their
- * merge; sortexplain.c and sortstat.c report the GsRunInfo filled here.
+ * Files: this file is the GpuSort node, executor glue: setup, the
+ * callbacks, returning rows (step 5), rescan, mark and restore.  The sort
+ * itself is the core's (src/sort/core/, state in sortstate.h): sortstore.c
+ * reads and stores the input (step 1), bounds it, writes runs and falls
+ * back to tuplesort, and runs a parallel intake's run writer; sortorder.c
+ * builds the keys, sorts them and gathers the output (steps 2, 3 and 5's
+ * array); sortmem.c reserves the rows' memory; sortties.c and the files
+ * below it settle ties (step 4); sortspill.c and sortshared.c hold runs and
+ * their merge; sortstat.c counts for gpusort_stat; EXPLAIN is
+ * sortexplain.c's, beside this file.
  *
  *-------------------------------------------------------------------------
  */
@@ -101,7 +103,7 @@
 
 #include "base/timing.h"
 #include "sortnode.h"
-#include "sortstate.h"
+#include "core/sortstate.h"
 
 /* how far ahead of the row being returned to prefetch */
 #define GS_PREFETCH_AHEAD	16
@@ -416,48 +418,4 @@ gpusort_restrpos(CustomScanState *cnode)
 		node->current = node->markpos;
 		node->eof_reached = node->mark_eof;
 	}
-}
-
-/*
- * The sorted rows of the GpuSort ps, as an array in output order, for a
- * GpuWindow or GpuAgg above it that reads them all at once instead of one
- * ExecProcNode at a time; false when the rows are not held in memory (a
- * tuplesort, or runs in temp files), whose rows only come one at a time
- * (ExecProcNode still returns them all).  The
- * rows stay the node's until it is rescanned or ended.
- *
- * copy: the caller reads every row more than once, column by column, and
- * the rows are to be copied into output order where the memory allows
- * (gs_sort_copy_rows_for_array); otherwise the pointers lead to the rows where
- * they were stored, and the caller prefetches ahead as it reads them.
- */
-bool
-gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
-{
-	GpuSortState *node = (GpuSortState *) ps;
-	bool		ok;
-
-	Assert(IsA(ps, CustomScanState) &&
-		   ((CustomScanState *) ps)->methods == &gpusort_exec_methods);
-	/* what ExecProcNode would do first */
-	if (ps->chgParam != NULL)
-		ExecReScan(ps);
-	if (ps->instrument)
-		InstrStartNode(ps->instrument);
-	if (!node->sort_done)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
-
-		node->as_array = true;
-		node->array_copy = copy;
-		gs_sort_run(node);
-		MemoryContextSwitchTo(oldcxt);
-	}
-	ok = node->tuplesort == NULL && node->stream == NULL &&
-		node->merge == NULL && node->store == NULL;
-	*rows = ok ? node->tuples : NULL;
-	*n = ok ? node->nout : 0;
-	if (ps->instrument)
-		InstrStopNode(ps->instrument, (double) *n);
-	return ok;
 }

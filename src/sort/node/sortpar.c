@@ -123,10 +123,10 @@
 #include "intake/rowstore.h"
 #include "runtime/settings.h"
 #include "keys/sortkey.h"
-#include "sortnode.h"
-#include "sortparstate.h"
+#include "core/sortcore.h"
+#include "core/sortparstate.h"
 #include "threads/threads_backend.h"
-#include "sortplan.h"
+#include "core/sortplan.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
 /*

@@ -99,7 +99,7 @@
 #include "node/sortnode.h"
 #include "node/sortpar.h"
 #include "node/sortfeed.h"
-#include "node/sortplan.h"
+#include "core/sortplan.h"
 #include "runtime/stat.h"
 #include "window/windownode.h"
 #include "agg/aggnode.h"
