@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sorts larger than gpusort.max_memory: GpuSort writing sorted runs to temp
-# files and merging them (src/sort/node/sortspill.c) against stock
+# files and merging them (src/sort/core/sortspill.c) against stock
 # PostgreSQL tuned, in one run.
 #
 #   bench/sort/spill.sh [ROWS [MAXMEM]]      default: 4000000 64MB
@@ -29,7 +29,7 @@
 #                 Gather Merge estimated past MAXMEM keeps its workers, each
 #                 Sort a GpuSort (on the CPU in a worker) that writes its
 #                 share as runs to shared files, merged by one GpuSort
-#                 above the Gather (src/sort/node/sortshared.c)
+#                 above the Gather (src/sort/core/sortshared.c)
 #   gpusort_1proc the same without workers: one GpuSort whose runs the GPU
 #                 sorts, where there is one
 #   gpusort_par   gpusort with gpusort.parallel = on: where the estimate
