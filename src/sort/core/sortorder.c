@@ -3,7 +3,7 @@
  * sortorder.c
  *	  Sorting the stored rows: their keys built, sorted by the engine, ties
  *	  settled, and the output gathered (steps 2, 3 and 5's array of
- *	  sortnode.c's header).
+ *	  sortstore.c's header).
  *
  * gs_sort_stored runs the steps over the rows stored since the run began.
  * Keys are built from the raw keys captured while storing, or from the
@@ -15,7 +15,7 @@
  * output order so that they are read sequentially.
  *
  * Invariant: the order returned is one a stock Sort could have produced
- * (sortnode.c's header); the engine is stable and ties end on the row
+ * (sortstore.c's header); the engine is stable and ties end on the row
  * number.
  *
  *-------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  *	  The nodes above the core see core/sortcore.h; the planner and
  *	  GpuSortStore only the plan format (sortplan.h).
  *
- * The state's invariants are sortnode.c's (see its header comment): all
+ * The state's invariants are sortstore.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
  * rows, in input order until the sort and in output order after it; info
  * describes the last sort for EXPLAIN ANALYZE.  Once spilling, the rows

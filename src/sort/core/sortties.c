@@ -2,7 +2,7 @@
  *
  * sortties.c
  *	  The GpuSort node's use of PostgreSQL's own comparators: settling the
- *	  runs of equal keys after the engine's sort (step 4 of sortnode.c).
+ *	  runs of equal keys after the engine's sort (step 4 of sortstore.c's header).
  *
  * A key decides the order of two rows only when it differs; where it can
  * be equal for rows that PostgreSQL orders differently (a truncated string

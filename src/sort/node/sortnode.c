@@ -3,90 +3,14 @@
  * sortnode.c
  *	  Executor of the GpuSort CustomScan: a Sort that sorts fixed-width keys.
  *
- * One sort goes through these steps:
+ * The node is executor glue over the sort's core (src/sort/core/, whose
+ * steps, invariants, memory and fallbacks sortstore.c's header gives): it
+ * sets the sort up from its plan (the columns, a Limit's bound, a parallel
+ * intake below its Gather), runs it on the first fetch, returns its rows
+ * forwards or backwards, and rescans, marks and restores as a Sort does.
  *
- *	 1. read: pull every input row, copy it as a MinimalTuple into large
- *		blocks of a memory context of its own (rowstore.c: packed, no
- *		per-row palloc), and let sortkey.c observe the sort columns (NULLs,
- *		ranges, lengths);
- *		when the key columns are a few numbers, it also writes each row's
- *		raw key (sortkey.h) into an array in row order, while the row is
- *		still deformed and in cache;
- *	 2. keys: rank the leading columns of few distinct values (sortdict.c),
- *		choose the key layout from what was seen (and the width from
- *		a sample, sortkey.c), and build each row's key from its raw key
- *		straight into the engine's buffer, in row order: a sequential pass
- *		over the raw keys, or over the stored rows for wider raw keys
- *		(strings), whose array would cost more to fault in than a second
- *		deform does;
- *	 3. sort: the engine (engine.h) sorts the (key, row number) pairs; it is
- *		stable, so equal keys keep row order;
- *	 4. ties: where the key does not decide the order by itself (a truncated
- *		prefix, an ICU key, a column past the key), each run of equal keys is
- *		ordered by the next bytes of the same transform where the key holds
- *		a prefix of one (sortrefine.c), and with PostgreSQL's own
- *		comparators (SortSupport) where values are equal or have no
- *		transform, as tuplesort settles equal abbreviated keys (sortties.c);
- *		where the key is a libc collation's strxfrm prefix, which PostgreSQL
- *		does not trust to follow strcoll, every adjacent pair that the
- *		transform ordered is then compared with strcoll, and the pairs out
- *		of order are repaired by merging the runs between them
- *		(sortverify.c, sortrepair.c);
- *	 5. emit: gather the row pointers into output order once (a pass that
- *		the CPU overlaps well), then return rows from that array, forwards
- *		or backwards, with mark/restore and rewind for free; each fetch
- *		prefetches a row a few places ahead, as the rows lie in input
- *		order and are touched in sorted order.
- *
- * Invariant: the rows are returned in an order stock PostgreSQL's Sort could
- * have returned: rows with different keys are ordered by their keys, whose
- * order is the operators' order (keys/keyencode.c), and rows with equal keys are
- * ordered by the operators themselves.
- *
- * Under a Limit the sort is bounded (top-N), as a Sort's would be: once the
- * stored rows reach a threshold they are sorted and cut to the first N, and
- * the N-th row becomes a cutoff that later input rows must beat to be kept
- * at all, so memory stays O(N) and most rows cost one comparison.
- *
- * Memory: the rows' bytes (gs_sort_stored_bytes) are reserved from the server-wide
- * account (memaccount.c) ahead of the rows, in steps that double from
- * GS_RESERVE_MIN_STEP to GS_RESERVE_MAX_STEP, so that a small sort reserves
- * little and a large one seldom; the reservation goes with runcxt.
- *
- * Beyond the memory: when the rows outgrow gpusort.max_memory, or the
- * account cannot give them room (the server's sorts together hold
- * gpusort.max_total_memory), or there are more than 2^32 - 1 of them, the
- * stored rows go through steps 2 to 4 as usual and are then written, in
- * order and with their keys, as a sorted run to a temp file (spill_stored,
- * sortspill.c); the node frees them and reads on.  The last rows stay in
- * memory as the last run (keep_last_run), and step 5 returns rows from a
- * merge of the runs, or from a tuplestore filled by it where backward
- * scans or marks are asked for.  Parallel participants' rows that cannot
- * stay in shared memory are copied in as if read here (absorb_shared); a
- * participant whose share outgrows its room writes it as runs through a
- * run writer (gs_writer_create: this node's steps outside the plan tree,
- * for sortpar.c), and this node merges them as it merges a Gather Merge's
- * participants' runs.
- * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
- * every run, its last one too, to the query's shared files and returns no
- * row, or passes a small share on unsorted (finish_shared_runs); the
- * GpuSort above the Gather merges those runs with its own (sortshared.c).
- *
- * Fallback: a bounded sort that outgrows the memory, and a sort that finds
- * no room in the account for even GS_SPILL_MIN_ROWS rows, hand everything
- * to PostgreSQL's tuplesort with work_mem, exactly as a Sort node would run
- * (spilling to disk if it must), and EXPLAIN ANALYZE says why.  A first
- * sort column without an encoder is known at plan time: the planner keeps
- * the stock plan (planner.c), as for a bounded sort estimated past the
- * budget.
- *
- * The node never knows which engine ran: that is gs_sorter_begin's choice.
- * All memory of one sort lives in runcxt, a child of the query context, so
- * an ERROR or a cancel frees it with the query.
- *
- * Files: this file is the GpuSort node, executor glue: setup, the
- * callbacks, returning rows (step 5), rescan, mark and restore.  The sort
- * itself is the core's (src/sort/core/, state in sortstate.h): sortstore.c
+ * Files: the sort is the core's (src/sort/core/, state in sortstate.h,
+ * the steps numbered as in sortstore.c's header): sortstore.c
  * reads and stores the input (step 1), bounds it, writes runs and falls
  * back to tuplesort, and runs a parallel intake's run writer; sortorder.c
  * builds the keys, sorts them and gathers the output (steps 2, 3 and 5's
