@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "sortstate.h"
 #include "threads/threads_backend.h"

@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include "utils/memutils.h"
+
 #include "runtime/settings.h"
 #include "sortcore.h"
 #include "sortstate.h"

@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 
 #include "sortparstate.h"

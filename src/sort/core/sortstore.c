@@ -114,7 +114,16 @@
 #include <malloc.h>
 #endif
 
+#include "access/htup_details.h"
+#include "common/int.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
 
 #include "base/timing.h"
 #include "runtime/settings.h"

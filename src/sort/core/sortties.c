@@ -43,6 +43,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "runtime/settings.h"
 #include "sortstate.h"
