@@ -12,7 +12,10 @@
 # per session with LOAD (nothing is installed, and the library must not be
 # in shared_preload_libraries), and runs
 #   SELECT * FROM bench ORDER BY <key> OFFSET <rows>
-# with gpusort.device = --device (default cpu: the builds are then made
+# (keys int8, float8, text, text_icu, int4_int8, two), or, for the queries
+# window and agg, a GpuWindow (a running sum over 1000 partitions) and a
+# GpuAgg (a median and a distinct count in each of 1000 groups), with
+# gpusort.device = --device (default cpu: the builds are then made
 # without nvcc, which is faster; gpu builds them with it).  The table is
 # bench/sort/sort.sh's.  Uses a throwaway cluster (test/lib.sh).
 set -uo pipefail
@@ -71,7 +74,11 @@ run_one() {
 		echo "SET gpusort.device = $device; SET gpusort.min_rows = 0;"
 		echo "SET max_parallel_workers_per_gather = 0;"
 		echo '\timing on'
-		echo "SELECT * FROM bench ORDER BY $(gs_bench_order_by "$2") OFFSET $rows;"
+		case "$2" in
+			window) echo "SELECT * FROM (SELECT i8, sum(f8) OVER (PARTITION BY a ORDER BY i8) FROM bench) s OFFSET $rows;" ;;
+			agg) echo "SELECT a, percentile_cont(0.5) WITHIN GROUP (ORDER BY f8), count(DISTINCT t) FROM bench GROUP BY a OFFSET $rows;" ;;
+			*) echo "SELECT * FROM bench ORDER BY $(gs_bench_order_by "$2") OFFSET $rows;" ;;
+		esac
 	} | psql_q 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
 }
 
