@@ -24,7 +24,6 @@
 #define GPUSORT_SORTSTATE_H
 
 #include "access/parallel.h"
-#include "commands/explain.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
@@ -32,6 +31,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "base/compat.h"
 #include "engine/engine.h"
 #include "memory/memaccount.h"
 #include "intake/prefault.h"
