@@ -127,6 +127,7 @@
 #include "core/sortparstate.h"
 #include "threads/threads_backend.h"
 #include "core/sortplan.h"
+#include "sortpar.h"
 
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
 /*
