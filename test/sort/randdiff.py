@@ -1491,6 +1491,8 @@ def main():
     ap.add_argument('--stop-after', type=float, metavar='SECONDS',
                     help='start no query after this many seconds, and report those that ran')
     a = ap.parse_args()
+    if a.no_compare and not a.timing:
+        ap.error('--no-compare times queries instead of comparing them: it needs --timing')
     try:
         bar = tuple(float(x) for x in a.bar.split(','))
         if len(bar) != 2:
@@ -1553,7 +1555,7 @@ def main():
             nodes_total[x] += 1
         if nodes:
             shape_nodes[q.shape] += 1
-        if a.no_compare and a.timing:
+        if a.no_compare:
             t0 = time.time()
             t = time_query(run, q, i, a.reps, bar)
             if t[2] is not None:
@@ -1607,9 +1609,9 @@ def main():
             sys.stdout.flush()
 
     elapsed = time.time() - t_start
-    total = len(spent) if a.no_compare and a.timing else passed + failed
+    total = len(spent) if a.no_compare else passed + failed
     lines = []
-    if a.no_compare and a.timing:
+    if a.no_compare:
         lines.append('results not compared (--no-compare): %d queries timed, %d raised an error on a side '
                      'and were left out' % (len(timings), len(spent) - len(timings)))
     lines.append('queries by shape: ' + ', '.join('%s %d' % (k, v) for k, v in shapes.most_common()))

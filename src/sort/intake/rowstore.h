@@ -7,8 +7,7 @@
  * header each, in blocks of a memory context of their own; see rowstore.c
  * for the block sizes, huge pages and faulting in ahead.  Storing a row is
  * inline: it is the node's inner loop.  The large blocks come from the
- * session's pool (blockpool.h, included for its users: the parallel intake
- * advises its chunks as huge pages too).
+ * session's pool (blockpool.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,7 +17,6 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
-#include "blockpool.h"
 #include "prefault.h"
 
 #if defined(__GNUC__)

@@ -119,6 +119,7 @@
 
 #include "base/compat.h"
 #include "memory/memaccount.h"
+#include "intake/blockpool.h"
 #include "intake/prefault.h"
 #include "intake/rowstore.h"
 #include "runtime/settings.h"
