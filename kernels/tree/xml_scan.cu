@@ -680,6 +680,130 @@ doc_of(const ScanArgs &a, size_t pos)
 	return lo;
 }
 
+/* the document the walk is in */
+struct DocSpan
+{
+	int			d;				/* its index */
+	size_t		begin;
+	size_t		end;
+	size_t		decl_pos;		/* where an XML declaration may stand */
+};
+
+/* document d, whose bytes start at begin (a BOM moves its declaration) */
+__device__ __forceinline__ void
+enter_doc(const ScanArgs &a, int d, size_t begin, DocSpan *doc)
+{
+	doc->d = d;
+	doc->begin = begin;
+	doc->end = d + 1 < a.ndocs ? a.doc_start[d + 1] : a.nbytes;
+	doc->decl_pos = has_prefix(a.text, begin, doc->end, "\xEF\xBB\xBF", 3) ?
+		begin + 3 : begin;
+}
+
+/*
+ * A document that ends where the walk stands is not complete: not in TEXT,
+ * or (once the counts are known) inside an element.
+ */
+template <bool EMIT>
+__device__ __forceinline__ bool
+doc_incomplete(int state, unsigned long long ntok, unsigned long long nopen)
+{
+	return state != S_TEXT || (EMIT && 2 * nopen != ntok);
+}
+
+/* byte i of text that xmltok's scan_text rejects */
+__device__ __forceinline__ bool
+bad_text_byte(const unsigned char *b, size_t i, size_t doc_end, unsigned ch)
+{
+	return is_bad_control(ch) ||
+		(ch == ']' && has_prefix(b, i, doc_end, "]]>", 3)) ||
+		(ch == '&' && ref_end(b, i, doc_end) == 0);
+}
+
+/*
+ * The '<' at i, of class k, starts markup in TEXT: the flags its construct
+ * raises, and in *t the tag it is (t->ntok == 0: no tokens).
+ */
+template <bool EMIT>
+__device__ __forceinline__ uint32_t
+scan_markup(const ScanArgs &a, size_t i, int k, const DocSpan &doc,
+			unsigned long long ntok, unsigned long long nopen, Tag *t)
+{
+	const unsigned char *b = a.text;
+	uint32_t	flag = 0;
+	uint32_t	why = GSK_XML_SYNTAX;
+
+	t->ntok = 0;
+	if (k == K_LT_TAG)
+	{
+		bool		ok = (i + 1 < doc.end && b[i + 1] == '/') ?
+			parse_end_tag(a, i, doc.end, t) :
+			parse_start_tag(a, i, doc.end, t, &why);
+
+		if (!ok)
+			flag |= why;
+	}
+	else if (k == K_LT_PI)
+	{
+		if (!check_pi(b, i, doc.end, doc.decl_pos))
+			flag |= GSK_XML_SYNTAX;
+	}
+	else if (k == K_LT_CDATA)
+	{
+		if (EMIT && 2 * nopen == ntok)
+			flag |= GSK_XML_SYNTAX;		/* CDATA outside of an element */
+	}
+	else if (k == K_LT_BAD)
+		flag |= has_prefix(b, i, doc.end, "<!DOCTYPE", 9) ?
+			GSK_XML_DOCTYPE : GSK_XML_SYNTAX;
+	return flag;
+}
+
+/* token i with what pass D needs of it: its depth (the sort key) and name */
+__device__ __forceinline__ void
+put_token(const ScanArgs &a, unsigned long long i, double w, uint32_t depth,
+		  uint64_t nm)
+{
+	a.tok[i] = w;
+	a.depth[i] = depth;
+	a.name[i] = nm;
+}
+
+/* pass C: t's tokens at ntok; the flags of a tag the output cannot take */
+__device__ __forceinline__ uint32_t
+emit_tag(const ScanArgs &a, const Tag &t, unsigned long long &ntok,
+		 unsigned long long &nopen)
+{
+	uint64_t	nm;
+
+	if (t.name_len >= 0xffff || t.name_pos >= ((uint64_t) 1 << 47))
+		return GSK_XML_SYNTAX;
+	nm = ((uint64_t) t.name_pos << 16) | t.name_len;
+	if (t.is_end)
+	{
+		long long	depth = 2 * (long long) nopen - (long long) ntok;
+
+		if (depth <= 0)
+			return GSK_XML_SYNTAX;	/* end tag without start tag */
+		put_token(a, ntok, gs_close_token(), (uint32_t) depth, nm);
+		ntok++;
+	}
+	else
+	{
+		uint32_t	depth = (uint32_t) (2 * (nopen + 1) - (ntok + 1));
+
+		put_token(a, ntok, t.w, depth, nm);
+		ntok++;
+		nopen++;
+		if (t.ntok == 2)
+		{
+			put_token(a, ntok, gs_close_token(), depth, nm);
+			ntok++;
+		}
+	}
+	return 0;
+}
+
 template <bool EMIT>
 __global__ void __launch_bounds__(THREADS)
 chunk_walk(ScanArgs a)
@@ -699,14 +823,12 @@ chunk_walk(ScanArgs a)
 	size_t		to = from + CHUNK < a.nbytes ? from + CHUNK : a.nbytes;
 	int			state = (int) ((a.smaps[c] >> (4 * S_TEXT)) & 15);
 	int			d = doc_of(a, from);
-	size_t		doc_begin = a.doc_start[d];
-	size_t		doc_end = d + 1 < a.ndocs ? a.doc_start[d + 1] : a.nbytes;
-	size_t		decl_pos = has_prefix(b, doc_begin, doc_end, "\xEF\xBB\xBF", 3) ?
-		doc_begin + 3 : doc_begin;
+	DocSpan		doc;
 	unsigned long long ntok = 0,
 				nopen = 0;
 	uint32_t	flag = 0;
 
+	enter_doc(a, d, a.doc_start[d], &doc);
 	if (EMIT)
 	{
 		ntok = a.scounts[c].tok;
@@ -715,23 +837,18 @@ chunk_walk(ScanArgs a)
 	if (state == S_ERR)
 		flag |= GSK_XML_SYNTAX;
 	/* a document of a batch starting here: the previous one must be complete */
-	if (d > 0 && from == doc_begin &&
-		(state != S_TEXT || (EMIT && 2 * nopen != ntok)))
+	if (d > 0 && from == doc.begin && doc_incomplete<EMIT>(state, ntok, nopen))
 		flag |= GSK_XML_SYNTAX;
 
 	for (size_t i = from; i < to && flag == 0; i++)
 	{
 		unsigned	ch = b[i];
 
-		while (i == doc_end && d + 1 < a.ndocs)
+		while (i == doc.end && doc.d + 1 < a.ndocs)
 		{
-			if (state != S_TEXT || (EMIT && 2 * nopen != ntok))
+			if (doc_incomplete<EMIT>(state, ntok, nopen))
 				flag |= GSK_XML_SYNTAX;
-			d++;
-			doc_begin = i;
-			doc_end = d + 1 < a.ndocs ? a.doc_start[d + 1] : a.nbytes;
-			decl_pos = has_prefix(b, doc_begin, doc_end, "\xEF\xBB\xBF", 3) ?
-				doc_begin + 3 : doc_begin;
+			enter_doc(a, doc.d + 1, i, &doc);
 		}
 		if (flag)
 			break;
@@ -744,87 +861,21 @@ chunk_walk(ScanArgs a)
 		}
 		if (ch != '<')
 		{
-			/* text: xmltok's scan_text */
-			if (is_bad_control(ch) ||
-				(ch == ']' && has_prefix(b, i, doc_end, "]]>", 3)) ||
-				(ch == '&' && ref_end(b, i, doc_end) == 0))
+			if (bad_text_byte(b, i, doc.end, ch))
 				flag |= GSK_XML_SYNTAX;
 			continue;
 		}
 
-		int			k = byte_class(b, i, doc_end, ch);
+		int			k = byte_class(b, i, doc.end, ch);
 		Tag			t;
-		uint32_t	why = GSK_XML_SYNTAX;
 
-		t.ntok = 0;
-		if (k == K_LT_TAG)
-		{
-			bool		ok = (i + 1 < doc_end && b[i + 1] == '/') ?
-				parse_end_tag(a, i, doc_end, &t) :
-				parse_start_tag(a, i, doc_end, &t, &why);
-
-			if (!ok)
-				flag |= why;
-		}
-		else if (k == K_LT_PI)
-		{
-			if (!check_pi(b, i, doc_end, decl_pos))
-				flag |= GSK_XML_SYNTAX;
-		}
-		else if (k == K_LT_CDATA)
-		{
-			if (EMIT && 2 * nopen == ntok)
-				flag |= GSK_XML_SYNTAX;		/* CDATA outside of an element */
-		}
-		else if (k == K_LT_BAD)
-			flag |= has_prefix(b, i, doc_end, "<!DOCTYPE", 9) ?
-				GSK_XML_DOCTYPE : GSK_XML_SYNTAX;
+		flag |= scan_markup<EMIT>(a, i, k, doc, ntok, nopen, &t);
 		state = next_state(state, k);
 
 		if (flag || t.ntok == 0)
 			continue;
 		if (EMIT)
-		{
-			uint64_t	nm;
-
-			if (t.name_len >= 0xffff || t.name_pos >= ((uint64_t) 1 << 47))
-			{
-				flag |= GSK_XML_SYNTAX;
-				continue;
-			}
-			nm = ((uint64_t) t.name_pos << 16) | t.name_len;
-			if (t.is_end)
-			{
-				long long	depth = 2 * (long long) nopen - (long long) ntok;
-
-				if (depth <= 0)
-				{
-					flag |= GSK_XML_SYNTAX;		/* end tag without start tag */
-					continue;
-				}
-				a.tok[ntok] = gs_close_token();
-				a.depth[ntok] = (uint32_t) depth;
-				a.name[ntok] = nm;
-				ntok++;
-			}
-			else
-			{
-				uint32_t	depth = (uint32_t) (2 * (nopen + 1) - (ntok + 1));
-
-				a.tok[ntok] = t.w;
-				a.depth[ntok] = depth;
-				a.name[ntok] = nm;
-				ntok++;
-				nopen++;
-				if (t.ntok == 2)
-				{
-					a.tok[ntok] = gs_close_token();
-					a.depth[ntok] = depth;
-					a.name[ntok] = nm;
-					ntok++;
-				}
-			}
-		}
+			flag |= emit_tag(a, t, ntok, nopen);
 		else
 		{
 			ntok += t.ntok;
