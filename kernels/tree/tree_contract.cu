@@ -289,6 +289,189 @@ shfl_d(double x, int src)
 }
 
 /*
+ * Close T's top m vertices (m small) on the lanes in turn, one shuffle per
+ * vertex; the value of the shallowest, on every lane.
+ */
+template <int OP>
+__device__ __forceinline__ GsVal
+close_in_turn(const Tuple<OP> &T, const double *sBC, int t, int m)
+{
+	const int	lane = threadIdx.x;
+	GsVal		v = gs_op_identity(OP);
+	GsVal		c = vload<OP>(sBC, rot(t, CROW(lane)));	/* garbage for lane >= nct */
+
+	for (int j = 0; j < m; j++)
+	{
+		GsVal		mine = gs_op_mul(OP, T.a0,
+									 gs_op_add(OP, gs_op_add(OP, T.b0, v), c));
+
+		v = shfl_val<OP>(mine, j);
+	}
+	return v;
+}
+
+/* the same for larger m, in log2(m) rounds: each vertex a chain, composed */
+template <int OP>
+__device__ __forceinline__ GsVal
+close_as_chains(const Tuple<OP> &T, const double *sBC, int t, int m)
+{
+	const int	lane = threadIdx.x;
+	const GsVal ident = gs_op_identity(OP);
+	GsVal		v = ident;
+
+	/* lane l takes vertex m-1-l, so that lane 0 is the outermost */
+	int			src = (m - 1 - lane) & (TB - 1);
+	double		a = shfl_d(T.a0, src);
+	GsVal		b = shfl_val<OP>(T.b0, src);
+	GsChain		ch;
+
+	ch.levels = 0;
+	if (lane < m)
+	{
+		gs_chain_init(&ch);
+		gs_chain_push(OP, &ch, a, b, vload<OP>(sBC, rot(t, CROW(m - 1 - lane))));
+	}
+	ch = warp_compose<OP>(ch, m);
+	if (lane == 0)
+		v = gs_chain_apply(OP, &ch, ident);
+	return shfl_val<OP>(v, 0);
+}
+
+/* lane src's a0/a1 and b0/b1: where a pop or a push takes a lane's new slots from */
+struct Slots
+{
+	double		a0,
+				a1;
+	GsVal		b0,
+				b1;
+};
+
+template <int OP>
+__device__ __forceinline__ Slots
+shfl_slots(const Tuple<OP> &T, int src)
+{
+	Slots		x;
+
+	x.a0 = shfl_d(T.a0, src);
+	x.a1 = shfl_d(T.a1, src);
+	x.b0 = shfl_val<OP>(T.b0, src);
+	x.b1 = shfl_val<OP>(T.b1, src);
+	return x;
+}
+
+/* pop: slot s + m becomes slot s */
+template <int OP>
+__device__ __forceinline__ void
+pop_window(Tuple<OP> &T, int m)
+{
+	const int	lane = threadIdx.x;
+	bool		low = lane + m < TB;
+	Slots		x = shfl_slots<OP>(T, (lane + m) & (TB - 1));
+
+	T.a0 = low ? x.a0 : x.a1;
+	T.b0 = low ? x.b0 : x.b1;
+	if (low)
+	{
+		T.a1 = x.a1;
+		T.b1 = x.b1;
+	}
+	else
+	{
+		long long	pos = (long long) T.na - 1 - TB - lane - m;
+
+		if (pos >= 0)
+		{
+			T.a1 = T.gA[pos];
+			T.b1 = vload<OP>(T.gB, pos);
+		}
+	}
+	T.na -= m;
+}
+
+/*
+ * T has no open vertex left, and t's end tags m .. nct-2 close vertices
+ * above T's pseudo root: T's top C entry becomes final (children of the
+ * vertex end tag m closes), t's entries m+1 .. nct-2 follow, and t's last
+ * entry is the new top.  v: the value of the vertices closed before.
+ */
+template <int OP>
+__device__ __forceinline__ void
+extend_c(Tuple<OP> &T, const double *sBC, int t, int m, int nct, GsVal v)
+{
+	const int	lane = threadIdx.x;
+
+	T.ctop = gs_op_add(OP, gs_op_add(OP, T.ctop, v),
+					   vload<OP>(sBC, rot(t, CROW(m))));
+	if (lane == 0)
+		vstore<OP>(T.gC, T.nc - 1, T.ctop);
+	for (int j = m + 1 + lane; j < nct - 1; j += TB)
+		vstore<OP>(T.gC, T.nc + (j - m - 1), vload<OP>(sBC, rot(t, CROW(j))));
+	T.nc += nct - 1 - m;
+	T.ctop = vload<OP>(sBC, rot(t, CROW(nct - 1)));
+}
+
+/* v and t's last level join the children of T's new top vertex */
+template <int OP>
+__device__ __forceinline__ void
+join_top(Tuple<OP> &T, const double *sBC, int t, int nct, GsVal v)
+{
+	const int	lane = threadIdx.x;
+	GsVal		add = gs_op_add(OP, v, vload<OP>(sBC, rot(t, CROW(nct - 1))));
+
+	if (T.na > 0)
+	{
+		if (lane == 0)
+			T.b0 = gs_op_add(OP, T.b0, add);
+	}
+	else
+		T.ctop = gs_op_add(OP, T.ctop, add);
+}
+
+/* before a push of nat: the slots it moves past 2 TB go to memory */
+template <int OP>
+__device__ __forceinline__ void
+spill_window(Tuple<OP> &T, int nat)
+{
+	const int	lane = threadIdx.x;
+
+	if (lane >= TB - nat)
+	{
+		long long	pos = (long long) T.na - 1 - TB - lane;
+
+		if (pos >= 0)
+		{
+			T.gA[pos] = T.a1;
+			vstore<OP>(T.gB, pos, T.b1);
+		}
+	}
+}
+
+/* push: slot s becomes slot s + nat, and t's open vertices fill slots 0 .. nat-1 */
+template <int OP>
+__device__ __forceinline__ void
+push_window(Tuple<OP> &T, const double *sA, const double *sBC, int t, int nat)
+{
+	const int	lane = threadIdx.x;
+	bool		high = lane >= nat;
+	Slots		x = shfl_slots<OP>(T, (lane - nat) & (TB - 1));
+
+	T.a1 = high ? x.a1 : x.a0;
+	T.b1 = high ? x.b1 : x.b0;
+	if (high)
+	{
+		T.a0 = x.a0;
+		T.b0 = x.b0;
+	}
+	else
+	{
+		/* the new top is t's deepest open vertex */
+		T.a0 = sA[rot(t, nat - 1 - lane)];
+		T.b0 = vload<OP>(sBC, rot(t, nat - 1 - lane));
+	}
+	T.na += nat;
+}
+
+/*
  * Merge row tuple t (rotated layout in sA / sBC, sizes nat / nct) into T.
  * nat, nct and everything derived from them are warp-uniform, so every
  * shuffle below runs on all lanes.
@@ -297,10 +480,8 @@ template <int OP>
 __device__ __forceinline__ void
 merge_row(Tuple<OP> &T, const double *sA, const double *sBC, int t, int nat, int nct)
 {
-	const int	lane = threadIdx.x;
-	const GsVal ident = gs_op_identity(OP);
 	const int	m = (size_t) (nct - 1) < T.na ? nct - 1 : (int) T.na;
-	GsVal		v = ident;
+	GsVal		v = gs_op_identity(OP);
 
 	if (m > 0)
 	{
@@ -308,138 +489,122 @@ merge_row(Tuple<OP> &T, const double *sA, const double *sBC, int t, int nat, int
 		 * Close T's top m vertices: vertex j (slot j, lane j) has children
 		 * B_T, C_t[j] and the vertex below it.
 		 */
-		if (m <= SEQ_CLOSE)
-		{
-			GsVal		c = vload<OP>(sBC, rot(t, CROW(lane)));	/* garbage for lane >= nct */
-
-			for (int j = 0; j < m; j++)
-			{
-				GsVal		mine = gs_op_mul(OP, T.a0,
-											 gs_op_add(OP, gs_op_add(OP, T.b0, v), c));
-
-				v = shfl_val<OP>(mine, j);
-			}
-		}
-		else
-		{
-			/* lane l takes vertex m-1-l, so that lane 0 is the outermost */
-			int			src = (m - 1 - lane) & (TB - 1);
-			double		a = shfl_d(T.a0, src);
-			GsVal		b = shfl_val<OP>(T.b0, src);
-			GsChain		ch;
-
-			ch.levels = 0;
-			if (lane < m)
-			{
-				gs_chain_init(&ch);
-				gs_chain_push(OP, &ch, a, b, vload<OP>(sBC, rot(t, CROW(m - 1 - lane))));
-			}
-			ch = warp_compose<OP>(ch, m);
-			if (lane == 0)
-				v = gs_chain_apply(OP, &ch, ident);
-			v = shfl_val<OP>(v, 0);
-		}
-
-		/* pop: slot s + m becomes slot s */
-		{
-			int			src = (lane + m) & (TB - 1);
-			bool		low = lane + m < TB;
-			double		xa0 = shfl_d(T.a0, src),
-						xa1 = shfl_d(T.a1, src);
-			GsVal		xb0 = shfl_val<OP>(T.b0, src),
-						xb1 = shfl_val<OP>(T.b1, src);
-
-			T.a0 = low ? xa0 : xa1;
-			T.b0 = low ? xb0 : xb1;
-			if (low)
-			{
-				T.a1 = xa1;
-				T.b1 = xb1;
-			}
-			else
-			{
-				long long	pos = (long long) T.na - 1 - TB - lane - m;
-
-				if (pos >= 0)
-				{
-					T.a1 = T.gA[pos];
-					T.b1 = vload<OP>(T.gB, pos);
-				}
-			}
-			T.na -= m;
-		}
+		v = m <= SEQ_CLOSE ? close_in_turn<OP>(T, sBC, t, m) :
+			close_as_chains<OP>(T, sBC, t, m);
+		pop_window<OP>(T, m);
 	}
-
 	if (m < nct - 1)
-	{
-		/*
-		 * T has no open vertex left, and t's end tags m .. nct-2 close
-		 * vertices above T's pseudo root: T's top C entry becomes final
-		 * (children of the vertex end tag m closes), t's entries m+1 ..
-		 * nct-2 follow, and t's last entry is the new top.
-		 */
-		T.ctop = gs_op_add(OP, gs_op_add(OP, T.ctop, v),
-						   vload<OP>(sBC, rot(t, CROW(m))));
-		if (lane == 0)
-			vstore<OP>(T.gC, T.nc - 1, T.ctop);
-		for (int j = m + 1 + lane; j < nct - 1; j += TB)
-			vstore<OP>(T.gC, T.nc + (j - m - 1), vload<OP>(sBC, rot(t, CROW(j))));
-		T.nc += nct - 1 - m;
-		T.ctop = vload<OP>(sBC, rot(t, CROW(nct - 1)));
-	}
+		extend_c<OP>(T, sBC, t, m, nct, v);
 	else
-	{
-		/* v and t's last level join the children of T's new top vertex */
-		GsVal		add = gs_op_add(OP, v, vload<OP>(sBC, rot(t, CROW(nct - 1))));
-
-		if (T.na > 0)
-		{
-			if (lane == 0)
-				T.b0 = gs_op_add(OP, T.b0, add);
-		}
-		else
-			T.ctop = gs_op_add(OP, T.ctop, add);
-	}
-
+		join_top<OP>(T, sBC, t, nct, v);
 	if (nat > 0)
 	{
-		/* push: slot s becomes slot s + nat; slots past 2 TB go to memory */
-		int			src = (lane - nat) & (TB - 1);
-		bool		high = lane >= nat;
-
-		if (lane >= TB - nat)
-		{
-			long long	pos = (long long) T.na - 1 - TB - lane;
-
-			if (pos >= 0)
-			{
-				T.gA[pos] = T.a1;
-				vstore<OP>(T.gB, pos, T.b1);
-			}
-		}
+		spill_window<OP>(T, nat);
 		/* a later pop may read these back on another lane */
 		if (T.na + nat > 2 * TB)
 			__syncwarp();
+		push_window<OP>(T, sA, sBC, t, nat);
+	}
+}
 
-		double		xa0 = shfl_d(T.a0, src),
-					xa1 = shfl_d(T.a1, src);
-		GsVal		xb0 = shfl_val<OP>(T.b0, src),
-					xb1 = shfl_val<OP>(T.b1, src);
+/* T empty: no open vertex, one C entry (the pseudo root's children) */
+template <int OP>
+__device__ __forceinline__ void
+tuple_init(Tuple<OP> &T, const LocalArgs &g, size_t piece)
+{
+	constexpr int VW = ValWidth<OP>::n;
+	const GsVal ident = gs_op_identity(OP);
 
-		T.a1 = high ? xa1 : xa0;
-		T.b1 = high ? xb1 : xb0;
-		if (high)
+	T.gA = g.A + piece * g.cap;
+	T.gB = g.B + piece * g.cap * VW;
+	T.gC = g.C + piece * g.cap * VW;
+	T.na = 0;
+	T.nc = 1;
+	T.ctop = ident;
+	T.a0 = T.a1 = 0.0;
+	T.b0 = T.b1 = ident;
+}
+
+/*
+ * Algorithm 3.1 over the len tokens of row `lane` of sW, arrays in bank
+ * `lane`, sizes in *na_out and *nc_out; the tops of B and C stay in
+ * registers.
+ */
+template <int OP>
+__device__ __forceinline__ void
+row_tuple(const double *sW, double *sA, double *sBC, int len, int *na_out,
+		  int *nc_out)
+{
+	const int	lane = threadIdx.x;
+	const GsVal ident = gs_op_identity(OP);
+	int			na = 0,
+				nc = 1;
+	GsVal		btop = ident,
+				cl = ident;
+
+	for (int j = 0; j < len; j++)
+	{
+		double		x = sW[lane * TB + ((lane + j) & (TB - 1))];
+
+		if (!gs_is_close(x))
 		{
-			T.a0 = xa0;
-			T.b0 = xb0;
+			if (na > 0)
+				vstore<OP>(sBC, (na - 1) * TB + lane, btop);
+			sA[na * TB + lane] = x;
+			btop = ident;
+			na++;
+		}
+		else if (na == 0)
+		{
+			vstore<OP>(sBC, CROW(nc - 1) * TB + lane, cl);
+			cl = ident;
+			nc++;
 		}
 		else
 		{
-			/* the new top is t's deepest open vertex */
-			T.a0 = sA[rot(t, nat - 1 - lane)];
-			T.b0 = vload<OP>(sBC, rot(t, nat - 1 - lane));
+			GsVal		val;
+
+			na--;
+			val = gs_op_mul(OP, sA[na * TB + lane], btop);
+			if (na == 0)
+				cl = gs_op_add(OP, cl, val);
+			else
+				btop = gs_op_add(OP, vload<OP>(sBC, (na - 1) * TB + lane), val);
 		}
-		T.na += nat;
+	}
+	if (na > 0)
+		vstore<OP>(sBC, (na - 1) * TB + lane, btop);
+	vstore<OP>(sBC, CROW(nc - 1) * TB + lane, cl);
+	*na_out = na;
+	*nc_out = nc;
+}
+
+/* write back the window and the scalars */
+template <int OP>
+__device__ __forceinline__ void
+tuple_write_back(const Tuple<OP> &T, const LocalArgs &g, size_t piece)
+{
+	const int	lane = threadIdx.x;
+	long long	p0 = (long long) T.na - 1 - lane,
+				p1 = p0 - TB;
+
+	if (p0 >= 0)
+	{
+		T.gA[p0] = T.a0;
+		vstore<OP>(T.gB, p0, T.b0);
+	}
+	if (p1 >= 0)
+	{
+		T.gA[p1] = T.a1;
+		vstore<OP>(T.gB, p1, T.b1);
+	}
+	if (lane == 0)
+	{
+		vstore<OP>(T.gC, T.nc - 1, T.ctop);
+		g.na[piece] = T.na;
+		g.nc[piece] = T.nc;
+		g.ctop[2 * piece] = T.ctop.m;
+		g.ctop[2 * piece + 1] = T.ctop.s;
 	}
 }
 
@@ -456,29 +621,18 @@ local_contract(LocalArgs g)
 	const size_t piece = blockIdx.x;
 	const size_t from = piece * g.piece_len;
 	const size_t to = from + g.piece_len < g.ntok ? from + g.piece_len : g.ntok;
-	const GsVal ident = gs_op_identity(OP);
 	Tuple<OP>	T;
 	double		reg[TB];
 
-	T.gA = g.A + piece * g.cap;
-	T.gB = g.B + piece * g.cap * VW;
-	T.gC = g.C + piece * g.cap * VW;
-	T.na = 0;
-	T.nc = 1;
-	T.ctop = ident;
-	T.a0 = T.a1 = 0.0;
-	T.b0 = T.b1 = ident;
-
+	tuple_init<OP>(T, g, piece);
 	if (from < to)
 		load_sub(g.tok, from, to, reg);
 	for (size_t base = from; base < to; base += SUB)
 	{
 		const int	cnt = (int) (to - base < SUB ? to - base : SUB);
 		const int	len = min(max(cnt - lane * TB, 0), TB);
-		int			na = 0,
-					nc = 1;
-		GsVal		btop = ident,
-					cl = ident;
+		int			na,
+					nc;
 
 		/* 1. stage the sub-block, skewed; start loading the next one */
 #pragma unroll
@@ -488,43 +642,8 @@ local_contract(LocalArgs g)
 			load_sub(g.tok, base + SUB, to, reg);
 		__syncwarp();
 
-		/*
-		 * 2. Algorithm 3.1 over row `lane`, arrays in bank `lane`; the tops
-		 * of B and C stay in registers.
-		 */
-		for (int j = 0; j < len; j++)
-		{
-			double		x = sW[lane * TB + ((lane + j) & (TB - 1))];
-
-			if (!gs_is_close(x))
-			{
-				if (na > 0)
-					vstore<OP>(sBC, (na - 1) * TB + lane, btop);
-				sA[na * TB + lane] = x;
-				btop = ident;
-				na++;
-			}
-			else if (na == 0)
-			{
-				vstore<OP>(sBC, CROW(nc - 1) * TB + lane, cl);
-				cl = ident;
-				nc++;
-			}
-			else
-			{
-				GsVal		val;
-
-				na--;
-				val = gs_op_mul(OP, sA[na * TB + lane], btop);
-				if (na == 0)
-					cl = gs_op_add(OP, cl, val);
-				else
-					btop = gs_op_add(OP, vload<OP>(sBC, (na - 1) * TB + lane), val);
-			}
-		}
-		if (na > 0)
-			vstore<OP>(sBC, (na - 1) * TB + lane, btop);
-		vstore<OP>(sBC, CROW(nc - 1) * TB + lane, cl);
+		/* 2. the row tuples, lane i's of row i */
+		row_tuple<OP>(sW, sA, sBC, len, &na, &nc);
 		__syncwarp();
 
 		/* 3. rotate the rows in use to the merge layout */
@@ -552,31 +671,7 @@ local_contract(LocalArgs g)
 		}
 		__syncwarp();
 	}
-
-	/* write back the window and the scalars */
-	{
-		long long	p0 = (long long) T.na - 1 - lane,
-					p1 = p0 - TB;
-
-		if (p0 >= 0)
-		{
-			T.gA[p0] = T.a0;
-			vstore<OP>(T.gB, p0, T.b0);
-		}
-		if (p1 >= 0)
-		{
-			T.gA[p1] = T.a1;
-			vstore<OP>(T.gB, p1, T.b1);
-		}
-	}
-	if (lane == 0)
-	{
-		vstore<OP>(T.gC, T.nc - 1, T.ctop);
-		g.na[piece] = T.na;
-		g.nc[piece] = T.nc;
-		g.ctop[2 * piece] = T.ctop.m;
-		g.ctop[2 * piece + 1] = T.ctop.s;
-	}
+	tuple_write_back<OP>(T, g, piece);
 }
 
 /* ---- step 3 -------------------------------------------------------------- */
