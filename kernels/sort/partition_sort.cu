@@ -309,6 +309,97 @@ mark(void *const *marks, int phase, cudaStream_t stream)
 		(void) cudaEventRecord((cudaEvent_t) marks[phase], stream);
 }
 
+/*
+ * Steps 1 to 5: the sample and its splitter tree, every chunk's histogram,
+ * the buckets' layout, and the scatter of the pairs of D into their
+ * buckets in A; 0 or the error's code
+ */
+template <int NW>
+static int
+partition_pairs(const Plan &plan, char *t, uint64_t *d_keys, uint32_t *d_rows,
+				size_t n, const Buf &D, const Buf &A, const Buckets &bk,
+				cudaStream_t stream, void *const *marks)
+{
+	typedef Policy<NW> P;
+	constexpr int TILE = P::TILE_THREADS * P::TILE_ITEMS;
+	int			rc;
+	unsigned int *hist = (unsigned int *) (t + plan.off_hist);
+	unsigned int *scan = (unsigned int *) (t + plan.off_scan);
+	unsigned int *offT = (unsigned int *) (t + plan.off_offT);
+	uint64_t   *tk = (uint64_t *) (t + plan.off_tree_k);
+	uint32_t   *tr = (uint32_t *) (t + plan.off_tree_r);
+	size_t		cub_bytes = plan.cub_bytes;
+	uint64_t   *sk = (uint64_t *) (t + plan.off_sample_k);
+	uint32_t   *sr = (uint32_t *) (t + plan.off_sample_r);
+	unsigned int *rank = (unsigned int *) (t + plan.off_rank);
+	dim3		rgrid(P::SAMPLE / GSK_SAMPLE_THREADS, GSK_SAMPLE_SPLIT);
+	size_t		hsmem = (size_t) plan.k * (NW * 8 + 4 + 4);
+	size_t		xsmem = scatter_smem<NW>(plan.k);
+	dim3		tgrid((plan.nchunks + 31) / 32, (plan.k + 31) / 32);
+
+	if ((rc = allow_smem(hist_kernel<NW>, hsmem, "histogram setup")) != 0 ||
+		(rc = allow_smem(scatter_kernel<NW>, xsmem, "scatter setup")) != 0)
+		return rc;
+
+	draw_sample_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
+		GSK_SAMPLE_THREADS, 0, stream>>>(d_keys, d_rows, (long long) n,
+										 sk, sr, rank);
+	GSK_LAUNCHED("sample kernel");
+	rank_sample_kernel<NW><<<rgrid, GSK_SAMPLE_THREADS, 0, stream>>>(
+		sk, sr, rank);
+	GSK_LAUNCHED("sample ranking kernel");
+	build_tree_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
+		GSK_SAMPLE_THREADS, 0, stream>>>(sk, sr, rank, plan.k, plan.logk,
+										 tk, tr);
+	GSK_LAUNCHED("splitter tree kernel");
+	mark(marks, GSK_PHASE_HISTOGRAM, stream);
+	hist_kernel<NW><<<plan.nchunks, P::PART_THREADS, hsmem, stream>>>(
+		d_keys, d_rows, (long long) n, plan.chunk, plan.k, plan.logk,
+		tk, tr, hist, plan.nchunks);
+	GSK_LAUNCHED("histogram kernel");
+	mark(marks, GSK_PHASE_LAYOUT, stream);
+	rc = gsk_fail(cub::DeviceScan::ExclusiveSum(t + plan.off_cub, cub_bytes,
+												hist, scan,
+												(long long) plan.k * plan.nchunks,
+												stream),
+				  "bucket offset scan");
+	if (rc != 0)
+		return rc;
+	layout_kernel<TILE, P::KMAX><<<1, GSK_LAYOUT_THREADS, 0, stream>>>(
+		scan, (long long) n, plan.k, plan.nchunks, bk);
+	GSK_LAUNCHED("bucket layout kernel");
+	transpose_kernel<<<tgrid, dim3(32, 8), 0, stream>>>(
+		scan, bk, plan.k, plan.nchunks, offT);
+	GSK_LAUNCHED("transpose kernel");
+	mark(marks, GSK_PHASE_SCATTER, stream);
+	scatter_kernel<NW><<<plan.nchunks, P::PART_THREADS, xsmem, stream>>>(
+		D, A, (long long) n, plan.chunk, plan.k, plan.logk, tk, tr, offT);
+	GSK_LAUNCHED("scatter kernel");
+	return 0;
+}
+
+/* Steps 6 and 7's merge passes over every bucket that needs them */
+template <int NW>
+static int
+merge_passes(const Plan &plan, const Buf &D, const Buf &A, const Buckets &bk,
+			 size_t msmem, int merge_grid, cudaStream_t stream)
+{
+	typedef Policy<NW> P;
+
+	for (int p = 0; p < plan.passes; p++)
+	{
+		long long	pgrid = (plan.G + 127) / 128;
+
+		partition_kernel<NW><<<(unsigned int) (pgrid < merge_grid ? pgrid : merge_grid),
+			128, 0, stream>>>(D, A, bk, plan.G, p);
+		GSK_LAUNCHED("merge partition kernel");
+		merge_kernel<NW><<<(unsigned int) (plan.G < merge_grid ? plan.G : merge_grid),
+			P::TILE_THREADS, msmem, stream>>>(D, A, bk, plan.G, p);
+		GSK_LAUNCHED("merge kernel");
+	}
+	return 0;
+}
+
 template <int NW>
 static int
 sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
@@ -359,58 +450,9 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 	mark(marks, GSK_PHASE_SAMPLE, stream);
 	if (plan.partition)
 	{
-		unsigned int *hist = (unsigned int *) (t + plan.off_hist);
-		unsigned int *scan = (unsigned int *) (t + plan.off_scan);
-		unsigned int *offT = (unsigned int *) (t + plan.off_offT);
-		uint64_t   *tk = (uint64_t *) (t + plan.off_tree_k);
-		uint32_t   *tr = (uint32_t *) (t + plan.off_tree_r);
-		size_t		cub_bytes = plan.cub_bytes;
-		uint64_t   *sk = (uint64_t *) (t + plan.off_sample_k);
-		uint32_t   *sr = (uint32_t *) (t + plan.off_sample_r);
-		unsigned int *rank = (unsigned int *) (t + plan.off_rank);
-		dim3		rgrid(P::SAMPLE / GSK_SAMPLE_THREADS, GSK_SAMPLE_SPLIT);
-		size_t		hsmem = (size_t) plan.k * (NW * 8 + 4 + 4);
-		size_t		xsmem = scatter_smem<NW>(plan.k);
-		dim3		tgrid((plan.nchunks + 31) / 32, (plan.k + 31) / 32);
-
-		if ((rc = allow_smem(hist_kernel<NW>, hsmem, "histogram setup")) != 0 ||
-			(rc = allow_smem(scatter_kernel<NW>, xsmem, "scatter setup")) != 0)
+		if ((rc = partition_pairs<NW>(plan, t, d_keys, d_rows, n, D, A, bk,
+									  stream, marks)) != 0)
 			return rc;
-
-		draw_sample_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
-			GSK_SAMPLE_THREADS, 0, stream>>>(d_keys, d_rows, (long long) n,
-											 sk, sr, rank);
-		GSK_LAUNCHED("sample kernel");
-		rank_sample_kernel<NW><<<rgrid, GSK_SAMPLE_THREADS, 0, stream>>>(
-			sk, sr, rank);
-		GSK_LAUNCHED("sample ranking kernel");
-		build_tree_kernel<NW><<<P::SAMPLE / GSK_SAMPLE_THREADS,
-			GSK_SAMPLE_THREADS, 0, stream>>>(sk, sr, rank, plan.k, plan.logk,
-											 tk, tr);
-		GSK_LAUNCHED("splitter tree kernel");
-		mark(marks, GSK_PHASE_HISTOGRAM, stream);
-		hist_kernel<NW><<<plan.nchunks, P::PART_THREADS, hsmem, stream>>>(
-			d_keys, d_rows, (long long) n, plan.chunk, plan.k, plan.logk,
-			tk, tr, hist, plan.nchunks);
-		GSK_LAUNCHED("histogram kernel");
-		mark(marks, GSK_PHASE_LAYOUT, stream);
-		rc = gsk_fail(cub::DeviceScan::ExclusiveSum(t + plan.off_cub, cub_bytes,
-													hist, scan,
-													(long long) plan.k * plan.nchunks,
-													stream),
-					  "bucket offset scan");
-		if (rc != 0)
-			return rc;
-		layout_kernel<TILE, P::KMAX><<<1, GSK_LAYOUT_THREADS, 0, stream>>>(
-			scan, (long long) n, plan.k, plan.nchunks, bk);
-		GSK_LAUNCHED("bucket layout kernel");
-		transpose_kernel<<<tgrid, dim3(32, 8), 0, stream>>>(
-			scan, bk, plan.k, plan.nchunks, offT);
-		GSK_LAUNCHED("transpose kernel");
-		mark(marks, GSK_PHASE_SCATTER, stream);
-		scatter_kernel<NW><<<plan.nchunks, P::PART_THREADS, xsmem, stream>>>(
-			D, A, (long long) n, plan.chunk, plan.k, plan.logk, tk, tr, offT);
-		GSK_LAUNCHED("scatter kernel");
 	}
 	else
 	{
@@ -430,17 +472,8 @@ sort_impl(uint64_t *d_keys, uint32_t *d_rows, size_t n, void *d_temp,
 	GSK_LAUNCHED("tile sort kernel");
 	mark(marks, GSK_PHASE_MERGE, stream);
 
-	for (int p = 0; p < plan.passes; p++)
-	{
-		long long	pgrid = (plan.G + 127) / 128;
-
-		partition_kernel<NW><<<(unsigned int) (pgrid < merge_grid ? pgrid : merge_grid),
-			128, 0, stream>>>(D, A, bk, plan.G, p);
-		GSK_LAUNCHED("merge partition kernel");
-		merge_kernel<NW><<<(unsigned int) (plan.G < merge_grid ? plan.G : merge_grid),
-			P::TILE_THREADS, msmem, stream>>>(D, A, bk, plan.G, p);
-		GSK_LAUNCHED("merge kernel");
-	}
+	if ((rc = merge_passes<NW>(plan, D, A, bk, msmem, merge_grid, stream)) != 0)
+		return rc;
 	mark(marks, GSK_SORT_PHASES, stream);
 	return 0;
 }
