@@ -346,6 +346,15 @@ SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'GpuAgg Fallbac
 RESET gpusort.max_memory;
 SELECT agg_explain_has('SELECT count(DISTINCT x) FROM b_rows()', 'Groups: 1');
 
+-- a plain Agg whose rows are estimated past gpusort.max_memory gets no Sort
+-- put in below it: the GpuSort would write runs to temp files and GpuAgg
+-- fall back over them, on top of the Agg's own sorts
+SET gpusort.max_memory = '1MB';
+SELECT gs_plan_has('SELECT mode() WITHIN GROUP (ORDER BY x) FROM b', 'GpuAgg') AS gpuagg_past_budget,
+	   gs_plan_has('SELECT mode() WITHIN GROUP (ORDER BY x) FROM b', 'GpuSort') AS gpusort_past_budget;
+RESET gpusort.max_memory;
+SELECT gs_plan_has('SELECT mode() WITHIN GROUP (ORDER BY x) FROM b', 'GpuAgg') AS gpuagg_within_budget;
+
 -- a plain Agg's DISTINCT aggregates of one integer column, where no Sort
 -- is put in below it (no parallel node, no GPU): a GpuAgg over the
 -- column's bare values (aggvalues.c), every integer type, NULLs, the

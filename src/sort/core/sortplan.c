@@ -19,6 +19,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 
+#include "runtime/settings.h"
 #include "sortplan.h"
 
 List *
@@ -159,4 +160,16 @@ gs_plan_retarget(Node *expr, List *calls, int ninput)
 	cxt.calls = calls;
 	cxt.ninput = ninput;
 	return retarget(expr, &cxt);
+}
+
+/*
+ * Bytes a stored row costs beyond its width: the MinimalTuple header and
+ * alignment, its pointer, its raw key and the key the engine sorts.
+ */
+#define GS_PLAN_ROW_OVERHEAD	96
+
+bool
+gs_plan_fits_memory(double rows, int width)
+{
+	return rows * (width + GS_PLAN_ROW_OVERHEAD) <= (double) gpusort_memory_budget();
 }

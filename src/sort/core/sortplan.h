@@ -81,6 +81,14 @@ extern List *gs_plan_column_refs(List *tlist, int varno);
  */
 extern Node *gs_plan_retarget(Node *expr, List *calls, int ninput);
 
+/*
+ * Does a sort of rows of width bytes (the planner's estimates) fit
+ * gpusort.max_memory?  Where it does not, a GpuSort writes runs to temp
+ * files (sortspill.c), and the nodes that want its rows as an array
+ * (GpuAgg, GpuWindow) fall back.
+ */
+extern bool gs_plan_fits_memory(double rows, int width);
+
 /* decoding, for the executors: cols' arrays are palloc'd */
 extern void gs_sort_columns(List *custom_private, GsSortColumns *cols);
 extern GsSortMode gs_plan_sort_mode(List *custom_private);

@@ -132,12 +132,6 @@ typedef struct GsPlanWalk
 static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
 
 /*
- * Bytes a stored row costs beyond its width: the MinimalTuple header and
- * alignment, its pointer, its raw key and the key the engine sorts.
- */
-#define GS_PLAN_ROW_OVERHEAD	96
-
-/*
  * Is a sort (or Gather Merge) on these columns for GpuSort?  Not where the
  * node would only hand its rows to a tuplesort at run time: no encoding for
  * the first sort column.  A sort estimated past its memory budget is one
@@ -161,8 +155,7 @@ eligible(Plan *sort, Oid sortop0, Oid collation0)
 		why = GS_STAT_STOCK_MIN_ROWS;
 	else if (!gs_keys_encodable(sortop0, collation0))
 		why = GS_STAT_STOCK_NO_ENCODING;
-	else if (sort->plan_rows * (sort->plan_width + GS_PLAN_ROW_OVERHEAD) >
-			 (double) gpusort_memory_budget())
+	else if (!gs_plan_fits_memory(sort->plan_rows, sort->plan_width))
 		return GS_FITS_NOT;
 	else
 		return GS_FITS;
