@@ -2,8 +2,9 @@
  *
  * winpass.h
  *	  What the passes over a window's rows share: when they run on
- *	  threads, and into how many tasks they are cut (winboundary.c's
- *	  boundaries, windowfuncs.c's functions).
+ *	  threads, into how many tasks they are cut, and their result arrays
+ *	  (winboundary.c's boundaries, windowfuncs.c's functions, wingroups.c's
+ *	  groups).
  *
  *-------------------------------------------------------------------------
  */
@@ -13,5 +14,9 @@
 /* rows from which the passes run on threads */
 #define GSW_THREADED_MIN_ROWS	((uint64) 1 << 15)
 #define GSW_TASKS_PER_THREAD	4
+
+/* f's result arrays for n rows, or n groups (windowfuncs.c) */
+struct GsWinFunc;
+extern void gs_win_alloc_results(struct GsWinFunc *f, uint64 n);
 
 #endif							/* GPUSORT_WINPASS_H */
