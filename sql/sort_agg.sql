@@ -251,6 +251,7 @@ SELECT * FROM agg_check('SELECT g, count(DISTINCT x), percentile_disc(0.5) WITHI
 -- (PostgreSQL 16 and later compute x / 2 below a presorted Agg, which
 -- GpuAgg then takes; 15 keeps the stock Agg: only the result is shown)
 SELECT result FROM agg_check('SELECT g, count(DISTINCT x / 2) FROM a GROUP BY g ORDER BY g');
+-- (sum of a column beside them: GpuAgg adds it on threads, see sort_agg_threads)
 SELECT * FROM agg_check('SELECT g, count(DISTINCT x), sum(x) FROM a GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, x % 2, count(DISTINCT i2) FROM a GROUP BY GROUPING SETS ((g), (x % 2), ()) ORDER BY 1, 2, 3');
 -- (an expression again: 16 and later take it below a presorted Agg)

@@ -620,11 +620,12 @@ define_window_settings(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusort.aggregates",
-							 "Computes aggregates that sort in a GpuAgg node over one GpuSort.",
+							 "Computes aggregates that sort, and sorted grouping, in a GpuAgg node over one GpuSort.",
 							 "An Agg whose aggregates all are count, sum or avg (DISTINCT x), "
 							 "percentile_cont, percentile_disc, mode, string_agg or array_agg "
-							 "(ORDER BY y), or counts, sorting one column, is replaced by it; "
-							 "off keeps every Agg.",
+							 "(ORDER BY y), sorting one column, or count, sum, avg, min, max "
+							 "of a column, is replaced by it (the last only where the Agg "
+							 "groups sorted rows); off keeps every Agg.",
 							 &gpusort_aggregates,
 							 true,
 							 PGC_USERSET, 0,

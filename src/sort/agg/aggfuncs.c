@@ -359,6 +359,54 @@ count_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort, bool *sorts)
 	return f->argattno != 0;
 }
 
+/*
+ * sum, avg, min, max, variance and stddev of a column, as GpuWindow computes
+ * them (gs_win_func_from_plan, of the WindowFunc the aggregate would be
+ * over a window): GSA_WINDOW.  Not of an expression, which GpuWindow
+ * evaluates with the node's help (windownode.c), and not of a type whose
+ * values it reads as Datums.
+ */
+static bool
+window_from_aggref(Aggref *aggref, GsAggFunc *f, const char **why)
+{
+	WindowFunc *wfunc = makeNode(WindowFunc);
+	ListCell   *lc;
+
+	if (aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
+		aggref->aggkind != AGGKIND_NORMAL || aggref->aggdirectargs != NIL ||
+		list_length(aggref->args) != 1)
+		return false;
+	wfunc->winfnoid = aggref->aggfnoid;
+	wfunc->wintype = aggref->aggtype;
+	wfunc->wincollid = aggref->aggcollid;
+	wfunc->inputcollid = aggref->inputcollid;
+	foreach(lc, aggref->args)
+		wfunc->args = lappend(wfunc->args, ((TargetEntry *) lfirst(lc))->expr);
+	wfunc->winagg = true;
+	wfunc->location = -1;
+	if (!gs_win_func_from_plan(wfunc, &f->w, why))
+		return false;
+	*why = "an aggregate of an expression, or of a type GpuAgg does not read";
+	if (f->w.argexpr != NULL || f->w.argattno == 0 ||
+		f->w.arg == GSW_ARG_NONE || f->w.arg == GSW_ARG_NULLS ||
+		f->w.arg == GSW_ARG_DATUM ||
+		f->w.fn < GSW_SUM || f->w.fn > GSW_STDDEV_SAMP)
+		return false;
+	/*
+	 * The window code makes every row's variance of integers in numeric
+	 * arithmetic, the value of a whole partition over again for each of its
+	 * rows: far dearer than the Agg's one final call a group
+	 */
+	*why = "variance or stddev of integers";
+	if (GSW_INT_STATISTIC(&f->w))
+		return false;
+	f->fn = GSA_WINDOW;
+	f->argattno = f->w.argattno;
+	f->argtype = f->w.argtype;
+	f->name = get_func_name(aggref->aggfnoid);
+	return true;
+}
+
 bool
 gs_agg_func_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 						bool *sorts, const char **why)
@@ -384,6 +432,16 @@ gs_agg_func_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort,
 		*why = "a count of an expression";
 		if (!count_from_aggref(aggref, f, sort, sorts))
 			return false;
+	}
+	else if (aggref->aggdistinct == NIL && aggref->aggorder == NIL &&
+			 aggref->aggkind == AGGKIND_NORMAL &&
+			 aggref->aggfnoid != F_STRING_AGG_TEXT_TEXT &&
+			 aggref->aggfnoid != F_STRING_AGG_BYTEA_BYTEA &&
+			 aggref->aggfnoid != F_ARRAY_AGG_ANYNONARRAY)
+	{
+		*why = "an aggregate GpuAgg does not compute";
+		/* its own GsWinFunc: w is set, and stays */
+		return window_from_aggref(aggref, f, why);
 	}
 	else if (aggref->aggfnoid == F_SUM_INT2 || aggref->aggfnoid == F_SUM_INT4 ||
 			 aggref->aggfnoid == F_SUM_INT8 || aggref->aggfnoid == F_AVG_INT2 ||
@@ -440,6 +498,8 @@ gs_agg_name(const GsAggFunc *f)
 			return "string_agg";
 		case GSA_ARRAY_AGG:
 			return "array_agg";
+		case GSA_WINDOW:
+			return f->name;
 	}
 	return "?";
 }
@@ -562,7 +622,33 @@ gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups)
 
 	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
 		per_group += 16;
+	/* GSA_WINDOW: int128 sums, their scale and avg's divisor at most */
+	if (f->fn == GSA_WINDOW)
+		per_group += 16 + sizeof(int16) + sizeof(int64) + sizeof(uint32);
 	return (Size) ngroups * per_group;
+}
+
+Size
+gs_agg_row_bytes(const GsAggFunc *f, uint64 nrows)
+{
+	Size		per_row;
+
+	switch (f->w.arg)
+	{
+		case GSW_ARG_NONE:
+			return 0;
+		case GSW_ARG_NULLS:
+			per_row = sizeof(bool);
+			break;
+		case GSW_ARG_NUMERIC:
+			/* argw and argscale */
+			per_row = sizeof(bool) + 16 + sizeof(int16);
+			break;
+		default:
+			per_row = sizeof(bool) + sizeof(int64);
+			break;
+	}
+	return (Size) nrows * per_row;
 }
 
 static inline bool
@@ -718,6 +804,9 @@ compute_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 s, uint64 e)
 		case GSA_ARRAY_AGG:
 			/* built when the group is returned */
 			return;
+		case GSA_WINDOW:
+			/* gs_agg_compute_windows */
+			return;
 		default:
 			break;
 	}
@@ -791,7 +880,7 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 									MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		if (f->fn == GSA_PERCENTILE_CONT)
 			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-		else
+		else if (f->fn != GSA_WINDOW)
 			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 #ifdef HAVE_INT128
 		if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
@@ -811,6 +900,44 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 		compute_tasks(&a, 0, a.ntasks);
 	else
 		gs_cpu_for_tasks(a.ntasks, nthreads, compute_tasks, &a);
+}
+
+/*
+ * The aggregates that do not sort: GpuWindow's aggregate steps over each
+ * group's rows (gs_win_compute_groups), a value a group, which
+ * gs_agg_datum reads at the group's index.
+ */
+const char *
+gs_agg_compute_windows(const uint64 *starts, uint64 ngroups, GsAggFunc *funcs,
+					   int nfuncs, int nthreads)
+{
+	GsWinFunc  *w = palloc(sizeof(GsWinFunc) * Max(nfuncs, 1));
+	const char *why = NULL;
+	bool		ok;
+	int			nw = 0;
+	int			k;
+
+	for (k = 0; k < nfuncs; k++)
+		if (funcs[k].fn == GSA_WINDOW)
+			w[nw++] = funcs[k].w;
+	if (nw == 0)
+	{
+		pfree(w);
+		return NULL;
+	}
+	ok = gs_win_compute_groups(starts, ngroups, w, nw, nthreads);
+	nw = 0;
+	for (k = 0; k < nfuncs; k++)
+		if (funcs[k].fn == GSA_WINDOW)
+		{
+			funcs[k].w = w[nw++];
+			if (funcs[k].w.too_wide)
+				why = "numeric values past 128 bits";
+		}
+	pfree(w);
+	if (!ok && why == NULL)
+		why = "an aggregate overflowed (the Agg raises the error)";
+	return why;
 }
 
 /* ---- 3. results -------------------------------------------------------------------- */
@@ -1043,6 +1170,12 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 			*isnull = f->isnull[g];
 			return *isnull ? (Datum) 0 :
 				row_value(f, rows, (uint64) f->i64[g], row_slot, isnull);
+		case GSA_WINDOW:
+			/* a plain Agg over no rows: NULL, as its aggregates' */
+			*isnull = true;
+			if (f->starts[g] == f->starts[g + 1])
+				return (Datum) 0;
+			return gs_win_datum(&f->w, g, rows, row_slot, isnull);
 		case GSA_PERCENTILE_DISC:
 		case GSA_PERCENTILE_CONT:
 			break;

@@ -12,7 +12,10 @@
  * values of the sorted column a sorted sub-run.  gs_agg_compute fills each
  * aggregate's per-group results from those runs, groups shared out among
  * threads; gs_agg_datum turns group g's result into the Datum the Agg
- * would have returned.
+ * would have returned.  The aggregates that do not sort (sum, avg, min,
+ * max, variance and stddev of a column) are GpuWindow's over the group as
+ * one partition (gs_agg_compute_windows), so a GpuAgg also takes a sorted
+ * GROUP BY whose aggregates do not sort at all: grouping on threads.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,7 +40,10 @@ typedef enum GsAggFn
 	GSA_PERCENTILE_CONT,		/* percentile_cont(f) ... (ORDER BY float8) */
 	GSA_MODE,					/* mode() WITHIN GROUP (ORDER BY x) */
 	GSA_STRING_AGG,				/* string_agg(x, 'constant' ORDER BY y) */
-	GSA_ARRAY_AGG				/* array_agg(x ORDER BY y) */
+	GSA_ARRAY_AGG,				/* array_agg(x ORDER BY y) */
+	GSA_WINDOW					/* sum, avg, min, max, variance or stddev of
+								 * a column: GpuWindow's aggregate (w.fn) over
+								 * the group as one partition */
 } GsAggFn;
 
 /*
@@ -64,6 +70,7 @@ typedef struct GsAggFunc
 	Expr	   *fraction;		/* a percentile's direct argument */
 	Datum		delim;			/* string_agg's delimiter (a Const) */
 	bool		delim_null;
+	const char *name;			/* GSA_WINDOW: the aggregate's, for EXPLAIN */
 
 	/* the fractions, evaluated once per run by the caller */
 	int			nfrac;			/* 1 for the scalar form */
@@ -116,6 +123,9 @@ extern uint64 gs_agg_groups(const uint8 *flags, uint64 n, bool plain,
 /* Bytes of the per-group results of f for ngroups groups */
 extern Size gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups);
 
+/* Bytes of f's argument over nrows rows, as gs_win_boundaries reads it */
+extern Size gs_agg_row_bytes(const GsAggFunc *f, uint64 nrows);
+
 /*
  * Fills every aggregate's per-group results (allocated here, in the
  * current memory context), groups shared out among nthreads threads.
@@ -123,6 +133,15 @@ extern Size gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups);
 extern void gs_agg_compute(const uint8 *flags, const uint64 *starts,
 						   uint64 ngroups, GsAggFunc *funcs, int nfuncs,
 						   int nthreads);
+
+/*
+ * Fills the results of the GSA_WINDOW aggregates, one a group, on threads
+ * (gs_win_compute_groups).  Returns NULL, or why the Agg must compute them
+ * instead: a numeric past 128 bits, or an overflow the Agg raises.
+ */
+extern const char *gs_agg_compute_windows(const uint64 *starts,
+										  uint64 ngroups, GsAggFunc *funcs,
+										  int nfuncs, int nthreads);
 
 /*
  * Group g's result of f, as the Agg returns it (in the current memory

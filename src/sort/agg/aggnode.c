@@ -59,6 +59,7 @@ typedef struct GpuAggState
 	GsWinCol   *grp;			/* the group columns */
 	int			ngrp;
 	GsWinCol	sortcol;		/* the aggregates' sorted column */
+	bool		sorts;			/* an aggregate sorts (sortcol is set) */
 	GsAggFunc  *funcs;			/* specs; results while computed */
 	int			nfuncs;
 	ExprState **fractions;		/* [nfuncs]: a percentile's, or NULL */
@@ -152,6 +153,7 @@ init_funcs(GpuAggState *node, List *aggrefs)
 			elog(ERROR, "GpuAgg cannot compute its aggregate: %s", why);
 		if (sorts)
 			gs_win_col_init(&node->sortcol, sort.attno, sort.eqop, sort.collation);
+		node->sorts |= sorts;
 		if (f->fraction)
 			node->fractions[k] = ExecInitExpr(f->fraction, &node->css.ss.ps);
 		k++;
@@ -257,18 +259,19 @@ reserve(GpuAggState *node, Size bytes)
 	return true;
 }
 
-/* Bytes of the arrays of n rows: the flags, each argument and its NULLs */
+/*
+ * Bytes of the arrays of n rows: the flags, each argument and its NULLs,
+ * the per-row results of the aggregates computed as GpuWindow's
+ */
 static Size
 row_bytes(GpuAggState *node, uint64 n)
 {
-	Size		per_row = 1;
+	Size		bytes = (Size) n;
 	int			k;
 
 	for (k = 0; k < node->nfuncs; k++)
-		if (node->funcs[k].w.arg != GSW_ARG_NONE)
-			per_row += sizeof(bool) +
-				(node->funcs[k].w.arg == GSW_ARG_NULLS ? 0 : sizeof(int64));
-	return (Size) n * per_row;
+		bytes += gs_agg_row_bytes(&node->funcs[k], n);
+	return bytes;
 }
 
 /* every percentile's fraction, once per run, in the backend */
@@ -306,7 +309,8 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 	for (k = 0; k < node->nfuncs; k++)
 		w[k] = node->funcs[k].w;
 	gs_win_boundaries(node->rows, node->nrows, indesc, node->grp, node->ngrp,
-					  &node->sortcol, 1, w, node->nfuncs, flags, node->nthreads);
+					  &node->sortcol, node->sorts ? 1 : 0, w, node->nfuncs,
+					  flags, node->nthreads);
 	for (k = 0; k < node->nfuncs; k++)
 		node->funcs[k].w = w[k];
 	pfree(w);
@@ -344,6 +348,7 @@ agg_run(GpuAggState *node)
 	Size		bytes;
 	instr_time	start;
 	MemoryContext oldcxt;
+	const char *why;
 	int			k;
 
 	node->ran = true;
@@ -380,8 +385,15 @@ agg_run(GpuAggState *node)
 	INSTR_TIME_SET_CURRENT(start);
 	gs_agg_compute(flags, node->starts, node->ngroups, node->funcs,
 				   node->nfuncs, node->nthreads);
+	why = gs_agg_compute_windows(node->starts, node->ngroups, node->funcs,
+								 node->nfuncs, node->nthreads);
 	node->ms_aggs = gs_elapsed_ms(start);
 	MemoryContextSwitchTo(oldcxt);
+	if (why)
+	{
+		start_fallback(node, why);
+		return;
+	}
 	node->current = 0;
 	node->computed = true;
 }

@@ -22,9 +22,13 @@
  *	 - it is a plain or a sorted Agg, with no grouping sets, not split into
  *	   partial and final aggregation (aggregates that sort are never split);
  *	 - every aggregate of its targetlist and qual is one aggfuncs.c
- *	   computes, at least one of them sorts, and those that sort all sort
- *	   the same column with the same operators: several DISTINCT columns
- *	   would need several sorts, which the Agg does better itself;
+ *	   computes, and those that sort all sort the same column with the
+ *	   same operators: several DISTINCT columns would need several sorts,
+ *	   which the Agg does better itself.  Where none sorts, the Agg must be
+ *	   a sorted one (GROUP BY over a Sort, as sorted grouping plans it,
+ *	   grouppaths.c): its sum, avg, min, max, variance and stddev are
+ *	   computed on threads over the sorted rows (grouping on threads), the
+ *	   Sort's keys unchanged; float sums only there (agg_supported);
  *	 - a sorted Agg's input is a Sort (or a Gather Merge over one) whose
  *	   first keys are its group columns, in any order and direction;
  *	 - the Sort becomes a GpuSort (planner.c's rules: its rows, memory,
@@ -83,6 +87,7 @@ typedef struct CollectContext
 	bool		ok;
 	bool		sorts;			/* at least one sorts */
 	bool		order_read;		/* one reads its values in sorted order */
+	bool		float_sum;		/* a GSA_WINDOW aggregate of floats */
 	GsAggSortCol sort;			/* the column they sort */
 } CollectContext;
 
@@ -115,6 +120,8 @@ collect_aggrefs(Node *node, CollectContext *cxt)
 			if (sorts)
 				cxt->sort = sort;
 			cxt->sorts |= sorts;
+			cxt->float_sum |= f.fn == GSA_WINDOW &&
+				(f.w.arg == GSW_ARG_FLOAT4 || f.w.arg == GSW_ARG_FLOAT8);
 			/* DISTINCT only needs equal values next to each other */
 			cxt->order_read |= sorts && f.fn != GSA_COUNT_DISTINCT &&
 				f.fn != GSA_SUM_DISTINCT && f.fn != GSA_AVG_DISTINCT;
@@ -441,7 +448,15 @@ insert_sort(Agg *agg, const Narrowing *nw, bool narrow)
 							   narrow ? nw->width : input->plan_width);
 }
 
-/* may agg become a GpuAgg, given its aggregates?  Collects them */
+/*
+ * May agg become a GpuAgg, given its aggregates?  Collects them.  Those
+ * that sort make the Sort below sort by their column too; without one, a
+ * sorted Agg over a Sort by its group columns is computed on threads over
+ * the Sort's rows as they come (grouping on threads).  Float sums, whose
+ * rounding follows the order of their inputs, only there: a sorted column
+ * added to the keys (or a Sort put in below a plain Agg) would reorder each
+ * group's rows against the Agg's.
+ */
 static bool
 agg_supported(Agg *agg, CollectContext *collect)
 {
@@ -449,6 +464,7 @@ agg_supported(Agg *agg, CollectContext *collect)
 	collect->ok = true;
 	collect->sorts = false;
 	collect->order_read = false;
+	collect->float_sum = false;
 	if (!gpusort_aggregates || agg->groupingSets != NIL || agg->chain != NIL ||
 		agg->aggsplit != AGGSPLIT_SIMPLE ||
 		(agg->aggstrategy != AGG_PLAIN && agg->aggstrategy != AGG_SORTED) ||
@@ -456,7 +472,11 @@ agg_supported(Agg *agg, CollectContext *collect)
 		return false;
 	(void) collect_aggrefs((Node *) agg->plan.targetlist, collect);
 	(void) collect_aggrefs((Node *) agg->plan.qual, collect);
-	return collect->ok && collect->sorts;
+	if (!collect->ok || collect->aggrefs == NIL)
+		return false;
+	if (collect->sorts)
+		return !collect->float_sum;
+	return agg->aggstrategy == AGG_SORTED && agg->numCols > 0;
 }
 
 /*
@@ -641,7 +661,7 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 			agg->plan.lefttree = sort;
 			inserted = true;
 		}
-		else if (sort)
+		else if (sort && collect.sorts)
 		{
 			keys = extended_keys(agg->numCols, &old, &collect.sort);
 			set_keys(sort, &keys);

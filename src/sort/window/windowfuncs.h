@@ -307,6 +307,16 @@ extern uint64 gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 							 GsWinFunc *funcs, int nfuncs, int nthreads);
 
 /*
+ * Fills the result arrays of the aggregates funcs (GSW_SUM .. GSW_STDDEV_SAMP,
+ * their arguments read by gs_win_boundaries) with one value a group, at
+ * index g for the group of rows [starts[g], starts[g + 1]), groups shared
+ * out among threads (wingroups.c).  False when one met a numeric the
+ * threads cannot add (too_wide) or an overflow: the Agg must compute them.
+ */
+extern bool gs_win_compute_groups(const uint64 *starts, uint64 ngroups,
+								  GsWinFunc *funcs, int nfuncs, int nthreads);
+
+/*
  * Frees the arguments' arrays gs_win_compute read (not argerr, which
  * gs_win_first_error reads): the derived expressions (winproject.h) may
  * read them after it
