@@ -18,7 +18,9 @@
 #   --reps-1proc R    the same for stock in one process (GS_BENCH_REPS_1PROC,
 #                     default R): at 10^7 rows its runs take most of the time
 #   --shapes "..."    the shapes to run, in order (GS_BENCH_SHAPES, default
-#                     all 26; bench/analytics/shapes.sh lists them)
+#                     all 26; bench/analytics/shapes.sh lists them); a kind,
+#                     window (10), aggregate (8), sort (5) or export (3),
+#                     stands for its shapes
 #   --out DIR         the results (OUT, default bench/out/analytics)
 #   --stop-after S    no statement starts S seconds after the start, none runs
 #                     past it (GS_BENCH_STOP_AFTER; 0, the default: no limit):
@@ -125,8 +127,7 @@ case $ROWS in *[!0-9]*|"") echo "--rows takes a number" >&2; exit 2 ;; esac
 REPS_1PROC=${REPS_1PROC:-$REPS}
 
 . "$HERE/shapes.sh"
-SHAPES=${SHAPES:-$SHAPES_ALL}
-for q in $SHAPES; do shape_def "$q" "$ROWS" >/dev/null || exit 2; done
+SHAPES=$(shapes_expand ${SHAPES:-all}) || exit 2
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -165,7 +166,8 @@ report() {
 }
 
 # check_side MODE SHAPE: "ROWS MD5" of the shape's whole result in MODE's
-# settings, or "error: ..." / "skipped"
+# settings, or "error: ...", "timeout" (its statement_timeout) or "skipped"
+# (--stop-after's time is spent)
 check_side() {
 	local mode=$1 q=$2 left tmo=$((BENCH_TIMEOUT * 1000)) err res rc
 	if [ "$BENCH_DEADLINE" -gt 0 ]; then
@@ -184,7 +186,9 @@ check_side() {
 		python3 "$HERE/digest.py" ${S_KEYS:+--keys "$S_KEYS"} --head 20 "$OUT/check/${q}_$mode.head"
 		exit "${PIPESTATUS[1]}")
 	rc=$?
-	if [ $rc != 0 ] || grep -q 'ERROR' "$err"; then
+	if grep -q 'canceling statement due to statement timeout' "$err"; then
+		echo timeout
+	elif [ $rc != 0 ] || grep -q 'ERROR' "$err"; then
 		echo "error: $(grep -m1 -E 'ERROR|FATAL' "$err" | sed 's/^psql:[^ ]* //' | tr ',' ';')"
 	else
 		echo "$res"
@@ -197,7 +201,8 @@ check_shape() {
 	st=$(check_side stock_tuned "$q")
 	gp=$(check_side gpusort_auto "$q")
 	case "$st|$gp" in
-		skipped*|*skipped) verdict=skipped ;;
+		skipped*|*skipped) verdict="not checked (--stop-after)" ;;
+		timeout*|*timeout) verdict="not checked (statement_timeout)" ;;
 		error*\|error*) verdict="error in both modes" ;;
 		error*) verdict="stock failed" ;;
 		*\|error*) verdict="GPUSORT FAILED: ${gp#error: }"; FAILED="$FAILED $q" ;;
@@ -206,7 +211,7 @@ check_shape() {
 	echo "$ROWS,$q,${st// /:},${gp// /:},$verdict" >>"$OUT/check.csv"
 	case $verdict in
 		same) bench_log "$ROWS $q: result checked, the same (${st%% *} rows)" ;;
-		skipped|"error in both modes"|"stock failed") bench_log "$ROWS $q: result check: $verdict ($st)" ;;
+		not\ checked*|"error in both modes"|"stock failed") bench_log "$ROWS $q: result check: $verdict ($st)" ;;
 		*)
 			shape_def "$q" "$ROWS"
 			bench_log "$ROWS $q: RESULT CHECK FAILED: $verdict"

@@ -101,6 +101,23 @@ shape_def() {
 	esac
 }
 
+# shapes_expand WORD...: the shapes named, a kind (window, aggregate, sort,
+# export) standing for its shapes, "all" for all
+shapes_expand() {
+	local w q list=""
+	for w in "$@"; do
+		case $w in
+			all) list="$list $SHAPES_ALL" ;;
+			window|aggregate|sort|export)
+				for q in $SHAPES_ALL; do
+					shape_def "$q" 1000 && [ "$S_KIND" = "$w" ] && list="$list $q"
+				done ;;
+			*) shape_def "$w" 1000 >/dev/null || return 1; list="$list $w" ;;
+		esac
+	done
+	echo $list
+}
+
 shape_time() {
 	shape_def "$1" "$2" || return 1
 	case $S_FORM in
