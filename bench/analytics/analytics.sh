@@ -9,8 +9,19 @@
 #       [--no-check] [--record]
 #   bench/analytics/analytics.sh --report DIR...    (the report of earlier runs)
 #
-# e.g.  bench/analytics/analytics.sh --rows 2000000       (2 cores, ~15 min)
+# e.g.  bench/analytics/analytics.sh --rows 2000000       (2 cores: about 30 min)
 #       bench/analytics/analytics.sh --shapes "share lag_delta" --rows 100000 --reps 1
+# At 10^7 rows on 16 cores the whole run is well over a device call's 600 s
+# (stock in one process alone several seconds to a minute a run): split it
+# by kind or by name, a call each, and merge the folders, e.g.
+#       A="--reps 2 --reps-1proc 1 --stop-after 560 --record"
+#       bench/analytics/analytics.sh $A --shapes "share moving_avg_7d lag_delta rownum_rank running_revenue" --out OUT/w1
+#       bench/analytics/analytics.sh $A --shapes "ntile_quartile first_last_rows pct_of_category percent_rank_city topn_per_category" --out OUT/w2
+#       bench/analytics/analytics.sh $A --shapes aggregate --out OUT/agg
+#       bench/analytics/analytics.sh $A --shapes "sort export" --out OUT/sort
+#       bench/analytics/analytics.sh --report --md all.md --csv all.csv OUT/w1 OUT/w2 OUT/agg OUT/sort
+# (each call loads the table again: its time, printed as "load:", counts
+# against --stop-after; every shape's elapsed seconds are in the report).
 #
 #   --rows N          ev's rows (GS_BENCH_ROWS, default 10000000)
 #   --reps R          timed runs per shape and mode, the best kept

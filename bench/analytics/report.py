@@ -168,6 +168,9 @@ def main():
         out.append("Slowest against stock tuned: " + ", ".join(f"{s} {x:.2f}x" for x, s in slow) + ".")
         below = [f"{s} {x:.2f}x" for x, s in sorted(rt) if x < 1.0]
         out.append("Slower than stock tuned: " + (", ".join(below) if below else "none") + ".")
+        missing = [s for s in kinds if s not in shapes]
+        if missing:
+            out.append("Not run (--stop-after's time spent, or left out): " + ", ".join(missing) + ".")
         out.append(f"Targets ({TARGETS}).")
         out.append("")
     if differ:
