@@ -12,16 +12,21 @@
 # e.g.  bench/analytics/analytics.sh --rows 2000000       (2 cores: about 30 min)
 #       bench/analytics/analytics.sh --shapes "share lag_delta" --rows 100000 --reps 1
 # At 10^7 rows on 16 cores the whole run is well over a device call's 600 s
-# (stock in one process alone several seconds to a minute a run): split it
-# by kind or by name, a call each, and merge the folders, e.g.
-#       A="--reps 2 --reps-1proc 1 --stop-after 560 --record"
-#       bench/analytics/analytics.sh $A --shapes "share moving_avg_7d lag_delta rownum_rank running_revenue" --out OUT/w1
-#       bench/analytics/analytics.sh $A --shapes "ntile_quartile first_last_rows pct_of_category percent_rank_city topn_per_category" --out OUT/w2
-#       bench/analytics/analytics.sh $A --shapes aggregate --out OUT/agg
-#       bench/analytics/analytics.sh $A --shapes "sort export" --out OUT/sort
-#       bench/analytics/analytics.sh --report --md all.md --csv all.csv OUT/w1 OUT/w2 OUT/agg OUT/sort
-# (each call loads the table again: its time, printed as "load:", counts
-# against --stop-after; every shape's elapsed seconds are in the report).
+# (stock in one process alone takes seconds to a minute a run, and a
+# shape's check two more runs): split it, a call each, and merge the
+# folders.  Through the device tool (test/gpu/README.md: the PostgreSQL
+# bundle and the locales carried in .device/; the tool runs the session's
+# main checkout), e.g. five calls, S one of "share moving_avg_7d lag_delta
+# rownum_rank running_revenue", "ntile_quartile first_last_rows
+# pct_of_category percent_rank_city topn_per_category", aggregate, sort,
+# export:
+#       . test/gpu/pg-on-device.sh .device/pg15.tar.gz; bash test/gpu/locales.sh .device/i18n.tar.gz
+#       bench/analytics/analytics.sh --reps 2 --reps-1proc 1 --stop-after 540 --shapes "S" --out $OUT/NAME
+# (GS_NO_BUILD=1 on a machine still warm from the call before), then here
+#       bench/analytics/analytics.sh --report --md all.md --csv all.csv DIR/w1 DIR/w2 DIR/aggregate ...
+# Each call builds and loads the table again (the "load:" line says how
+# long); both count against --stop-after, and every shape's elapsed
+# seconds are in the report.
 #
 #   --rows N          ev's rows (GS_BENCH_ROWS, default 10000000)
 #   --reps R          timed runs per shape and mode, the best kept

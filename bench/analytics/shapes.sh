@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034   # (S_* are its callers')
 # The analytics benchmark's shapes (bench/analytics/analytics.sh), over
 # bench/analytics/data.sql's table ev.  Sourced.
 #
