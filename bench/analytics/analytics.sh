@@ -6,7 +6,7 @@
 #
 #   bench/analytics/analytics.sh [--rows N] [--reps R] [--shapes "share ..."]
 #       [--reps-1proc R] [--out DIR] [--stop-after SECONDS] [--no-1proc]
-#       [--no-check] [--record]
+#       [--no-check] [--check-only] [--record]
 #   bench/analytics/analytics.sh --report DIR...    (the report of earlier runs)
 #
 # e.g.  bench/analytics/analytics.sh --rows 2000000       (2 cores: about 30 min)
@@ -45,6 +45,8 @@
 #                     the two folders with --report
 #   --no-1proc        leaves out stock in one process (the slowest column)
 #   --no-check        leaves out the result check
+#   --check-only      the result check alone, no timings (a cheap hunt for
+#                     differences at other sizes or locales)
 #   --record          copies the report, the CSV and gpusort's EXPLAIN
 #                     ANALYZE to bench/results/analytics/
 #                     analytics_<machine>_<date>_<HHMM>_<rows>.{md,csv,_explain.txt}
@@ -128,6 +130,7 @@ while [ $# -gt 0 ]; do
 		--stop-after) STOP_AFTER=$2; shift 2 ;;
 		--no-1proc) MODES="gpusort_auto stock_tuned"; shift ;;
 		--no-check) CHECK=""; shift ;;
+		--check-only) CHECK=1; MODES=""; shift ;;
 		--record) RECORD=1; shift ;;
 		--report) REPORT_ONLY=1; shift; break ;;
 		-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
