@@ -9,6 +9,10 @@
 #   BENCH_ORDER_BY  a command printing the ORDER BY list of a query name
 #   BENCH_QUERY     or: a command printing the whole SQL of a query name
 #                   (args: name, rows), for shapes other than ORDER BY OFFSET
+#   BENCH_PLAN_QUERY optional: a command printing the statement whose plan
+#                   goes to plans_ROWS.txt (args: name, rows), where the
+#                   timed SQL is none EXPLAIN takes (COPY, DROP TABLE ...;
+#                   CREATE TABLE AS); empty output: no plan; unset: the timed SQL
 #   BENCH_P         the workers of the tuned modes (max_parallel_workers_per_gather)
 #   BENCH_WORK_MEM  work_mem of the tuned modes (1GB)
 #   BENCH_TUNED_SET more SET commands of the parallel tuned modes (stock_tuned,
@@ -103,7 +107,7 @@ bench_guard() {
 # bench_cell ROWS MODE QUERY: one cell; appends its CSV row and prints its
 # progress line ("all" is the floor's query: no ORDER BY)
 bench_cell() {
-	local n=$1 mode=$2 q=$3 ob="" sql warm script log res r explain=0 left hard=()
+	local n=$1 mode=$2 q=$3 ob="" sql plan_sql warm script log res r explain=0 left hard=()
 	if [ "$mode" = floor ]; then
 		sql="SELECT * FROM $BENCH_TABLE OFFSET $n"
 		warm="SELECT count(*) FROM (SELECT * FROM $BENCH_TABLE LIMIT 200000 OFFSET 0) s"
@@ -115,12 +119,16 @@ bench_cell() {
 		sql="SELECT * FROM $BENCH_TABLE ORDER BY $ob OFFSET $n"
 		warm="SELECT count(*) FROM (SELECT * FROM (SELECT * FROM $BENCH_TABLE LIMIT 200000) s ORDER BY $ob OFFSET 0) x"
 	fi
+	plan_sql=$sql
+	if [ -n "${BENCH_PLAN_QUERY:-}" ] && [ "$mode" != floor ]; then
+		plan_sql=$($BENCH_PLAN_QUERY "$q" "$n") || return 1
+	fi
 	case " $BENCH_EXPLAIN_MODES " in *" $mode "*)
 		case " $BENCH_EXPLAIN_QUERIES " in *" $q "*) explain=1 ;; esac ;;
 	esac
 	# EXPLAIN takes one query: not COPY, nor ctas's DROP TABLE; CREATE TABLE AS
 	# (it left psql's syntax errors in the records of 2026-11-24)
-	case $sql in SELECT\ *) ;; *) explain=0 ;; esac
+	case $plan_sql in SELECT\ *) ;; *) explain=0 ;; esac
 	if [ "${BENCH_DEADLINE:-0}" -gt 0 ]; then
 		left=$((BENCH_DEADLINE - $(bench_now)))
 		if [ $left -lt 6 ]; then
@@ -148,9 +156,11 @@ bench_cell() {
 		echo "\\echo @@ skip budget"
 		echo "\\q"
 		echo "\\endif"
-		echo "\\echo @@ plan"
-		echo "EXPLAIN (COSTS OFF) $sql;"
-		echo "\\echo @@ endplan"
+		if [ -n "$plan_sql" ]; then
+			echo "\\echo @@ plan"
+			echo "EXPLAIN (COSTS OFF) $plan_sql;"
+			echo "\\echo @@ endplan"
+		fi
 		for ((r = 0; r < BENCH_REPS; r++)); do
 			bench_guard
 			echo "\\timing on"
@@ -169,7 +179,7 @@ bench_cell() {
 		if [ $explain = 1 ]; then
 			bench_guard
 			echo "\\echo @@ explain"
-			echo "EXPLAIN (ANALYZE, COSTS OFF) $sql;"
+			echo "EXPLAIN (ANALYZE, COSTS OFF) $plan_sql;"
 			echo "\\echo @@ endexplain"
 			echo "\\endif"
 		fi
@@ -215,7 +225,7 @@ bench_cell() {
 	} >>"$OUT/plans_$n.txt"
 	if [ $explain = 1 ] && grep -q '^@@ explain' "$log"; then
 		{
-			echo "== $mode, $q: EXPLAIN (ANALYZE, COSTS OFF) $sql"
+			echo "== $mode, $q: EXPLAIN (ANALYZE, COSTS OFF) $plan_sql"
 			sed -n '/^@@ explain/,/^@@ endexplain/p' "$log" | sed '1d;$d'
 			grep -E 'WARNING|ERROR' "$log" | sort -u
 			echo
