@@ -118,6 +118,7 @@ cast_column(Expr *expr, Oid *type)
 		case F_FLOAT8_INT4:
 		case F_FLOAT8_INT8:
 		case F_FLOAT8_FLOAT4:
+		case F_FLOAT8_NUMERIC:
 			break;
 		default:
 			return 0;
@@ -142,6 +143,9 @@ numeric_reader(Oid type)
 			return GSW_ARG_FLOAT4;
 		case FLOAT8OID:
 			return GSW_ARG_FLOAT8;
+		case NUMERICOID:
+			/* only the rows picked: their values cast in the backend */
+			return GSW_ARG_NULLS;
 		default:
 			return GSW_ARG_NONE;
 	}
@@ -622,6 +626,9 @@ gs_agg_result_bytes(const GsAggFunc *f, uint64 ngroups)
 
 	if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
 		per_group += 16;
+	/* percentile_cont of a numeric: its rows and its proportion */
+	if (f->fn == GSA_PERCENTILE_CONT && f->argtype == NUMERICOID)
+		per_group += sizeof(double) * Max(f->nfrac, 1);
 	/* GSA_WINDOW: int128 sums, their scale and avg's divisor at most */
 	if (f->fn == GSA_WINDOW)
 		per_group += 16 + sizeof(int16) + sizeof(int64) + sizeof(uint32);
@@ -694,6 +701,23 @@ cont_value(const GsAggFunc *f, double p, uint64 a, uint64 nvalues)
 	proportion = (p * n1) - first_row;
 	return lerp(value_f8(f, a + first_row), value_f8(f, a + second_row),
 				proportion);
+}
+
+/*
+ * The same over a numeric column cast to float8, whose values the threads
+ * do not read (numeric_float8 is the backend's): the first row into
+ * i64[r], and the proportion into f8[r], or -1 where the percentile falls
+ * on that row (cont_numeric_result computes the value from the rows)
+ */
+static inline void
+cont_rows(GsAggFunc *f, uint64 r, double p, uint64 a, uint64 nvalues)
+{
+	int64		n1 = (int64) nvalues - 1;
+	int64		first_row = floor(p * n1);
+	int64		second_row = ceil(p * n1);
+
+	f->i64[r] = (int64) a + first_row;
+	f->f8[r] = first_row == second_row ? -1.0 : (p * n1) - first_row;
 }
 
 /* the row that starts mode()'s run over rows [a, b), mode_final's rule */
@@ -775,6 +799,8 @@ pick_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 a, uint64 b)
 			continue;
 		if (f->fn == GSA_PERCENTILE_DISC)
 			f->i64[r] = disc_row(p, a, b - a);
+		else if (f->argtype == NUMERICOID)
+			cont_rows(f, r, p, a, b - a);
 		else
 			f->f8[r] = cont_value(f, p, a, b - a);
 	}
@@ -880,7 +906,8 @@ gs_agg_compute(const uint8 *flags, const uint64 *starts, uint64 ngroups,
 									MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		if (f->fn == GSA_PERCENTILE_CONT)
 			f->f8 = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-		else if (f->fn != GSA_WINDOW)
+		if ((f->fn != GSA_PERCENTILE_CONT || f->argtype == NUMERICOID) &&
+			f->fn != GSA_WINDOW)
 			f->i64 = palloc_extended(sizeof(int64) * rows, MCXT_ALLOC_HUGE);
 #ifdef HAVE_INT128
 		if (f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT)
@@ -979,6 +1006,29 @@ row_value(GsAggFunc *f, MinimalTuple *rows, uint64 r, TupleTableSlot *slot,
 }
 
 /* a percentile's array result for group g, as the multi_final functions */
+/*
+ * percentile_cont's result r: the threads' value, or, over a numeric cast to
+ * float8, the value of the rows cont_rows picked, cast as the aggregate's
+ * argument casts them (numeric_float8) and interpolated as float8_lerp does
+ */
+static double
+cont_result(GsAggFunc *f, uint64 r, MinimalTuple *rows, TupleTableSlot *slot)
+{
+	double		lo,
+				hi;
+	bool		isnull;
+
+	if (f->argtype != NUMERICOID)
+		return f->f8[r];
+	lo = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											row_value(f, rows, (uint64) f->i64[r], slot, &isnull)));
+	if (f->f8[r] < 0)
+		return lo;
+	hi = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											row_value(f, rows, (uint64) f->i64[r] + 1, slot, &isnull)));
+	return lerp(lo, hi, f->f8[r]);
+}
+
 static Datum
 array_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows, TupleTableSlot *slot,
 			bool *isnull)
@@ -1010,7 +1060,7 @@ array_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows, TupleTableSlot *slot,
 		if (nulls[j])
 			values[j] = (Datum) 0;
 		else if (f->fn == GSA_PERCENTILE_CONT)
-			values[j] = Float8GetDatum(f->f8[r]);
+			values[j] = Float8GetDatum(cont_result(f, r, rows, slot));
 		else
 			values[j] = row_value(f, rows, (uint64) f->i64[r], slot, &nulls[j]);
 	}
@@ -1192,6 +1242,6 @@ gs_agg_datum(GsAggFunc *f, uint64 g, MinimalTuple *rows,
 	if (*isnull)
 		return (Datum) 0;
 	if (f->fn == GSA_PERCENTILE_CONT)
-		return Float8GetDatum(f->f8[g]);
+		return Float8GetDatum(cont_result(f, g, rows, row_slot));
 	return row_value(f, rows, (uint64) f->i64[g], row_slot, isnull);
 }
