@@ -1153,4 +1153,5 @@ gpusort_planner_init(void)
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 	gs_group_paths_init();
+	gs_explain_why_init();
 }
