@@ -20,7 +20,7 @@
 
 MODULE_big = gpusort
 EXTENSION  = gpusort
-DATA       = gpusort--1.1.sql gpusort--1.0--1.1.sql
+DATA       = gpusort--1.2.sql gpusort--1.0--1.1.sql gpusort--1.1--1.2.sql
 PGFILEDESC = "gpusort - GPU sorting and XML tree reduction"
 
 # The source tree: here, or VPATH in a build directory of its own

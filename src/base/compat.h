@@ -37,6 +37,11 @@
  *	- EXPLAIN deparses a WindowFunc as "OVER (?)" before 18; 18 names its
  *	  window and raises an error unless a WindowAgg of that window is the
  *	  node being shown: GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG.
+ *	- EXPLAIN calls a hook on each plan node (explain_per_node_hook) from
+ *	  18 on: GS_EXPLAIN_PER_NODE_HOOK; before, plan/explainwhy.c adds its
+ *	  lines to ExplainOneQuery's output, calling standard_ExplainOneQuery
+ *	  from 17 on (GS_STANDARD_EXPLAIN_ONE_QUERY) and doing its work itself
+ *	  before.
  *
  * The includer must have included postgres.h, and nothing that includes
  * utils/pg_locale.h before this header (see GS_NO_ICU_HEADERS below).
@@ -52,6 +57,17 @@
 #define GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG 1
 #else
 #define GS_DEPARSE_WINDOWFUNC_NEEDS_WINDOWAGG 0
+#endif
+
+#if PG_VERSION_NUM >= 180000
+#define GS_EXPLAIN_PER_NODE_HOOK 1
+#else
+#define GS_EXPLAIN_PER_NODE_HOOK 0
+#endif
+#if PG_VERSION_NUM >= 170000
+#define GS_STANDARD_EXPLAIN_ONE_QUERY 1
+#else
+#define GS_STANDARD_EXPLAIN_ONE_QUERY 0
 #endif
 
 #include <locale.h>

@@ -5,9 +5,13 @@
  *	  gpusort_stat view (stat.c).
  *
  * The counters are listed once, here, in the order of the view's columns;
- * the SQL definition (gpusort--1.1.sql) must list them in the same order.
+ * the SQL definition (gpusort--1.2.sql, and the update scripts) must list them in the same order.
  * Counters come first, then times (kept in microseconds, shown in
  * milliseconds), each name as the view's column.
+ *
+ * The *_not_used_* counters count the stock Aggs and WindowAggs the
+ * planner rewrite left, by the kind of reason EXPLAIN shows for them
+ * (notused.c): counted when planned.
  *
  * Callers gather one sort's (or window's, or plan's) figures in a local
  * GsStatDelta and hand it over once: gs_stat_add.  Without gpusort in
@@ -48,6 +52,15 @@
 	X(WINDOWS_TUPLESORT,	"windows_tuplesort") \
 	X(WINDOWS_MAX_MEMORY,	"windows_max_memory") \
 	X(WINDOWS_TOTAL_MEMORY, "windows_total_memory") \
+	X(AGG_NU_SETTING,		"agg_not_used_setting") \
+	X(AGG_NU_GROUPING_SETS, "agg_not_used_grouping_sets") \
+	X(AGG_NU_FUNCTION,		"agg_not_used_function") \
+	X(AGG_NU_COLUMNS,		"agg_not_used_columns") \
+	X(AGG_NU_INPUT,			"agg_not_used_input") \
+	X(WINDOW_NU_SETTING,	"window_not_used_setting") \
+	X(WINDOW_NU_FUNCTION,	"window_not_used_function") \
+	X(WINDOW_NU_FRAME,		"window_not_used_frame") \
+	X(WINDOW_NU_INPUT,		"window_not_used_input") \
 	X(US_INTAKE,			"intake_ms") \
 	X(US_KEYS,				"keys_ms") \
 	X(US_SORT,				"sort_ms") \

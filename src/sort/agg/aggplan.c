@@ -52,6 +52,11 @@
  * it, without any Sort; the node sorts the column's values as one-word
  * keys and stores no row.
  *
+ * An Agg with an aggregate that sorts (DISTINCT, ORDER BY, WITHIN GROUP)
+ * that stays gets its reason recorded (record_why_not): EXPLAIN shows it
+ * as "GpuAgg Not Used" and gpusort_stat counts it.  An Agg without one is
+ * none of GpuAgg's business and says nothing.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -61,6 +66,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 
 #include "aggfuncs.h"
 #include "aggnode.h"
@@ -69,6 +75,7 @@
 #include "node/sortfeed.h"
 #include "node/sortnode.h"
 #include "core/sortplan.h"
+#include "runtime/notused.h"
 
 /* the keys of a Sort or Gather Merge, to change and to restore */
 typedef struct SortKeys
@@ -89,6 +96,10 @@ typedef struct CollectContext
 	bool		order_read;		/* one reads its values in sorted order */
 	bool		float_sum;		/* a GSA_WINDOW aggregate of floats */
 	GsAggSortCol sort;			/* the column they sort */
+	/* why not: the first aggregate not computed, or two sorts that differ */
+	Aggref	   *bad;
+	const char *bad_why;
+	bool		differs;
 } CollectContext;
 
 static bool
@@ -112,9 +123,19 @@ collect_aggrefs(Node *node, CollectContext *cxt)
 		const char *why;
 
 		if (!gs_agg_func_from_aggref((Aggref *) node, &f, &sort, &sorts, &why))
+		{
+			if (cxt->ok && !cxt->differs)
+			{
+				cxt->bad = (Aggref *) node;
+				cxt->bad_why = why;
+			}
 			cxt->ok = false;
+		}
 		else if (sorts && cxt->sorts && !same_sort(&sort, &cxt->sort))
+		{
+			cxt->differs |= cxt->ok;
 			cxt->ok = false;
+		}
 		else
 		{
 			if (sorts)
@@ -465,6 +486,9 @@ agg_supported(Agg *agg, CollectContext *collect)
 	collect->sorts = false;
 	collect->order_read = false;
 	collect->float_sum = false;
+	collect->bad = NULL;
+	collect->bad_why = NULL;
+	collect->differs = false;
 	if (!gpusort_aggregates || agg->groupingSets != NIL || agg->chain != NIL ||
 		agg->aggsplit != AGGSPLIT_SIMPLE ||
 		(agg->aggstrategy != AGG_PLAIN && agg->aggstrategy != AGG_SORTED) ||
@@ -622,6 +646,97 @@ sort_to_extend(Agg *agg, SortKeys *old)
 	return groups_first(agg, old) ? input : NULL;
 }
 
+/* an aggregate that sorts: DISTINCT, ORDER BY or WITHIN GROUP */
+static bool
+sorting_aggregate(Node *node, void *unused)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		return ((Aggref *) node)->aggdistinct != NIL ||
+			((Aggref *) node)->aggorder != NIL;
+	return expression_tree_walker(node, sorting_aggregate, unused);
+}
+
+/*
+ * Why a plain Agg got no Sort below it: too few rows for its values alone
+ * (values_eligible), or its GpuSort would read the rows in one process on
+ * the CPU (see the header comment)
+ */
+static const char *
+plain_why_not(Agg *agg, const CollectContext *collect)
+{
+	if (values_eligible(agg, collect) && gpusort_min_rows > 0 &&
+		agg->plan.lefttree->plan_rows < (double) gpusort_min_rows)
+		return "fewer rows than gpusort.min_rows";
+	if (gpusort_parallel_enabled() || gpusort_device == GS_DEVICE_GPU)
+		return "its rows are estimated past gpusort.max_memory";
+	return "the Agg's own sort is cheaper in one process on the CPU "
+		"(see gpusort.parallel, gpusort.device)";
+}
+
+/*
+ * Records why agg stays an Agg (runtime/notused.h), where one of its
+ * aggregates sorts or it groups a GpuSort's rows.  supported: agg_supported's answer; sort: the Sort (or
+ * Gather Merge) whose keys were extended or put in, or NULL; input: what
+ * the walk made of agg's input.
+ */
+static void
+record_why_not(Agg *agg, const CollectContext *collect, bool supported,
+			   Plan *sort, Plan *input, const GsAggWalker *walker)
+{
+	GsStatCounter kind = GS_STAT_AGG_NU_INPUT;
+	const char *why;
+
+	/*
+	 * Aggs with an aggregate that sorts, and sorted groupings over a GpuSort
+	 * (whose aggregates GpuAgg would compute on threads): the Aggs a user
+	 * expects a GpuAgg in
+	 */
+	if (!sorting_aggregate((Node *) agg->plan.targetlist, NULL) &&
+		!sorting_aggregate((Node *) agg->plan.qual, NULL) &&
+		!(agg->aggstrategy == AGG_SORTED && is_gpusort(input)))
+		return;
+	if (!gpusort_aggregates)
+	{
+		kind = GS_STAT_AGG_NU_SETTING;
+		why = "gpusort.aggregates is off";
+	}
+	else if (agg->groupingSets != NIL || agg->chain != NIL)
+	{
+		kind = GS_STAT_AGG_NU_GROUPING_SETS;
+		why = "grouping sets";
+	}
+	else if (collect->bad != NULL)
+	{
+		kind = GS_STAT_AGG_NU_FUNCTION;
+		why = psprintf("%s: %s", collect->bad_why,
+					   format_procedure(collect->bad->aggfnoid));
+	}
+	else if (collect->differs)
+	{
+		kind = GS_STAT_AGG_NU_COLUMNS;
+		why = "aggregates sort different columns";
+	}
+	else if (collect->sorts && collect->float_sum)
+	{
+		kind = GS_STAT_AGG_NU_FUNCTION;
+		why = "a float sum beside an aggregate that sorts (its sort would add it in another order)";
+	}
+	else if (!supported)
+		return;					/* split or hashed: never with these */
+	else if (sort == NULL && agg->aggstrategy == AGG_PLAIN)
+		why = plain_why_not(agg, collect);
+	else if (sort == NULL)
+		why = "input is not a Sort by the group columns";
+	else if (input == sort && walker->sort_why(walker->cxt, sort) != NULL)
+		why = psprintf("input is not sorted by a GpuSort: %s",
+					   walker->sort_why(walker->cxt, sort));
+	else
+		why = "input is not a GpuSort";
+	gs_not_used_record(&agg->plan, kind, why);
+}
+
 Plan *
 gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 {
@@ -634,11 +749,13 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 	Narrowing	nw;
 	bool		plain;
 	bool		narrow = false;
+	bool		supported;
 
 	/* set by sort_to_extend and narrowing; zeroed for compilers that cannot see that */
 	memset(&old, 0, sizeof(old));
 	memset(&nw, 0, sizeof(nw));
-	if (agg_supported(agg, &collect))
+	supported = agg_supported(agg, &collect);
+	if (supported)
 	{
 		Plan	   *values = gs_agg_values_plan(agg, &collect, walker);
 
@@ -672,19 +789,18 @@ gs_agg_plan(Agg *agg, const GsAggWalker *walker)
 
 	input = walker->walk(walker->cxt, agg->plan.lefttree);
 	agg->plan.lefttree = input;
-	if (sort == NULL)
-		return (Plan *) agg;
-	if (is_gpusort(input))
+	if (sort != NULL && is_gpusort(input))
 		return make_gpuagg(agg, input, collect.aggrefs);
 
 	/* the sort stays the planner's: so do its keys, and the Agg */
-	if (inserted)
+	if (sort != NULL && inserted)
 		agg->plan.lefttree = input->lefttree;
-	else if (input == sort)
+	else if (sort != NULL && input == sort)
 	{
 		set_keys(sort, &old);
 		if (IsA(sort, GatherMerge))
 			set_keys(sort->lefttree, &old);
 	}
+	record_why_not(agg, &collect, supported, sort, input, walker);
 	return (Plan *) agg;
 }

@@ -127,6 +127,12 @@ typedef struct GsPlanWalk
 	bool		added_gather;
 	/* Gathers above the node being walked: none may be nested in another */
 	int			gather_depth;
+	/*
+	 * The Sorts and Gather Merges the walk left to stock, and why: what the
+	 * Agg or WindowAgg above says of its input (aggplan.c, windownode.c)
+	 */
+	List	   *stock_sorts;
+	List	   *stock_whys;
 } GsPlanWalk;
 
 static Plan *walk_plan(GsPlanWalk *w, Plan *plan, const GsLimit *limit);
@@ -147,14 +153,20 @@ typedef enum GsEligible
 } GsEligible;
 
 static GsEligible
-eligible(Plan *sort, Oid sortop0, Oid collation0)
+eligible(Plan *sort, Oid sortop0, Oid collation0, const char **text)
 {
 	GsStatCounter why;
 
 	if (gpusort_min_rows > 0 && sort->plan_rows < (double) gpusort_min_rows)
+	{
 		why = GS_STAT_STOCK_MIN_ROWS;
+		*text = "fewer rows than gpusort.min_rows";
+	}
 	else if (!gs_keys_encodable(sortop0, collation0))
+	{
 		why = GS_STAT_STOCK_NO_ENCODING;
+		*text = "no key encoding for the first sort column";
+	}
 	else if (!gs_plan_fits_memory(sort->plan_rows, sort->plan_width))
 		return GS_FITS_NOT;
 	else
@@ -162,6 +174,27 @@ eligible(Plan *sort, Oid sortop0, Oid collation0)
 	/* gpusort_stat's planned-stock counts, one per plan node */
 	gs_stat_count(why);
 	return GS_NOT_ELIGIBLE;
+}
+
+/* sort stays stock's, for why: for the node above to say */
+static void
+note_stock_sort(GsPlanWalk *w, Plan *sort, const char *why)
+{
+	w->stock_sorts = lappend(w->stock_sorts, sort);
+	w->stock_whys = lappend(w->stock_whys, (void *) why);
+}
+
+/* why the walk left plan, a Sort or Gather Merge, to stock; or NULL */
+static const char *
+stock_sort_why(GsPlanWalk *w, const Plan *plan)
+{
+	ListCell   *s;
+	ListCell   *why;
+
+	forboth(s, w->stock_sorts, why, w->stock_whys)
+		if (lfirst(s) == plan)
+			return (const char *) lfirst(why);
+	return NULL;
 }
 
 /*
@@ -423,13 +456,17 @@ static Plan *
 replace_sort(GsPlanWalk *w, Sort *sort, const GsLimit *limit)
 {
 	Plan	   *child = walk_plan(w, sort->plan.lefttree, NULL);
+	const char *why = NULL;
 	GsEligible	e = eligible(&sort->plan, sort->sortOperators[0],
-							 sort->collations[0]);
+							 sort->collations[0], &why);
 	bool		parallel;
 
 	sort->plan.lefttree = child;
 	if (e == GS_NOT_ELIGIBLE)
+	{
+		note_stock_sort(w, &sort->plan, why);
 		return (Plan *) sort;
+	}
 	if (topn_heap_cheaper(sort, limit))
 	{
 		/* counted with the Sorts kept for too few rows */
@@ -613,7 +650,9 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm, const GsLimit *limit)
 	Plan	   *scan = sort->plan.lefttree;
 	Gather	   *gather;
 	bool		parallel;
-	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0]);
+	const char *why = NULL;
+	GsEligible	e = eligible(&gm->plan, gm->sortOperators[0], gm->collations[0],
+							 &why);
 	bool		serial_scan = IsA(scan, SeqScan) && scan->parallel_aware &&
 		!w->use_parallel && is_passthrough(gm->plan.targetlist, sort->plan.targetlist);
 	/* parallel_ok of the Gather that gather_for would make */
@@ -655,7 +694,11 @@ replace_gather_merge(GsPlanWalk *w, GatherMerge *gm, const GsLimit *limit)
 	{
 		/* past the budget: the workers keep sorting (their Sorts may write runs) */
 		if (e == GS_FITS_NOT)
+		{
 			gs_stat_count(GS_STAT_STOCK_MAX_MEMORY);
+			why = "past gpusort.max_memory: the workers sort";
+		}
+		note_stock_sort(w, &gm->plan, why);
 		gm->plan.lefttree = walk_plan(w, gm->plan.lefttree, NULL);
 		return (Plan *) gm;
 	}
@@ -717,6 +760,22 @@ static Plan *
 walk_agg_input(void *cxt, Plan *plan)
 {
 	return walk_plan((GsPlanWalk *) cxt, plan, NULL);
+}
+
+/* gs_agg_plan's question: why did the walk leave that sort to stock? */
+static const char *
+agg_input_why(void *cxt, const Plan *plan)
+{
+	return stock_sort_why((GsPlanWalk *) cxt, plan);
+}
+
+static Plan *
+walk_agg(GsPlanWalk *w, Agg *agg)
+{
+	GsAggWalker walker = {walk_agg_input, agg_input_why, w,
+	&w->next_plan_node_id};
+
+	return gs_agg_plan(agg, &walker);
 }
 
 /*
@@ -812,15 +871,12 @@ walk_node(GsPlanWalk *w, Plan *plan, const GsLimit *limit)
 		case T_WindowAgg:
 			/* a WindowAgg over a GpuSort may become a GpuWindow (windownode.c) */
 			plan->lefttree = walk_plan(w, plan->lefttree, NULL);
-			return gs_window_plan((WindowAgg *) plan);
+			return gs_window_plan((WindowAgg *) plan,
+								  stock_sort_why(w, plan->lefttree));
 
 		case T_Agg:
-			{
-				/* an Agg whose aggregates sort may become a GpuAgg (aggplan.c) */
-				GsAggWalker walker = {walk_agg_input, w, &w->next_plan_node_id};
-
-				return gs_agg_plan((Agg *) plan, &walker);
-			}
+			/* an Agg whose aggregates sort may become a GpuAgg (aggplan.c) */
+			return walk_agg(w, (Agg *) plan);
 
 		case T_BitmapAnd:
 			walk_list(w, ((BitmapAnd *) plan)->bitmapplans, NULL);
@@ -1051,6 +1107,8 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 	w.rtable = stmt->rtable;
 	w.added_gather = false;
 	w.gather_depth = 0;
+	w.stock_sorts = NIL;
+	w.stock_whys = NIL;
 	stmt->planTree = walk_plan(&w, stmt->planTree, NULL);
 	drop_collate_copies(stmt);
 	/* a subplan may run inside a worker's plan: no Gather of ours there */
@@ -1088,4 +1146,5 @@ gpusort_planner_init(void)
 	prev_planner_hook = planner_hook;
 	planner_hook = gpusort_planner;
 	gs_group_paths_init();
+	gs_explain_why_init();
 }

@@ -11,6 +11,12 @@
 /* Installs the planner hook and registers the CustomScan methods */
 extern void gpusort_planner_init(void);
 
+/*
+ * explainwhy.c: installs the EXPLAIN hooks that show why an Agg or a
+ * WindowAgg stayed stock ("GpuAgg Not Used", "GpuWindow Not Used")
+ */
+extern void gs_explain_why_init(void);
+
 /* grouppaths.c: installs the hook that prefers sorted grouping */
 extern void gs_group_paths_init(void);
 

@@ -28,6 +28,10 @@
  * first row that fails it: WindowAgg's strict pass-through of the top
  * window.
  *
+ * A WindowAgg that stays gets its reason recorded (window_why_not):
+ * EXPLAIN shows it as "GpuWindow Not Used" on the WindowAgg, and
+ * gpusort_stat counts it.
+ *
  * Fallback: the WindowAgg itself is kept in the plan node, over a
  * GpuSortFeed node (sortfeed.h) that hands it the GpuSort's rows.  When
  * the rows do not come as an array (the sort went to runs in temp files or
@@ -55,6 +59,7 @@
 #include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/ruleutils.h"
 
 #include "base/compat.h"
@@ -64,6 +69,7 @@
 #include "core/sortcore.h"
 #include "node/sortnode.h"
 #include "core/sortplan.h"
+#include "runtime/notused.h"
 #include "runtime/stat.h"
 #include "threads/threads.h"
 #include "base/timing.h"
@@ -166,6 +172,9 @@ typedef struct CollectContext
 	bool		ok;
 	bool		restarts;		/* one recomputes every row's frame */
 	bool		afresh;			/* one evaluates every row's frame anew */
+	/* why not: the first function not computed here */
+	WindowFunc *bad;
+	const char *bad_why;
 } CollectContext;
 
 static bool
@@ -179,10 +188,19 @@ collect_wfuncs(Node *node, CollectContext *cxt)
 		GsWinFunc	f;
 		const char *why;
 
-		if (wfunc->winref != cxt->winref ||
-			!gs_win_func_from_plan(wfunc, &f, &why) ||
-			!gs_win_excludes(&f, cxt->frame))
+		if (wfunc->winref != cxt->winref)
 			cxt->ok = false;
+		else if (!gs_win_func_from_plan(wfunc, &f, &why) ||
+				 !gs_win_excludes(&f, cxt->frame))
+		{
+			if (cxt->bad == NULL)
+			{
+				cxt->bad = wfunc;
+				cxt->bad_why = gs_win_excludes(&f, cxt->frame) ? why :
+					"an argument that may raise an error, under EXCLUDE";
+			}
+			cxt->ok = false;
+		}
 		else if (!list_member(cxt->wfuncs, wfunc))
 		{
 			cxt->wfuncs = lappend(cxt->wfuncs, wfunc);
@@ -237,40 +255,58 @@ frame_is_wide(const GsWinFrame *frame)
 		width >= GSW_MAX_RESTART_ROWS;
 }
 
-Plan *
-gs_window_plan(WindowAgg *wa)
+/*
+ * Why wa must stay a WindowAgg, with *kind the reason's gpusort_stat
+ * counter; "" where there is nothing to say; or NULL, frame and collect
+ * filled in, where it may be a GpuWindow.  input_why: why planner.c left
+ * the Sort below to stock.
+ */
+static const char *
+window_why_not(WindowAgg *wa, const char *input_why, GsWinFrame *frame,
+			   CollectContext *collect, GsStatCounter *kind)
 {
 	Plan	   *input = wa->plan.lefttree;
-	CollectContext collect;
-	CustomScan *cscan;
-	WindowAgg  *fallback;
-	GsWinFrame	frame;
 	const char *why;
-	List	   *scan_tlist;
-	List	   *derived;
-	List	   *tlist;
-	ListCell   *lc;
-	int			resno;
 
-	if (!gpusort_window_functions || input == NULL || !IsA(input, CustomScan) ||
-		((CustomScan *) input)->methods != &gpusort_plan_methods ||
-		(wa->runCondition != NIL && !wa->topWindow) ||
-		!gs_win_frame_from_plan(wa, &frame, &why))
-		return (Plan *) wa;
-	collect.winref = wa->winref;
-	collect.frame = &frame;
-	collect.wfuncs = NIL;
-	collect.ok = true;
-	collect.restarts = false;
-	collect.afresh = false;
-	(void) collect_wfuncs((Node *) wa->plan.targetlist, &collect);
-	(void) collect_wfuncs((Node *) wa->plan.qual, &collect);
-	if (!collect.ok || collect.wfuncs == NIL)
-		return (Plan *) wa;
+	*kind = GS_STAT_WINDOW_NU_INPUT;
+	if (!gpusort_window_functions)
+	{
+		*kind = GS_STAT_WINDOW_NU_SETTING;
+		return "gpusort.window_functions is off";
+	}
+	if (input_why)
+		return psprintf("input is not sorted by a GpuSort: %s", input_why);
+	if (IsA(input, Sort))
+		return "input is not sorted by a GpuSort";
+	if (!IsA(input, CustomScan) ||
+		((CustomScan *) input)->methods != &gpusort_plan_methods)
+		return "input is not a GpuSort (its rows come in order from below)";
+	*kind = GS_STAT_WINDOW_NU_FRAME;
+	if (wa->runCondition != NIL && !wa->topWindow)
+		return "a run condition on a window below another";
+	if (!gs_win_frame_from_plan(wa, frame, &why))
+		return why;
+	collect->winref = wa->winref;
+	collect->frame = frame;
+	collect->wfuncs = NIL;
+	collect->ok = true;
+	collect->restarts = false;
+	collect->afresh = false;
+	collect->bad = NULL;
+	(void) collect_wfuncs((Node *) wa->plan.targetlist, collect);
+	(void) collect_wfuncs((Node *) wa->plan.qual, collect);
+	*kind = GS_STAT_WINDOW_NU_FUNCTION;
+	if (collect->bad)
+		return psprintf("%s: %s", collect->bad_why,
+						format_procedure(collect->bad->winfnoid));
+	if (!collect->ok || collect->wfuncs == NIL)
+		return "";
 
 	/* a wide sliding frame over an aggregate with no inverse: WindowAgg's */
-	if (collect.restarts && frame_is_wide(&frame))
-		return (Plan *) wa;
+	*kind = GS_STAT_WINDOW_NU_FRAME;
+	if (collect->restarts && frame_is_wide(frame))
+		return psprintf("a sliding frame of %d rows or more, recomputed at each row",
+						GSW_MAX_RESTART_ROWS);
 
 	/*
 	 * ... and so is one that excludes rows from wide frames under a run
@@ -279,8 +315,36 @@ gs_window_plan(WindowAgg *wa)
 	 * evaluates three frames), while the threads evaluate every row's
 	 * (random query 198: 3,125 rows, 63 ms against stock's whole 43 ms)
 	 */
-	if (wa->runCondition != NIL && collect.afresh && frame_is_wide(&frame))
+	if (wa->runCondition != NIL && collect->afresh && frame_is_wide(frame))
+		return "a run condition over wide frames that exclude rows";
+	return NULL;
+}
+
+Plan *
+gs_window_plan(WindowAgg *wa, const char *input_why)
+{
+	Plan	   *input = wa->plan.lefttree;
+	CollectContext collect;
+	CustomScan *cscan;
+	WindowAgg  *fallback;
+	GsWinFrame	frame;
+	const char *why;
+	GsStatCounter kind;
+	List	   *scan_tlist;
+	List	   *derived;
+	List	   *tlist;
+	ListCell   *lc;
+	int			resno;
+
+	if (input == NULL)
 		return (Plan *) wa;
+	why = window_why_not(wa, input_why, &frame, &collect, &kind);
+	if (why != NULL)
+	{
+		if (why[0] != '\0')
+			gs_not_used_record(&wa->plan, kind, why);
+		return (Plan *) wa;
+	}
 
 	/* the fallback: the WindowAgg as it is, over a feed of the sorted rows */
 	wa->plan.lefttree = NULL;

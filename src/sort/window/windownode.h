@@ -40,9 +40,11 @@
  * The GpuWindow that stands for wa, whose input planner.c has already
  * walked, or wa itself where WindowAgg must stay: its input is not a
  * GpuSort, or a function, frame or run condition (one of a window below
- * another) is not computed here.
+ * another) is not computed here.  The WindowAgg that stays gets its
+ * reason recorded (runtime/notused.h); input_why is planner.c's reason
+ * for leaving the Sort below to stock, or NULL.
  */
-extern Plan *gs_window_plan(WindowAgg *wa);
+extern Plan *gs_window_plan(WindowAgg *wa, const char *input_why);
 
 /* registers the plan methods (at load) */
 extern void gs_window_register(void);

@@ -10,13 +10,15 @@
 #     gpusort.max_memory at run time and by the planner's estimate; past
 #     gpusort.max_total_memory), sorts the planner leaves to stock (under
 #     gpusort.min_rows, no encoder),
-#     a GpuWindow computed and one whose WindowAgg ran, a libc collation's
+#     a GpuWindow computed and one whose WindowAgg ran, Aggs and WindowAggs
+#     left stock (EXPLAIN's "Not Used" reasons), a libc collation's
 #     strcoll check (its ties as EXPLAIN ANALYZE showed them), and a cancel
 #     (statement_timeout) while the sort reads its input;
 #  2. another database's sort is counted in its own row only;
 #  3. gpusort_stat_reset() zeroes every counter and moves stats_reset, and
 #     only a superuser may call it; ALTER EXTENSION gpusort UPDATE from 1.0
-#     (gpusort--1.0--1.1.sql) makes the view and functions members;
+#     (gpusort--1.0--1.1.sql, then gpusort--1.1--1.2.sql) makes the view and
+#     functions members;
 #  4. pgbench, 8 clients each running the same sort GS_STAT_TX (200) times:
 #     exactly 8 * GS_STAT_TX sorts and their rows, no count lost.
 #
@@ -48,8 +50,10 @@ check() {
 	shift 2
 	declare -A exp=()
 	for a in "$@"; do exp[${a%%=*}]=${a#*=}; done
-	cols=$(q statdb "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute
-		WHERE attrelid = 'gpusort_stat'::regclass AND attnum > 2 AND attname NOT LIKE '%\_ms' AND attname NOT IN ('bytes_sorted', 'stats_reset')")
+	# (no aggregate that sorts: its Agg would count as not a GpuAgg)
+	cols=$(q statdb "SELECT array_to_string(ARRAY(SELECT attname FROM pg_attribute
+		WHERE attrelid = 'gpusort_stat'::regclass AND attnum > 2 AND attname NOT LIKE '%\_ms' AND attname NOT IN ('bytes_sorted', 'stats_reset')
+		ORDER BY attnum), ',')")
 	row=$(q statdb "SELECT $cols FROM gpusort_stat WHERE datname = '$db'") || { fail "$what: no view"; return; }
 	[ -n "$row" ] || { fail "$what: no row for $db in gpusort_stat"; return; }
 	IFS=, read -r -a names <<<"$cols"
@@ -129,15 +133,26 @@ SELECT i, row_number() OVER (ORDER BY i) FROM t;
 SET gpusort.max_total_memory = '1MB';
 SELECT * FROM t ORDER BY i;
 RESET gpusort.max_total_memory;
+-- W13 an Agg and a WindowAgg left stock, counted when planned (EXPLAIN
+-- plans; its GpuSorts do not run): two DISTINCT columns, a window
+-- function not computed, and each setting off
+EXPLAIN SELECT i % 10, count(DISTINCT i), count(DISTINCT s) FROM t GROUP BY 1;
+EXPLAIN SELECT i, string_agg(s, ',') OVER (ORDER BY i) FROM t;
+SET gpusort.aggregates = off;
+EXPLAIN SELECT i % 10, count(DISTINCT i) FROM t GROUP BY 1;
+RESET gpusort.aggregates;
+SET gpusort.window_functions = off;
+EXPLAIN SELECT i, row_number() OVER (ORDER BY i) FROM t;
+RESET gpusort.window_functions;
 -- W12 cancelled while reading its input (a millisecond a row)
 SET statement_timeout = '300ms';
 SELECT g FROM generate_series(1, 5000) g WHERE pg_sleep(0.001) IS NOT NULL ORDER BY g;
 RESET statement_timeout;
 EOF
 grep -q "canceling statement due to statement timeout" "$log" || fail "W12 was not cancelled: $(cat "$log")"
-# W13 a libc collation: strcoll checks, ties as EXPLAIN ANALYZE shows them
+# W14 a libc collation: strcoll checks, ties as EXPLAIN ANALYZE shows them
 ex=$(q statdb "SELECT concat_ws('|', p->>'Tie Groups', p->>'Tie Rows', p ? 'Verified Pairs', p->>'Resorted By Comparators')
-	FROM plan_of('SELECT * FROM t ORDER BY s COLLATE \"en_US.utf8\"') p") || fail "W13 failed"
+	FROM plan_of('SELECT * FROM t ORDER BY s COLLATE \"en_US.utf8\"') p") || fail "W14 failed"
 IFS='|' read -r tgroups trows verified resorted <<<"$ex"
 [ "$verified" = t ] && checks=1 || checks=0
 [ "$resorted" = true ] && repairs=1 || repairs=0
@@ -146,7 +161,9 @@ check statdb "the workload" sorts_cpu=10 sorts_cancelled=1 \
 	stock_min_rows=1 stock_no_encoding=1 \
 	rows_sorted=200000 tie_groups="$tgroups" tie_rows="$trows" \
 	strcoll_checks=$checks strcoll_repairs=$repairs spills=4 \
-	windows_computed=1 windows_tuplesort=1
+	windows_computed=1 windows_tuplesort=1 \
+	agg_not_used_columns=1 agg_not_used_setting=1 \
+	window_not_used_function=1 window_not_used_setting=1
 [ "$checks" = 1 ] || echo "note: the en_US.utf8 sort was not checked with strcoll ($ex)"
 times=$(q statdb "SELECT intake_ms > 0 AND sort_ms > 0 AND keys_ms > 0 AND window_ms > 0 AND bytes_sorted > 0
 	FROM gpusort_stat WHERE datname = 'statdb'")
@@ -161,7 +178,9 @@ check statdb "this database after the other's sort" sorts_cpu=10 sorts_cancelled
 	stock_min_rows=1 stock_no_encoding=1 \
 	rows_sorted=200000 tie_groups="$tgroups" tie_rows="$trows" \
 	strcoll_checks=$checks strcoll_repairs=$repairs spills=4 \
-	windows_computed=1 windows_tuplesort=1
+	windows_computed=1 windows_tuplesort=1 \
+	agg_not_used_columns=1 agg_not_used_setting=1 \
+	window_not_used_function=1 window_not_used_setting=1
 
 # ---- 3. reset ----------------------------------------------------------------------
 before=$(q statdb "SELECT stats_reset FROM gpusort_stat WHERE datname = 'statdb'")
@@ -189,7 +208,7 @@ UPDATE pg_extension SET extversion = '1.0' WHERE extname = 'gpusort'" >/dev/null
 got=$(q upgradedb "ALTER EXTENSION gpusort UPDATE" -c "SELECT extversion FROM pg_extension WHERE extname = 'gpusort'" \
 	-c "SELECT count(*) >= 0 FROM gpusort_stat" -c "DROP EXTENSION gpusort" \
 	-c "SELECT to_regclass('gpusort_stat') IS NULL AND to_regprocedure('gpusort_stat_reset(oid)') IS NULL" 2>&1 | tr '\n' ' ')
-[ "$got" = "ALTER EXTENSION 1.1 t DROP EXTENSION t " ] && echo "ok: ALTER EXTENSION gpusort UPDATE from 1.0" || fail "the update from 1.0: $got"
+[ "$got" = "ALTER EXTENSION 1.2 t DROP EXTENSION t " ] && echo "ok: ALTER EXTENSION gpusort UPDATE from 1.0" || fail "the update from 1.0: $got"
 
 # ---- 4. concurrent sessions --------------------------------------------------------
 script=$(mktemp /tmp/gpusort-stat.XXXXXX.sql)
