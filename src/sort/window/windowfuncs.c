@@ -1095,3 +1095,27 @@ gs_win_free_arguments(GsWinFunc *funcs, int nfuncs)
 		/* argerr stays, for gs_win_first_error */
 	}
 }
+
+/*
+ * An aggregate's argument expression as a program the threads run
+ * (winexpr.h), when its value is one the aggregate reads as an integer or
+ * a numeric (or only as NULL or not, count's), and the program's type is
+ * the argument's; else NULL, and the backend evaluates it
+ */
+struct GsWinExpr *
+gs_win_argument_program(GsWinFunc *f)
+{
+	GsWinExpr  *x;
+
+	if (f->arg == GSW_ARG_INT)
+	{
+		if (f->argtype != INT2OID && f->argtype != INT4OID && f->argtype != INT8OID)
+			return NULL;
+	}
+	else if (f->arg != GSW_ARG_NUMERIC && f->arg != GSW_ARG_NULLS)
+		return NULL;
+	x = gs_win_expr_compile(f->argexpr);
+	if (x != NULL && f->arg == GSW_ARG_NUMERIC && !gs_win_expr_is_numeric(x))
+		return NULL;
+	return x;
+}

@@ -351,6 +351,15 @@ extern Datum gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 extern void gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n,
 								  int nthreads);
 
+/*
+ * f's argument expression as a program the threads run (winexpr.h), where
+ * the aggregate reads its value as an integer or a numeric (or only as NULL
+ * or not, count's) and the program's type is the argument's; else NULL,
+ * and the backend evaluates it (GpuWindow, GpuAgg)
+ */
+struct GsWinExpr;
+extern struct GsWinExpr *gs_win_argument_program(GsWinFunc *f);
+
 /* the ereport of a float overflow, as float.c raises it */
 extern void gs_win_overflow_error(void);
 

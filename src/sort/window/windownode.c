@@ -416,30 +416,6 @@ window_columns(int n, AttrNumber *attnos, Oid *eqops, Oid *collations)
 	return cols;
 }
 
-/*
- * An aggregate's argument expression as a program the threads run
- * (winexpr.h), when its value is one the aggregate reads as an integer or
- * a numeric (or only as NULL or not, count's), and the program's type is
- * the argument's; else NULL, and the backend evaluates it
- */
-static struct GsWinExpr *
-argument_program(GsWinFunc *f)
-{
-	GsWinExpr  *x;
-
-	if (f->arg == GSW_ARG_INT)
-	{
-		if (f->argtype != INT2OID && f->argtype != INT4OID && f->argtype != INT8OID)
-			return NULL;
-	}
-	else if (f->arg != GSW_ARG_NUMERIC && f->arg != GSW_ARG_NULLS)
-		return NULL;
-	x = gs_win_expr_compile(f->argexpr);
-	if (x != NULL && f->arg == GSW_ARG_NUMERIC && !gs_win_expr_is_numeric(x))
-		return NULL;
-	return x;
-}
-
 /* the output expressions the threads compute (winproject.h) */
 static void
 derived_begin(GpuWindowState *node, CustomScan *cscan, List *wfuncs)
@@ -551,7 +527,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 			node->funcs[k].argstate = ExecInitExpr(node->funcs[k].argexpr,
 												   &cnode->ss.ps);
 			node->funcs[k].argcxt = cnode->ss.ps.ps_ExprContext;
-			node->funcs[k].prog = argument_program(&node->funcs[k]);
+			node->funcs[k].prog = gs_win_argument_program(&node->funcs[k]);
 		}
 		k++;
 	}
