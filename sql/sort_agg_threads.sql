@@ -6,8 +6,8 @@
 -- column that says whether the plan has a GpuAgg.  Integers at their
 -- limits, numerics of mixed scales with NaN and infinities, floats with
 -- NaN, -0 and infinities, dates and timestamps, NULL groups and groups of
--- NULLs, HAVING, top-N over the groups, no rows; what must stay with the
--- Agg (an expression argument, variance of integers, float sums beside an
+-- NULLs, HAVING, top-N over the groups, no rows, expressions as arguments;
+-- what must stay with the Agg (variance of integers, float sums beside an
 -- aggregate that sorts); the fallbacks (a numeric past 128 bits, a float
 -- overflow, whose error must be stock's).
 --
@@ -85,8 +85,15 @@ SELECT agg_explain_has('SELECT g, sum(i4), avg(n), min(ts), max(f8), count(*) FR
 SELECT * FROM agg_check('SELECT g, count(DISTINCT i2), sum(i8), avg(n), percentile_disc(0.5) WITHIN GROUP (ORDER BY i2) FROM gt GROUP BY g ORDER BY g');
 SELECT * FROM agg_check('SELECT g, count(DISTINCT i2), sum(f8) FROM gt GROUP BY g ORDER BY g');
 
--- left to the Agg: an argument that is an expression, variance of integers
-SELECT * FROM agg_check('SELECT g, sum(i2 + 1) FROM gt GROUP BY g ORDER BY g');
+-- expressions as arguments: integer and numeric arithmetic on threads (as
+-- TPC-H's sum(l_extendedprice * (1 - l_discount))), the rest, and the rows
+-- a program leaves, in the backend, in the Agg's order: its first error is
+-- stock's
+SELECT * FROM agg_check('SELECT g, sum(i2 + 1), avg(i8 - i4), sum(n * (1 - i2 / 100.0)), max(n * 2), sum(f8 * 2 + f4) FROM gt GROUP BY g ORDER BY g');
+SELECT * FROM agg_check('SELECT g, sum(n * 1e30 * 1e10), min(d + 1), max(ts + interval ''1 day'') FROM gt GROUP BY g ORDER BY g');
+SELECT * FROM agg_error('SELECT g, sum(i2 + 1), sum(i4 + 2147483647) FROM gt GROUP BY g ORDER BY g');
+SELECT * FROM agg_error('SELECT g, sum(i8 * 100) FROM gt GROUP BY g ORDER BY g');
+-- left to the Agg: variance of integers
 SELECT * FROM agg_check('SELECT g, stddev(i4) FROM gt GROUP BY g ORDER BY g');
 -- a plain Agg whose aggregates do not sort: stock's (parallel) aggregation
 SELECT * FROM agg_check('SELECT sum(i4), avg(n) FROM gt');

@@ -364,11 +364,12 @@ count_from_aggref(Aggref *aggref, GsAggFunc *f, GsAggSortCol *sort, bool *sorts)
 }
 
 /*
- * sum, avg, min, max, variance and stddev of a column, as GpuWindow computes
- * them (gs_win_func_from_plan, of the WindowFunc the aggregate would be
- * over a window): GSA_WINDOW.  Not of an expression, which GpuWindow
- * evaluates with the node's help (windownode.c), and not of a type whose
- * values it reads as Datums.
+ * sum, avg, min, max, variance and stddev of a column or of an expression
+ * of the row (stable, not raising errors about values, see
+ * gs_win_func_from_plan), as GpuWindow computes them, of the WindowFunc
+ * the aggregate would be over a window: GSA_WINDOW.  Not of a type whose
+ * values it reads as Datums.  An expression runs as a program on threads
+ * where it can (gs_win_argument_program), else in the backend (aggnode.c).
  */
 static bool
 window_from_aggref(Aggref *aggref, GsAggFunc *f, const char **why)
@@ -390,8 +391,8 @@ window_from_aggref(Aggref *aggref, GsAggFunc *f, const char **why)
 	wfunc->location = -1;
 	if (!gs_win_func_from_plan(wfunc, &f->w, why))
 		return false;
-	*why = "an aggregate of an expression, or of a type GpuAgg does not read";
-	if (f->w.argexpr != NULL || f->w.argattno == 0 ||
+	*why = "an aggregate of a type GpuAgg does not read";
+	if ((f->w.argexpr == NULL && f->w.argattno == 0) ||
 		f->w.arg == GSW_ARG_NONE || f->w.arg == GSW_ARG_NULLS ||
 		f->w.arg == GSW_ARG_DATUM ||
 		f->w.fn < GSW_SUM || f->w.fn > GSW_STDDEV_SAMP)

@@ -45,6 +45,7 @@
 #include "aggnode.h"
 #include "memory/memaccount.h"
 #include "runtime/settings.h"
+#include "threads/threads_backend.h"
 #include "node/sortfeed.h"
 #include "core/sortcore.h"
 #include "base/timing.h"
@@ -60,6 +61,7 @@ typedef struct GpuAggState
 	int			ngrp;
 	GsWinCol	sortcol;		/* the aggregates' sorted column */
 	bool		sorts;			/* an aggregate sorts (sortcol is set) */
+	bool		backend_args;	/* an argument is an expression */
 	GsAggFunc  *funcs;			/* specs; results while computed */
 	int			nfuncs;
 	ExprState **fractions;		/* [nfuncs]: a percentile's, or NULL */
@@ -156,6 +158,13 @@ init_funcs(GpuAggState *node, List *aggrefs)
 		node->sorts |= sorts;
 		if (f->fraction)
 			node->fractions[k] = ExecInitExpr(f->fraction, &node->css.ss.ps);
+		if (f->fn == GSA_WINDOW && f->w.argexpr != NULL)
+		{
+			f->w.argstate = ExecInitExpr(f->w.argexpr, &node->css.ss.ps);
+			f->w.argcxt = node->css.ss.ps.ps_ExprContext;
+			f->w.prog = gs_win_argument_program(&f->w);
+			node->backend_args = true;
+		}
 		k++;
 	}
 }
@@ -317,6 +326,52 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 }
 
 /*
+ * The aggregates' arguments that are expressions: gs_win_boundaries ran
+ * their programs on threads; the rows a program left to the backend
+ * (argback), or every row of an expression without one, are evaluated
+ * here, row by row and within a row aggregate by aggregate, as the Agg
+ * evaluates its transitions' inputs: the first error raised is the one it
+ * raises.  The expressions are neither volatile nor able to raise errors
+ * about values (gs_win_func_from_plan), so computing them before any group
+ * is returned changes nothing.
+ */
+static void
+evaluate_arguments(GpuAggState *node)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	uint64		i;
+	int			k;
+
+	for (i = 0; i < node->nrows; i++)
+	{
+		bool		stored = false;
+
+		gs_poll_interrupts(i + 1);
+		for (k = 0; k < node->nfuncs; k++)
+		{
+			GsWinFunc  *w = &node->funcs[k].w;
+			Datum		d;
+			bool		isnull;
+
+			if (node->funcs[k].fn != GSA_WINDOW || w->argstate == NULL ||
+				(w->argback != NULL && !w->argback[i]))
+				continue;
+			if (!stored)
+			{
+				ResetExprContext(econtext);
+				ExecStoreMinimalTuple(node->rows[i], node->row_slot, false);
+				econtext->ecxt_outertuple = node->row_slot;
+				stored = true;
+			}
+			d = ExecEvalExprSwitchContext(w->argstate, econtext, &isnull);
+			gs_win_store_arg(w, i, d, isnull);
+		}
+	}
+	ResetExprContext(econtext);
+	ExecClearTuple(node->row_slot);
+}
+
+/*
  * Should the GpuSort copy the rows into output order?  Every row is read
  * once in order (find_boundaries, which prefetches ahead, on threads);
  * after that the aggregates read their arrays and a row per group, but
@@ -371,6 +426,8 @@ agg_run(GpuAggState *node)
 	flags = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
 	INSTR_TIME_SET_CURRENT(start);
 	find_boundaries(node, ExecGetResultType(input), flags);
+	if (node->backend_args)
+		evaluate_arguments(node);
 	node->ngroups = gs_agg_groups(flags, n, node->plain, &node->starts,
 								  node->nthreads);
 	node->ms_bounds = gs_elapsed_ms(start);
