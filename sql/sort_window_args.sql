@@ -196,6 +196,11 @@ SELECT * FROM win_args($$SELECT id, numeric_send(avg(price) OVER w), numeric_sen
 -- expressions whose place among the row's other expressions matters stay
 -- with the projection
 SELECT * FROM win_args($$SELECT id, price / sum(price) OVER (PARTITION BY acct) FROM wa_money ORDER BY id$$);
+-- the guarded share, amount / nullif(sum(amount) OVER w, 0): on threads, a
+-- zero total NULL; nullif of another constant stays the backend's
+SELECT * FROM win_args($$SELECT id, price / nullif(sum(price) OVER (PARTITION BY acct), 0), nullif(avg(m) OVER (PARTITION BY acct), 0) * fee FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, m / nullif(sum(m) OVER (PARTITION BY g), 0), nullif(sum(m) OVER (PARTITION BY g), 0.0) - m FROM (VALUES (1, 1, 1.5), (2, 1, -1.5), (3, 2, 2.0), (4, 3, NULL), (5, 4, 'NaN'), (6, 4, 1)) x(id, g, m) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, m + nullif(sum(m) OVER (PARTITION BY g), 2) FROM (VALUES (1, 1, 1.5), (2, 1, -1.5), (3, 2, 2.0), (4, 3, NULL), (5, 4, 'NaN'), (6, 4, 1)) x(id, g, m) ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, price * qty / sum(price * qty) OVER (PARTITION BY acct), m - avg(m) OVER (PARTITION BY acct), avg(m) OVER (PARTITION BY acct) + fee, 2.5 * sum(fee) OVER (PARTITION BY acct) FROM wa_money ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, sum(price) OVER w / price, price - sum(price) OVER w FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY day, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, numeric_send(s), pg_column_size(s), numeric_send(a), pg_column_size(a) FROM (SELECT id, price / sum(price) OVER w AS s, m / avg(m) OVER w AS a FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY id)) x ORDER BY id$$);

@@ -4,7 +4,8 @@
  *	  Output expressions of a numeric window result and the row, computed
  *	  on GpuWindow's threads.
  *
- * A share of a whole, amount / sum(amount) OVER (PARTITION BY account), is
+ * A share of a whole, amount / sum(amount) OVER (PARTITION BY account)
+ * (or amount / nullif(sum(amount) OVER (...), 0), its guarded form), is
  * computed by the projection above the window: WindowAgg's, or GpuWindow's
  * (windownode.c), one numeric_div call per row in the backend, which costs
  * more than computing the window itself.  Here an output expression that is
@@ -40,7 +41,9 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/numeric.h"
 
 #include "threads/thread_slots.h"
 #include "threads/threads.h"
@@ -58,6 +61,42 @@ numeric_window_func(Node *node, List *wfuncs)
 		 ((WindowFunc *) node)->winfnoid == F_AVG_NUMERIC);
 }
 
+/* a numeric Const equal to 0 */
+static bool
+numeric_zero(Node *node)
+{
+	Const	   *c = (Const *) node;
+
+	return IsA(node, Const) && c->consttype == NUMERICOID && !c->constisnull &&
+		DatumGetInt32(DirectFunctionCall2(numeric_cmp, c->constvalue,
+										  NumericGetDatum(int64_to_numeric(0)))) == 0;
+}
+
+/*
+ * The window function an operand reads, or NULL: a numeric sum or avg of
+ * the node, or nullif(it, 0), which the share of a total guards its
+ * division with (*nullif_zero: a zero value is then NULL, and the strict
+ * operator's result too)
+ */
+static WindowFunc *
+window_operand(Node *node, List *wfuncs, bool *nullif_zero)
+{
+	NullIfExpr *ni = (NullIfExpr *) node;
+
+	*nullif_zero = false;
+	if (numeric_window_func(node, wfuncs))
+		return (WindowFunc *) node;
+	if (!IsA(node, NullIfExpr) || list_length(ni->args) != 2 ||
+		!numeric_window_func(linitial(ni->args), wfuncs) ||
+		!numeric_zero(lsecond(ni->args)))
+		return NULL;
+	set_opfuncid((OpExpr *) ni);
+	if (ni->opfuncid != F_NUMERIC_EQ)
+		return NULL;
+	*nullif_zero = true;
+	return (WindowFunc *) linitial(ni->args);
+}
+
 /* whether expr is one the threads compute: see the header comment */
 static bool
 derived_candidate(Node *expr, List *wfuncs)
@@ -67,6 +106,8 @@ derived_candidate(Node *expr, List *wfuncs)
 			   *b,
 			   *other;
 	GsWinExpr  *prog;
+	bool		za,
+				zb;
 
 	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
 		return false;
@@ -76,9 +117,10 @@ derived_candidate(Node *expr, List *wfuncs)
 		return false;
 	a = linitial(op->args);
 	b = lsecond(op->args);
-	if (numeric_window_func(a, wfuncs) == numeric_window_func(b, wfuncs))
+	if ((window_operand(a, wfuncs, &za) != NULL) ==
+		(window_operand(b, wfuncs, &zb) != NULL))
 		return false;
-	other = numeric_window_func(a, wfuncs) ? b : a;
+	other = window_operand(a, wfuncs, &za) ? b : a;
 	if (contain_window_function(other) || contain_volatile_functions(other) ||
 		exprType(other) != NUMERICOID)
 		return false;
@@ -179,16 +221,21 @@ gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
 	ListCell   *lc;
 	int			k = 0;
 
+	WindowFunc *wf;
+
 	memset(d, 0, sizeof(GsWinDerived));
 	set_opfuncid(op);
 	d->opfunc = op->opfuncid;
-	d->func_left = numeric_window_func(a, wfuncs);
+	wf = window_operand(a, wfuncs, &d->nullif_zero);
+	d->func_left = wf != NULL;
+	if (!d->func_left)
+		wf = window_operand(b, wfuncs, &d->nullif_zero);
 	d->prog = gs_win_expr_compile((Expr *) (d->func_left ? b : a));
-	if (d->prog == NULL)
+	if (d->prog == NULL || wf == NULL)
 		elog(ERROR, "GpuWindow cannot compute an output expression");
 	foreach(lc, wfuncs)
 	{
-		if (equal(lfirst(lc), d->func_left ? a : b))
+		if (equal(lfirst(lc), wf))
 			d->fidx = k;
 		k++;
 	}
@@ -301,6 +348,12 @@ derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
 	}
 	if (!function_value(f, i, &w, &ws))
 		return;
+	/* nullif(sum, 0): NULL, and so the strict operator's result */
+	if (d->nullif_zero && w == 0)
+	{
+		d->state[i] = GSW_DERIVED_NULL;
+		return;
+	}
 	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, div, &r, &rs) :
 		  apply_op(d->opfunc, x, xs, w, ws, div, &r, &rs)))
 		return;

@@ -35,6 +35,7 @@ typedef struct GsWinDerived
 	int			argfidx;		/* a function whose argument arrays hold that
 								 * operand, a column (or -1) */
 	bool		func_left;		/* the function is the left operand */
+	bool		nullif_zero;	/* it is nullif(function, 0) */
 	Oid			opfunc;			/* numeric_div, _mul, _add or _sub */
 	ExprState  *backend;		/* the expression over the scan tuple */
 
