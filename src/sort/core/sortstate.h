@@ -513,10 +513,18 @@ extern bool gs_shared_adopt(GpuSortState *node);
  */
 extern void gs_sort_stat_watch(GpuSortState *node);
 
-/* ---- sortexplain.c ----------------------------------------------------------- */
+/* ---- sortfetch.c: the rows returned (step 5) ------------------------------- */
+
+/*
+ * The next row in the given direction, with tuplesort's semantics for an
+ * in-memory sort, or NULL
+ */
+extern MinimalTuple gs_sort_next_row(GpuSortState *node, bool forward);
 
 /* the row stream's figures so far into node->info, for EXPLAIN */
 extern void gs_sort_stream_note(GpuSortState *node);
+
+/* ---- sortexplain.c ----------------------------------------------------------- */
 
 /* the node's ExplainCustomScan */
 extern void gs_sort_explain(CustomScanState *node, List *ancestors,

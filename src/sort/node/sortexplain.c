@@ -126,21 +126,6 @@ explain_line(ExplainState *es, const char *fmt,...)
 	appendStringInfoChar(es->str, '\n');
 }
 
-/*
- * The row stream's figures so far into node->info: sortnode.c notes them
- * when the last row is out, EXPLAIN while rows may still be streaming.
- */
-void
-gs_sort_stream_note(GpuSortState *node)
-{
-	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
-
-	node->info.streamed = true;
-	node->info.copied_bytes = st->bytes;
-	node->info.stream_threads = st->threads;
-	node->info.ms_stream_wait = st->ms_waited;
-}
-
 /* the text format's line of rows, ties and memory */
 static void
 explain_text_rows(GpuSortState *node, ExplainState *es)

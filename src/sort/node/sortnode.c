@@ -38,9 +38,6 @@
 #include "sortnode.h"
 #include "core/sortstate.h"
 
-/* how far ahead of the row being returned to prefetch */
-#define GS_PREFETCH_AHEAD	16
-
 
 static Node *gpusort_create_state(CustomScan *cscan);
 static void gpusort_begin(CustomScanState *node, EState *estate, int eflags);
@@ -154,61 +151,6 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 		gs_sorter_expect((uint64) Max(cscan->scan.plan.plan_rows, 0.0));
 }
 
-/* the last row is out: the helpers stop (a rescan restarts them) */
-static void
-stream_done(GpuSortState *node)
-{
-	gs_rowstream_finish(node->stream);
-	gs_sort_stream_note(node);
-}
-
-/*
- * The next row in the given direction, with tuplesort's semantics for an
- * in-memory sort: after running off the end forwards, a backward fetch
- * returns the last row.
- */
-static MinimalTuple
-next_row(GpuSortState *node, bool forward)
-{
-	if (forward)
-	{
-		if (node->stream)
-		{
-			MinimalTuple tup = gs_rowstream_get(node->stream, node->current);
-
-			if (tup)
-			{
-				node->current++;
-				return tup;
-			}
-			stream_done(node);
-			node->eof_reached = true;
-			return NULL;
-		}
-		if (node->current < node->nout)
-		{
-			if (node->current + GS_PREFETCH_AHEAD < node->nout)
-				gs_prefetch(node->tuples[node->current + GS_PREFETCH_AHEAD]);
-			return node->tuples[node->current++];
-		}
-		node->eof_reached = true;
-		return NULL;
-	}
-	if (node->current == 0)
-		return NULL;
-	if (node->eof_reached)
-		node->eof_reached = false;
-	else
-	{
-		node->current--;		/* the row returned last */
-		if (node->current == 0)
-			return NULL;
-	}
-	if (node->current > GS_PREFETCH_AHEAD)
-		gs_prefetch(node->tuples[node->current - 1 - GS_PREFETCH_AHEAD]);
-	return node->tuples[node->current - 1];
-}
-
 static TupleTableSlot *
 gpusort_exec(CustomScanState *cnode)
 {
@@ -253,7 +195,7 @@ gpusort_exec(CustomScanState *cnode)
 
 	if (node->time_emit)
 		INSTR_TIME_SET_CURRENT(start);
-	tup = next_row(node, forward);
+	tup = gs_sort_next_row(node, forward);
 	if (tup)
 		ExecStoreMinimalTuple(tup, slot, false);
 	else
