@@ -46,7 +46,7 @@
 #include "memory/memaccount.h"
 #include "runtime/settings.h"
 #include "node/sortfeed.h"
-#include "core/sortcore.h"
+#include "node/sortnode.h"
 #include "base/timing.h"
 
 typedef struct GpuAggState

@@ -49,7 +49,7 @@ static const GsStatReason tuplesort_reasons[] = {
 };
 
 static void
-count_tuplesort(GpuSortState *node, GsStatDelta *d)
+count_tuplesort(GsSort *node, GsStatDelta *d)
 {
 	GsRunInfo  *info = &node->info;
 
@@ -66,7 +66,7 @@ count_tuplesort(GpuSortState *node, GsStatDelta *d)
 }
 
 static void
-count_engine(GpuSortState *node, GsStatDelta *d)
+count_engine(GsSort *node, GsStatDelta *d)
 {
 	GsRunInfo  *info = &node->info;
 	const GsSortStats *e = &info->engine;
@@ -97,7 +97,7 @@ count_engine(GpuSortState *node, GsStatDelta *d)
 static void
 count_sort(void *arg)
 {
-	GpuSortState *node = (GpuSortState *) arg;
+	GsSort	   *node = (GsSort *) arg;
 	GsRunInfo  *info = &node->info;
 	GsStatDelta d;
 
@@ -118,7 +118,7 @@ count_sort(void *arg)
 }
 
 void
-gs_sort_stat_watch(GpuSortState *node)
+gs_sort_stat_watch(GsSort *node)
 {
 	MemoryContextCallback *cb;
 

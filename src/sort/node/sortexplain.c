@@ -9,8 +9,8 @@
  * columns' COLLATE, DESC, USING and NULLS options exactly as explain.c
  * prints a Sort's, so that plans read the same with GpuSort on; the text
  * format prints one line per topic, the other formats one property per
- * value.  Everything shown comes from the node's GsRunInfo (sortstate.h),
- * which sortnode.c fills while it sorts (the row stream's figures, which
+ * value.  Everything shown comes from the sort's GsRunInfo (sortstate.h),
+ * which the core fills while it sorts (the row stream's figures, which
  * grow while rows are returned, are taken when EXPLAIN asks for them).
  *
  * Split from sortnode.c: it changes when EXPLAIN's output changes, not
@@ -31,6 +31,7 @@
 #include "core/rowstream.h"
 #include "keys/sortkey.h"
 #include "core/sortstate.h"
+#include "sortnode.h"
 
 /* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
 static void
@@ -73,10 +74,9 @@ show_sortorder_options(StringInfo buf, Node *sortexpr, Oid sortop,
 
 /* the sort key expressions, deparsed as EXPLAIN does for a Sort */
 static List *
-sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
+sort_key_names(GsSort *node, Plan *plan, List *ancestors, ExplainState *es,
 			   bool with_options)
 {
-	Plan	   *plan = node->css.ss.ps.plan;
 	List	   *context;
 	bool		useprefix;
 	List	   *result = NIL;
@@ -128,7 +128,7 @@ explain_line(ExplainState *es, const char *fmt,...)
 
 /* the text format's line of rows, ties and memory */
 static void
-explain_text_rows(GpuSortState *node, ExplainState *es)
+explain_text_rows(GsSort *node, ExplainState *es)
 {
 	GsRunInfo  *info = &node->info;
 	StringInfoData buf;
@@ -297,7 +297,7 @@ explain_text_times(GsRunInfo *info, ExplainState *es)
 }
 
 static void
-explain_text(GpuSortState *node, ExplainState *es, const char *engine,
+explain_text(GsSort *node, ExplainState *es, const char *engine,
 			 const char *keydesc)
 {
 	GsRunInfo  *info = &node->info;
@@ -424,7 +424,7 @@ explain_structured_spill(GsRunInfo *info, ExplainState *es)
 
 /* the other formats' properties of a sort by keys */
 static void
-explain_structured_keys(GpuSortState *node, ExplainState *es,
+explain_structured_keys(GsSort *node, ExplainState *es,
 						const char *keydesc)
 {
 	GsRunInfo  *info = &node->info;
@@ -474,7 +474,7 @@ explain_structured_times(GsRunInfo *info, ExplainState *es)
 }
 
 static void
-explain_structured(GpuSortState *node, ExplainState *es, const char *engine,
+explain_structured(GsSort *node, ExplainState *es, const char *engine,
 				   const char *keydesc)
 {
 	GsRunInfo  *info = &node->info;
@@ -497,9 +497,9 @@ explain_structured(GpuSortState *node, ExplainState *es, const char *engine,
 
 /* the key layout in words, with the sort columns' names */
 static char *
-describe_keys(GpuSortState *node, List *ancestors, ExplainState *es)
+describe_keys(GsSort *node, Plan *plan, List *ancestors, ExplainState *es)
 {
-	List	   *names = sort_key_names(node, ancestors, es, false);
+	List	   *names = sort_key_names(node, plan, ancestors, es, false);
 	const char **arr = palloc(sizeof(char *) * node->nkeys);
 	int			k = 0;
 	ListCell   *lc;
@@ -518,12 +518,14 @@ describe_keys(GpuSortState *node, List *ancestors, ExplainState *es)
 void
 gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
-	GpuSortState *node = (GpuSortState *) cnode;
+	GsSort	   *node = ((GpuSortState *) cnode)->sort;
 	GsRunInfo  *info = &node->info;
 	const char *engine;
 	char	   *keydesc = NULL;
 
-	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+	ExplainPropertyList("Sort Key",
+						sort_key_names(node, cnode->ss.ps.plan, ancestors, es,
+									   true), es);
 
 	if (!es->analyze || !info->valid)
 		return;
@@ -535,7 +537,7 @@ gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 		info->shared_runs > 0 ? "merge of the participants' runs" :
 		info->rows_passed > 0 ? "none, the rows passed on unsorted to the GpuSort above" : "?";
 	if (!info->used_tuplesort && node->keys)
-		keydesc = describe_keys(node, ancestors, es);
+		keydesc = describe_keys(node, cnode->ss.ps.plan, ancestors, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 		explain_text(node, es, engine, keydesc);
 	else

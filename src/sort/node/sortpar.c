@@ -532,6 +532,33 @@ next_written(GsStoreState *st)
 }
 
 /*
+ * The run writer, in the query's memory: a sort set up as a GpuSort's from
+ * this node's plan (its custom_private holds the sort columns as a
+ * GpuSort's does, its plan node id names the runs) over its input's rows;
+ * the writer never pulls a row from that input, nor ends or rescans it
+ */
+static GsSort *
+create_writer(GsStoreState *st)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	EState	   *estate = st->css.ss.ps.state;
+	GsSortSpec	spec = {0};
+	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
+	GsSort	   *writer;
+
+	spec.columns = cscan->custom_private;
+	spec.tupdesc = ExecGetResultType(outerPlanState(st));
+	spec.est_rows = cscan->scan.plan.plan_rows;
+	spec.plan_node_id = cscan->scan.plan.plan_node_id;
+	spec.mode = GS_SORT_SHARED_RUNS;
+	spec.forward_only = true;
+	spec.tuple_table = &estate->es_tupleTable;
+	writer = gs_writer_create(&spec, part_runs(st->shared));
+	MemoryContextSwitchTo(oldcxt);
+	return writer;
+}
+
+/*
  * The share outgrew its room: the rows stored so far, and the rest as they
  * come, go to the writer, which sorts them run by run and writes the runs
  * to the shared files (sortstore.c); the chunks go back to the area.  The
@@ -548,7 +575,7 @@ start_writing(GsStoreState *st)
 	if (!st->runs_ok)
 		return false;
 	if (st->writer == NULL)
-		st->writer = gs_writer_create(&st->css, part_runs(st->shared));
+		st->writer = create_writer(st);
 	gs_writer_start(st->writer);
 	st->writing = true;
 	drop_ahead(st);
