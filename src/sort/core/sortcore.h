@@ -8,7 +8,9 @@
  *
  * The core (this folder) owns one sort's rows, keys, engines, ties, the
  * strcoll check and repair, runs and their merge; its state is GsSort
- * (sortstate.h, which only the core's files and EXPLAIN read).  It never
+ * (sortstate.h, which only the core's files read).  EXPLAIN and
+ * statistics read its public part: GsRunInfo (sortinfo.h) through
+ * gs_sort_info, and the key's layout in words.  It never
  * sees the plan tree: whoever feeds it pulls the rows.  A GsSort lives as
  * long as its node (gs_sort_begin in the query's memory) and runs one sort
  * at a time:
@@ -34,6 +36,7 @@
 #include "executor/tuptable.h"
 #include "nodes/pg_list.h"
 
+#include "sortinfo.h"
 #include "sortplan.h"
 
 /* the GpuSort node's name, by which the core knows its plans */
@@ -114,6 +117,15 @@ extern void gs_sort_end(GsSort *sort);
  * sort's until it is reset.
  */
 extern bool gs_sort_rows_array(GsSort *sort, MinimalTuple **rows, uint64 *n);
+
+/*
+ * For EXPLAIN: the last sort's figures (sortinfo.h; valid: a sort
+ * started), the row stream's taken now; the key's layout in words, the
+ * sort columns named names[], or NULL where the sort has no key (tuplesort
+ * sorted)
+ */
+extern const GsRunInfo *gs_sort_info(GsSort *sort);
+extern char *gs_sort_describe_keys(GsSort *sort, const char **names);
 
 /*
  * Bytes a GpuSort's budget counts per stored row besides the row itself,

@@ -24,10 +24,10 @@
 /*
  * The row stream's figures so far into node->info: noted when the last
  * row is out (stream_done), and by EXPLAIN while rows may still be
- * streaming.
+ * streaming (gs_sort_info).
  */
-void
-gs_sort_stream_note(GsSort *node)
+static void
+stream_note(GsSort *node)
 {
 	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
 
@@ -42,7 +42,7 @@ static void
 stream_done(GsSort *node)
 {
 	gs_rowstream_finish(node->stream);
-	gs_sort_stream_note(node);
+	stream_note(node);
 }
 
 /*
@@ -50,8 +50,8 @@ stream_done(GsSort *node)
  * in-memory sort: after running off the end forwards, a backward fetch
  * returns the last row.
  */
-MinimalTuple
-gs_sort_next_row(GsSort *node, bool forward)
+static MinimalTuple
+next_row(GsSort *node, bool forward)
 {
 	if (forward)
 	{
@@ -133,7 +133,7 @@ gs_sort_gettuple(GsSort *node, bool forward, TupleTableSlot *slot)
 
 	if (node->time_emit)
 		INSTR_TIME_SET_CURRENT(start);
-	tup = gs_sort_next_row(node, forward);
+	tup = next_row(node, forward);
 	if (tup)
 		ExecStoreMinimalTuple(tup, slot, false);
 	else
@@ -206,4 +206,13 @@ gs_sort_rewind(GsSort *node)
 		node->mark_eof = false;
 	}
 	return true;
+}
+
+/* the last sort's figures for EXPLAIN, the row stream's as they are now */
+const GsRunInfo *
+gs_sort_info(GsSort *node)
+{
+	if (node->stream)
+		stream_note(node);
+	return &node->info;
 }

@@ -3,7 +3,7 @@
  * sortinfo.h
  *	  What EXPLAIN ANALYZE and gpusort_stat read of a sort (GsRunInfo): the
  *	  sort's public part, filled by the core's files as they sort and
- *	  valid once a sort started.
+ *	  valid once a sort started (gs_sort_info, sortcore.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +25,7 @@ typedef struct GsRunInfo
 	TuplesortInstrumentation tsstats;
 	uint64		rows_in;		/* rows read from the input (not parallel) */
 	uint64		rows_sorted;	/* rows in the final sort */
+	int64		bound;			/* the Limit's (gs_sort_start), 0: none */
 	uint64		rows_dropped;	/* by a bound */
 	int			nprunes;
 	uint64		tie_groups;		/* settled past the key: by the comparators,

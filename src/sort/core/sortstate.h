@@ -429,15 +429,4 @@ extern bool gs_shared_adopt(GsSort *node);
  */
 extern void gs_sort_stat_watch(GsSort *node);
 
-/* ---- sortfetch.c: the rows returned (step 5) ------------------------------- */
-
-/*
- * The next row in the given direction, with tuplesort's semantics for an
- * in-memory sort, or NULL
- */
-extern MinimalTuple gs_sort_next_row(GsSort *node, bool forward);
-
-/* the row stream's figures so far into node->info, for EXPLAIN */
-extern void gs_sort_stream_note(GsSort *node);
-
 #endif							/* GPUSORT_SORTSTATE_H */

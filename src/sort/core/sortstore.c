@@ -703,6 +703,7 @@ start_run(GsSort *node, int64 bound, bool timed)
 	node->time_emit = timed;
 	node->bounded = bound > 0;
 	node->bound = bound;
+	node->info.bound = bound;
 	/* a bounded sort keeps its first rows: the participants pass theirs on */
 	if (node->par)
 		gs_par_allow_runs(node->par, !node->bounded);
