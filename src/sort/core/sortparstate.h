@@ -102,7 +102,7 @@ struct GsStoreState
 	bool		writing;		/* gives its rows to writer */
 	bool		runs_ok;		/* may write runs: the shared files are set */
 	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
-	struct GsSort *writer;	/* sorts and writes runs, or NULL */
+	struct GsSort *writer;		/* sorts and writes runs, or NULL */
 	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
 	TupleTableSlot *key_slot;	/* a stored row, whose keys are taken */
 	dsa_pointer first;
