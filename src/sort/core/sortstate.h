@@ -28,7 +28,6 @@
 
 #include "access/parallel.h"
 #include "executor/tuptable.h"
-#include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"

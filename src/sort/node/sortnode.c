@@ -32,8 +32,8 @@
 #include "miscadmin.h"
 
 #include "sortnode.h"
+#include "sortpar.h"
 #include "core/sortcore.h"
-#include "core/sortparread.h"
 #include "engine/engine.h"
 
 
