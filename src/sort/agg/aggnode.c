@@ -47,7 +47,7 @@
 #include "runtime/settings.h"
 #include "threads/threads_backend.h"
 #include "node/sortfeed.h"
-#include "core/sortcore.h"
+#include "node/sortnode.h"
 #include "base/timing.h"
 
 typedef struct GpuAggState

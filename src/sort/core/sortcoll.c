@@ -149,7 +149,7 @@ typedef struct CollCompareArg
  * later (which may hold no later column).
  */
 GsColl *
-gs_coll_begin(GpuSortState *node, int c, GsLater *later, MemoryContext cxt)
+gs_coll_begin(GsSort *node, int c, GsLater *later, MemoryContext cxt)
 {
 	GsColl	   *coll;
 
@@ -413,7 +413,7 @@ coll_make_pieces(CollBatch *b, int nthreads)
  * to the longest, *detoasted by what detoasting took.
  */
 static bool
-coll_read_group(GpuSortState *node, int c, const uint32 *order, uint64 len,
+coll_read_group(GsSort *node, int c, const uint32 *order, uint64 len,
 				CollEntry *ent, Size *maxlen, Size *detoasted)
 {
 	TupleTableSlot *slot = node->row_slot;
@@ -447,7 +447,7 @@ coll_read_group(GpuSortState *node, int c, const uint32 *order, uint64 len,
  * task's buffers, on the backend's thread once the tasks are done).
  */
 static bool
-coll_same(GpuSortState *node, const GsColl *coll, const CollEntry *a,
+coll_same(GsSort *node, const GsColl *coll, const CollEntry *a,
 		  const CollEntry *b, char *bufs)
 {
 	bool		failed = false;
@@ -467,7 +467,7 @@ coll_same(GpuSortState *node, const GsColl *coll, const CollEntry *a,
  * runs of one value to the later columns.
  */
 static void
-coll_write_group(GpuSortState *node, GsColl *coll, const CollEntry *ent,
+coll_write_group(GsSort *node, GsColl *coll, const CollEntry *ent,
 				 uint32 *order, uint64 lo, uint64 len, char *bufs,
 				 MemoryContext tiecxt)
 {
@@ -496,7 +496,7 @@ coll_write_group(GpuSortState *node, GsColl *coll, const CollEntry *ent,
  * the comparators.  Returns the first group of the next batch.
  */
 static uint64
-coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
+coll_settle_batch(GsSort *node, GsColl *coll, uint32 *order,
 				  uint64 first, MemoryContext tiecxt, MemoryContext batchcxt)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(batchcxt);
@@ -581,7 +581,7 @@ coll_settle_batch(GpuSortState *node, GsColl *coll, uint32 *order,
  * and frees the list.  order is the array the groups' bounds index.
  */
 void
-gs_coll_settle(GpuSortState *node, GsColl *coll, uint32 *order,
+gs_coll_settle(GsSort *node, GsColl *coll, uint32 *order,
 			   MemoryContext tiecxt)
 {
 	uint64		g;

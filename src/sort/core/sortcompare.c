@@ -36,7 +36,7 @@
  * gs_keys_create only finds no encoder for such an operator.
  */
 void
-gs_sort_prepare_support(GpuSortState *node)
+gs_sort_prepare_support(GsSort *node)
 {
 	int			i;
 
@@ -57,7 +57,7 @@ typedef struct TieRow
 
 typedef struct TieCompareArg
 {
-	GpuSortState *node;
+	GsSort	   *node;
 	int			firstkey;
 	uint32		ncompares;		/* for interrupt checks */
 } TieCompareArg;
@@ -90,7 +90,7 @@ tie_compare(const void *a, const void *b, void *arg)
  * from firstkey on.  The values point into the stored tuples.
  */
 void
-gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
+gs_sort_settle_run(GsSort *node, uint32 *order, uint64 len, int firstkey,
 				   MemoryContext tiecxt)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(tiecxt);
@@ -126,7 +126,7 @@ gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len, int firstkey,
 }
 
 void
-gs_sort_settle_range(GpuSortState *node, uint32 *order, uint64 len,
+gs_sort_settle_range(GsSort *node, uint32 *order, uint64 len,
 					 int firstkey)
 {
 	MemoryContext tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",

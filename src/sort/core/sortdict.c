@@ -358,7 +358,7 @@ dict_sample_promising(DictArg *a, TupleTableSlot *slot)
 
 /* the tasks' slots and tables, and the rows' array (runcxt) */
 static void
-dict_alloc(GpuSortState *node, DictArg *a)
+dict_alloc(GsSort *node, DictArg *a)
 {
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
 	uint64		t;
@@ -393,7 +393,7 @@ dict_free(DictArg *a)
 
 /* a's rows and sort column c, for the sample and the count */
 static void
-dict_arg_init(GpuSortState *node, int c, DictArg *a)
+dict_arg_init(GsSort *node, int c, DictArg *a)
 {
 	Form_pg_attribute att;
 
@@ -413,7 +413,7 @@ dict_arg_init(GpuSortState *node, int c, DictArg *a)
  * ranking or cannot be (see the header comment).
  */
 static uint32 *
-dict_rank_column(GpuSortState *node, int c, uint32 *nranks)
+dict_rank_column(GsSort *node, int c, uint32 *nranks)
 {
 	DictArg		a;
 	int			nthreads = (node->ntuples >= GS_THREADED_MIN_ROWS) ?
@@ -446,7 +446,7 @@ dict_rank_column(GpuSortState *node, int c, uint32 *nranks)
  * ends the key's exact part, and the search.
  */
 void
-gs_sort_rank_columns(GpuSortState *node)
+gs_sort_rank_columns(GsSort *node)
 {
 	GsKeySpec  *keys = node->keys;
 	int			c;
@@ -477,7 +477,7 @@ gs_sort_rank_columns(GpuSortState *node)
  * without ranks asks, to sort by ranks only where there are any (sort_run).
  */
 bool
-gs_sort_ranks_promising(GpuSortState *node)
+gs_sort_ranks_promising(GsSort *node)
 {
 	GsKeySpec  *keys = node->keys;
 	DictArg		a;
@@ -500,7 +500,7 @@ gs_sort_ranks_promising(GpuSortState *node)
  * for EXPLAIN.
  */
 void
-gs_sort_release_ranks(GpuSortState *node)
+gs_sort_release_ranks(GsSort *node)
 {
 	GsKeySpec  *keys = node->keys;
 	int			c;

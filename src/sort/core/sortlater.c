@@ -122,7 +122,7 @@ struct GsLater
 /* one batch: groups' rows gathered, and their entries */
 typedef struct LaterBatch
 {
-	GpuSortState *node;
+	GsSort	   *node;
 	const GsLater *later;
 	uint32	   *rows;			/* [n] */
 	uint64		n;
@@ -144,7 +144,7 @@ typedef struct LaterBatch
  * there is one thread.
  */
 GsLater *
-gs_later_begin(GpuSortState *node, int c, MemoryContext cxt)
+gs_later_begin(GsSort *node, int c, MemoryContext cxt)
 {
 	GsLater    *later = MemoryContextAllocZero(cxt, sizeof(GsLater));
 	int			bytes = 0;
@@ -173,7 +173,7 @@ gs_later_begin(GpuSortState *node, int c, MemoryContext cxt)
  * gs_later_settle.
  */
 void
-gs_later_add(GpuSortState *node, GsLater *later, uint32 *order, uint64 lo,
+gs_later_add(GsSort *node, GsLater *later, uint32 *order, uint64 lo,
 			 uint64 len, MemoryContext tiecxt)
 {
 	if (later->ncols == 0)
@@ -305,7 +305,7 @@ entry_tasks(void *p, uint64 tlo, uint64 thi)
 static uint32 *
 batch_inverse(const LaterBatch *b, Size *reserved)
 {
-	GpuSortState *node = b->node;
+	GsSort	   *node = b->node;
 	Size		bytes = sizeof(uint32) * node->ntuples;
 	uint32	   *inv;
 	uint64		i;
@@ -330,7 +330,7 @@ batch_inverse(const LaterBatch *b, Size *reserved)
 static void
 make_entries(LaterBatch *b)
 {
-	GpuSortState *node = b->node;
+	GsSort	   *node = b->node;
 	GsThreadSlots *ts;
 	Size		reserved;
 	uint64		t,
@@ -518,7 +518,7 @@ static void
 settle_group(LaterBatch *b, uint64 g, uint32 *order, uint64 lo,
 			 MemoryContext tiecxt)
 {
-	GpuSortState *node = b->node;
+	GsSort	   *node = b->node;
 	const GsLater *later = b->later;
 	const uint64 *ent = b->ent + b->gstart[g] * b->stride;
 	uint64		n = b->gstart[g + 1] - b->gstart[g];
@@ -555,7 +555,7 @@ settle_group(LaterBatch *b, uint64 g, uint32 *order, uint64 lo,
 
 /* one batch: groups [first, last) of the list */
 static void
-settle_batch(GpuSortState *node, const GsLater *later, uint32 *order,
+settle_batch(GsSort *node, const GsLater *later, uint32 *order,
 			 uint64 first, uint64 last, MemoryContext tiecxt)
 {
 	LaterBatch	b;
@@ -596,7 +596,7 @@ settle_batch(GpuSortState *node, const GsLater *later, uint32 *order,
  * else each by the comparators.  Frees the list.
  */
 void
-gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
+gs_later_settle(GsSort *node, GsLater *later, uint32 *order,
 				MemoryContext tiecxt)
 {
 	MemoryContext batchcxt = AllocSetContextCreate(later->ranges.cxt,

@@ -38,7 +38,7 @@
  * are filled, since the kernel backs the rest of them only once touched.
  */
 Size
-gs_sort_stored_bytes(GpuSortState *node)
+gs_sort_stored_bytes(GsSort *node)
 {
 	return gs_rows_bytes(&node->rows) + node->shared_bytes +
 		node->ntuples * (sizeof(MinimalTuple) +
@@ -70,7 +70,7 @@ gs_sort_budget_reason(char *why, size_t len, Size budget)
  * their intake (sortpar.c), so need leaves them out.
  */
 bool
-gs_sort_reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
+gs_sort_reserve_stored(GsSort *node, Size need, char *why, size_t len)
 {
 	Size		have = gs_reserved(node->reservation, GS_ACCT_MEM);
 	Size		limit = gpusort_total_memory_limit();
@@ -101,7 +101,7 @@ gs_sort_reserve_stored(GpuSortState *node, Size need, char *why, size_t len)
  * account; if not, why[] says why
  */
 bool
-gs_sort_stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
+gs_sort_stored_rows_fit(GsSort *node, Size budget, char *why, Size whylen)
 {
 	if (gs_sort_stored_bytes(node) + node->rows.ahead_size <= node->reserved_to)
 		return true;
@@ -120,7 +120,7 @@ gs_sort_stored_rows_fit(GpuSortState *node, Size budget, char *why, Size whylen)
  * the row store's mapped blocks, which no context counts (rowstore.c)
  */
 void
-gs_sort_note_peak_memory(GpuSortState *node)
+gs_sort_note_peak_memory(GsSort *node)
 {
 	node->info.peak_bytes = Max(node->info.peak_bytes,
 								MemoryContextMemAllocated(node->runcxt, true) +

@@ -49,7 +49,7 @@
 static const uint8 *
 row_raw(void *arg, uint64 i, uint8 *buf)
 {
-	GpuSortState *node = (GpuSortState *) arg;
+	GsSort	   *node = (GsSort *) arg;
 
 	if (node->raw)
 		return node->raw + i * node->raw_bytes;
@@ -60,7 +60,7 @@ row_raw(void *arg, uint64 i, uint8 *buf)
 
 /* the same after the layout: the key's columns only (gs_keys_capture_key) */
 static const uint8 *
-row_key_raw(GpuSortState *node, uint64 i, uint8 *buf)
+row_key_raw(GsSort *node, uint64 i, uint8 *buf)
 {
 	if (node->raw)
 		return node->raw + i * node->raw_bytes;
@@ -140,7 +140,7 @@ capture_tasks(void *p, uint64 tlo, uint64 thi)
 }
 
 static void
-capture_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
+capture_threaded(GsSort *node, GsSorter *sorter, int nwords)
 {
 	CaptureArg	a;
 	int			nthreads = gpusort_threads();
@@ -281,7 +281,7 @@ copy_row_slices(void *p, uint64 slo, uint64 shi)
 
 /* to[i] = a copy of from[order[i]], for i < n, in one buffer of runcxt */
 static void
-copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
+copy_in_order(GsSort *node, MinimalTuple *from, const uint32 *order,
 			  MinimalTuple *to, uint64 n)
 {
 	CopyArg		a;
@@ -313,7 +313,7 @@ copy_in_order(GpuSortState *node, MinimalTuple *from, const uint32 *order,
  * when the budget and the server-wide account give it.
  */
 bool
-gs_sort_copy_rows_for_array(GpuSortState *node)
+gs_sort_copy_rows_for_array(GsSort *node)
 {
 	Size		need = gs_sort_stored_bytes(node) + gs_rows_bytes(&node->rows);
 	char		why[128];
@@ -326,7 +326,7 @@ gs_sort_copy_rows_for_array(GpuSortState *node)
 
 /* step 2 with every raw key at hand: the keys are built on threads */
 static void
-encode_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
+encode_threaded(GsSort *node, GsSorter *sorter, int nwords)
 {
 	EncodeArg	a;
 
@@ -340,7 +340,7 @@ encode_threaded(GpuSortState *node, GsSorter *sorter, int nwords)
 
 /* step 2 on the backend's thread alone: few rows, or one thread */
 static void
-encode_serial(GpuSortState *node, GsSorter *sorter)
+encode_serial(GsSort *node, GsSorter *sorter)
 {
 	uint8	   *rawbuf = palloc(node->raw_bytes);
 	uint64		i;
@@ -365,7 +365,7 @@ encode_serial(GpuSortState *node, GsSorter *sorter)
  * that fits would choose.
  */
 GsSorter *
-gs_sort_build_keys(GpuSortState *node, bool run_layout, int flags)
+gs_sort_build_keys(GsSort *node, bool run_layout, int flags)
 {
 	GsKeySpec  *keys = node->keys;
 	uint64		n = node->ntuples;
@@ -404,7 +404,7 @@ gs_sort_build_keys(GpuSortState *node, bool run_layout, int flags)
  * the output is gathered), or NULL when that is the sorter's own.
  */
 const uint32 *
-gs_sort_order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
+gs_sort_order_rows(GsSort *node, GsSorter *sorter, uint32 **settled_out)
 {
 	GsKeySpec  *keys = node->keys;
 	uint64		n = node->ntuples;
@@ -458,7 +458,7 @@ gs_sort_order_rows(GpuSortState *node, GsSorter *sorter, uint32 **settled_out)
  * and this spares 8 bytes a row.  node->raw is NULL afterwards then.
  */
 static MinimalTuple *
-output_array(GpuSortState *node, const uint32 *order, bool keep_raw)
+output_array(GsSort *node, const uint32 *order, bool keep_raw)
 {
 	Size		rb = node->raw_bytes;
 	Size		bytes = sizeof(MinimalTuple) * Max(node->nout, 1);
@@ -495,7 +495,7 @@ output_array(GpuSortState *node, const uint32 *order, bool keep_raw)
  * Rows beyond nout stay in the row store, unreferenced, until it goes.
  */
 void
-gs_sort_gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
+gs_sort_gather_output(GsSort *node, const uint32 *order, bool keep_raw)
 {
 	MinimalTuple *sorted;
 	instr_time	start;
@@ -548,7 +548,7 @@ gs_sort_gather_output(GpuSortState *node, const uint32 *order, bool keep_raw)
  * otherwise the raw keys are freed.
  */
 void
-gs_sort_stored(GpuSortState *node, bool keep_raw)
+gs_sort_stored(GsSort *node, bool keep_raw)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	GsSorter   *sorter;

@@ -8,8 +8,10 @@
  * sortpar.c stores the rows; the GpuSort above the Gather (sortstore.c)
  * takes them through these functions, which is why they are a file of
  * their own: the GpuSort calls them, and GpuSortStore calls the GpuSort's
- * run writer, so neither node's file calls the other.  gs_par_input knows
- * a GpuSortStore by its name, not by its methods, for the same reason.
+ * run writer, so neither node's file calls the other.  The store they read
+ * (GsStoreState, sortparstate.h) is GpuSortStore's state without the
+ * executor's part, which node/sortpar.c keeps; the GpuSort node finds it
+ * under its Gather (gs_par_input, sortpar.c) and gives it to its sort.
  * Rows are read in place: the leader maps every participant's area
  * (store_begin) and copies only addresses and raw keys, on threads.
  *
@@ -18,26 +20,9 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "nodes/execnodes.h"
-#include "nodes/extensible.h"
 
 #include "sortparstate.h"
 #include "threads/threads_backend.h"
-
-GsParInput *
-gs_par_input(PlanState *gather)
-{
-	PlanState  *child;
-
-	if (gather == NULL || !IsA(gather, GatherState))
-		return NULL;
-	child = outerPlanState(gather);
-	if (child == NULL || !IsA(child, CustomScanState) ||
-		strcmp(((CustomScanState *) child)->methods->CustomName,
-			   GPUSORT_STORE_NODE_NAME) != 0)
-		return NULL;
-	return (GsParInput *) child;
-}
 
 static inline bool
 have_rows(GsParInput *in)
@@ -56,7 +41,7 @@ gs_par_runs(GsParInput *in, int *plan_node_id)
 {
 	if (!have_rows(in) || !in->shared->runs_allowed)
 		return NULL;
-	*plan_node_id = in->css.ss.ps.plan->plan_node_id;
+	*plan_node_id = in->plan->plan_node_id;
 	return part_runs(in->shared);
 }
 

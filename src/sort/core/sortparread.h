@@ -10,21 +10,15 @@
 #ifndef GPUSORT_SORTPARREAD_H
 #define GPUSORT_SORTPARREAD_H
 
-#include "nodes/execnodes.h"
+#include "executor/tuptable.h"
 
 #include "keys/sortkey.h"
 
-/* the node's name, by which gs_par_input knows it */
-#define GPUSORT_STORE_NODE_NAME	"GpuSortStore"
-
-/* the leader's store node, seen from the GpuSort above its Gather */
-typedef struct GsStoreState GsParInput;
-
 /*
- * The store node under gather (a GatherState), or NULL when gather is not
- * a Gather over a GpuSortStore.
+ * The leader's store (the state of its GpuSortStore node but for the
+ * executor's part: node/sortpar.h), seen from the sort above its Gather
  */
-extern GsParInput *gs_par_input(PlanState *gather);
+typedef struct GsStoreState GsParInput;
 
 /*
  * Before the Gather starts: may a participant whose share outgrows its

@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * sortparstate.h
- *	  The state of GpuSortStore (sortpar.c) and of the shared memory its
- *	  participants fill, for the two files that use it: sortpar.c, which
- *	  stores the rows, and sortparread.c, which gives them to the leader's
- *	  GpuSort.
+ *	  The state of GpuSortStore's store (GsStoreState: the node's state
+ *	  but for the executor's part, which node/sortpar.c wraps around it)
+ *	  and of the shared memory its participants fill, for the two files
+ *	  that use it: sortpar.c, which stores the rows, and sortparread.c,
+ *	  which gives them to the leader's GpuSort's sort.
  *
  * The shared state (GsParShared) lies in the query's DSM segment: one
  * GsParPart a participant, then GsKeyColStats[nparts][ncols] (part_stats),
@@ -18,7 +19,8 @@
 #define GPUSORT_SORTPARSTATE_H
 
 #include "access/parallel.h"
-#include "nodes/execnodes.h"
+#include "executor/tuptable.h"
+#include "nodes/plannodes.h"
 #include "port/atomics.h"
 #include "utils/dsa.h"
 
@@ -83,7 +85,10 @@ typedef struct GsStoreState GsStoreState;
 
 struct GsStoreState
 {
-	CustomScanState css;
+	Plan	   *plan;			/* the GpuSortStore's */
+	TupleDesc	indesc;			/* its input rows' */
+	MemoryContext querycxt;		/* the query's, for what lasts the query */
+	List	  **tuple_table;	/* the executor's: the run writer's slots */
 
 	GsKeySpec  *keys;			/* NULL: no encoder, pass rows on */
 	int			ncols;
@@ -102,7 +107,7 @@ struct GsStoreState
 	bool		writing;		/* gives its rows to writer */
 	bool		runs_ok;		/* may write runs: the shared files are set */
 	bool		runs_allowed;	/* the leader's: no bound above (it sets it) */
-	struct GpuSortState *writer;	/* sorts and writes runs, or NULL */
+	struct GsSort *writer;		/* sorts and writes runs, or NULL */
 	TupleTableSlot *feed_slot;	/* a stored row, given to writer */
 	TupleTableSlot *key_slot;	/* a stored row, whose keys are taken */
 	dsa_pointer first;
@@ -162,7 +167,7 @@ keep_seen(GsStoreState *st)
 	if (sh == NULL || IsParallelWorker())
 		return;
 	if (st->seen == NULL)
-		st->seen = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+		st->seen = MemoryContextAlloc(st->querycxt,
 									  sizeof(GsParPart) * sh->nparts);
 	memcpy(st->seen, sh->parts, sizeof(GsParPart) * sh->nparts);
 	st->nseen = sh->nparts;

@@ -387,7 +387,7 @@ chunk_tasks(void *p, uint64 tlo, uint64 thi)
 
 /* the rest of task t's rows, on the backend */
 static void
-chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
+chunk_rest(GsSort *node, ChunkArg *a, uint64 t)
 {
 	uint64		lo,
 				hi,
@@ -416,7 +416,7 @@ chunk_rest(GpuSortState *node, ChunkArg *a, uint64 t)
 
 /* the chunks of the batch's rows: on threads when it is large */
 static void
-make_chunks(GpuSortState *node, ChunkArg *a)
+make_chunks(GsSort *node, ChunkArg *a)
 {
 	int			nthreads = gpusort_threads();
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
@@ -551,7 +551,7 @@ list_add(GroupList *l, uint64 lo, uint64 hi, size_t off, bool raw,
  * memcmp would; glibc's strcoll collates them.
  */
 static double
-compare_cost(const GpuSortState *node, int c, uint64 n, size_t off, bool raw,
+compare_cost(const GsSort *node, int c, uint64 n, size_t off, bool raw,
 			 uint32 len)
 {
 	double		calls = Max(log2((double) n), 1.0);
@@ -577,7 +577,7 @@ compare_cost(const GpuSortState *node, int c, uint64 n, size_t off, bool raw,
  * units a byte of the key, as many as its characters at the first level).
  */
 static double
-transform_cost(const GpuSortState *node, int c, size_t off, bool raw,
+transform_cost(const GsSort *node, int c, size_t off, bool raw,
 			   uint32 len)
 {
 	switch (raw ? GS_TRANSFORM_BYTES : gs_keys_transform_kind(node->keys, c))
@@ -600,7 +600,7 @@ transform_cost(const GpuSortState *node, int c, size_t off, bool raw,
  * comparators' too.
  */
 static double
-round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
+round_cost(const GsSort *node, const uint32 *order, const RefineGroup *g,
 		   int c, const RefineKeep *keep)
 {
 	double		cost = transform_cost(node, c, g->off, g->raw, g->len);
@@ -623,7 +623,7 @@ round_cost(const GpuSortState *node, const uint32 *order, const RefineGroup *g,
  * each group of equal chunks.
  */
 static void
-split_group(GpuSortState *node, uint32 *order, const RefineGroup *g,
+split_group(GsSort *node, uint32 *order, const RefineGroup *g,
 			const uint64 *keys, int c, GroupList *next, GsLater *later,
 			MemoryContext tiecxt)
 {
@@ -689,7 +689,7 @@ batch_keep(ChunkArg *a, RefineKeep *keep)
 }
 
 static void
-refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
+refine_batch(GsSort *node, uint32 *order, const RefineGroup *groups,
 			 uint64 ngroups, int c, RefineKeep *keep, GroupList *next,
 			 GsLater *later, MemoryContext tiecxt)
 {
@@ -742,7 +742,7 @@ refine_batch(GpuSortState *node, uint32 *order, const RefineGroup *groups,
  * batch's memory is in batchcxt, reset after it.
  */
 static void
-refine_round(GpuSortState *node, uint32 *order, const GroupList *cur, int c,
+refine_round(GsSort *node, uint32 *order, const GroupList *cur, int c,
 			 RefineKeep *keep, GroupList *next, GsLater *later,
 			 MemoryContext batchcxt, MemoryContext tiecxt)
 {
@@ -889,7 +889,7 @@ dup_tasks(void *p, uint64 tlo, uint64 thi)
 
 /* a->same for every group of the list (on threads when it is large) */
 static void
-find_duplicates(GpuSortState *node, DupArg *a, uint64 rows)
+find_duplicates(GsSort *node, DupArg *a, uint64 rows)
 {
 	int			nthreads = gpusort_threads();
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
@@ -932,7 +932,7 @@ typedef struct DictEntry
 
 /* rank[i] for each row of order[0, n): the index of its value; false if too many */
 static bool
-capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
+capped_values(GsSort *node, const uint32 *order, uint64 n, int c,
 			  uint32 *rank, uint32 *reps, uint32 *nreps)
 {
 	uint32		cap = Min((uint64) GS_CAPPED_DICT_MAX, n / GS_CAPPED_DICT_SHARE);
@@ -997,7 +997,7 @@ capped_values(GpuSortState *node, const uint32 *order, uint64 n, int c,
  * where it has few (capped_values), else row by row.
  */
 static void
-settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
+settle_capped(GsSort *node, uint32 *order, uint64 lo, uint64 hi, int c,
 			  GsLater *later, GsColl *coll, MemoryContext tiecxt)
 {
 	uint64		n = hi - lo;
@@ -1081,7 +1081,7 @@ settle_capped(GpuSortState *node, uint32 *order, uint64 lo, uint64 hi, int c,
  * values' length as seen and the round's cost added.
  */
 static void
-prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
+prune_groups(GsSort *node, uint32 *order, GroupList *cur, int c,
 			 const RefineKeep *keep, GsLater *later, GsColl *coll,
 			 MemoryContext tiecxt)
 {
@@ -1143,7 +1143,7 @@ prune_groups(GpuSortState *node, uint32 *order, GroupList *cur, int c,
  * the map: else keep->kept stays NULL and every round transforms.
  */
 static void
-keep_begin(GpuSortState *node, const GroupList *cur, int c,
+keep_begin(GsSort *node, const GroupList *cur, int c,
 		   MemoryContext refinecxt, RefineKeep *keep)
 {
 	size_t		bytes = sizeof(uint8 *) * node->ntuples;
@@ -1170,7 +1170,7 @@ keep_begin(GpuSortState *node, const GroupList *cur, int c,
  * (reset here); tiecxt is the comparators'.
  */
 void
-gs_sort_refine_runs(GpuSortState *node, uint32 *order, const uint64 *starts,
+gs_sort_refine_runs(GsSort *node, uint32 *order, const uint64 *starts,
 					const uint64 *lens, uint64 nruns, int c,
 					MemoryContext refinecxt, MemoryContext tiecxt)
 {

@@ -71,7 +71,7 @@
 
 typedef struct RepairCtx
 {
-	GpuSortState *node;			/* NULL on a helper thread */
+	GsSort	   *node;			/* NULL on a helper thread */
 	MinimalTuple *tuples;
 	TupleTableSlot *sa;
 	TupleTableSlot *sb;
@@ -537,7 +537,7 @@ repair_seg_tasks(void *p, uint64 tlo, uint64 thi)
 
 /* cuts the runs into nsegs segments of consecutive runs */
 static RepairSeg *
-make_segments(GpuSortState *node, uint64 n, const uint64 *bad, uint64 nbad,
+make_segments(GsSort *node, uint64 n, const uint64 *bad, uint64 nbad,
 			  uint64 nsegs, RepairThreadArg *a)
 {
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
@@ -580,7 +580,7 @@ static bool
 repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
 				uint64 nbad)
 {
-	GpuSortState *node = rc->node;
+	GsSort	   *node = rc->node;
 	int			nthreads = gpusort_threads();
 	uint64		nsegs = Min((uint64) nthreads * GS_REPAIR_SEGMENTS_PER_THREAD,
 							nbad / 8);
@@ -646,7 +646,7 @@ repair_threaded(RepairCtx *rc, uint32 *order, uint64 n, uint64 *bad,
  * Counts in node->info; sorts every row again when it must.
  */
 void
-gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n, uint64 *bad,
+gs_sort_repair(GsSort *node, uint32 *order, uint64 n, uint64 *bad,
 			   uint64 nbad)
 {
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;

@@ -44,7 +44,7 @@
  * rethrows).
  *
  * The parallel intake's participants (sortpar.c) write runs the same way,
- * through a run writer (a GpuSortState outside the plan, writer set, which
+ * through a run writer (a GsSort outside the plan, writer set, which
  * writes every row to runs), to a GsSharedRuns of their own node's DSM
  * state, named after that node (gs_shared_runs_init etc.); the GpuSort
  * above their Gather finds them through gs_par_runs and merges them alike.
@@ -92,13 +92,6 @@ typedef struct GsSharedRuns
 	int			nslots;			/* 0: no shared files (no segment) */
 	GsSharedSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } GsSharedRuns;
-
-/* participants are the leader and the workers parallel.c planned */
-Size
-gs_shared_estimate(CustomScanState *cnode, ParallelContext *pcxt)
-{
-	return gs_shared_runs_size(pcxt->nworkers + 1);
-}
 
 static void
 reset_slots(GsSharedRuns *sh)
@@ -165,33 +158,9 @@ gs_shared_runs_size(int nparticipants)
 					mul_size(sizeof(GsSharedSlot), nparticipants));
 }
 
-void
-gs_shared_init_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
-{
-	GpuSortState *node = (GpuSortState *) cnode;
-	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
-
-	node->shared = gs_shared_runs_init(sh, pcxt) ? sh : NULL;
-}
-
-void
-gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
-{
-	(void) gs_shared_runs_reinit((GsSharedRuns *) coordinate);
-}
-
-void
-gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc, void *coordinate)
-{
-	GpuSortState *node = (GpuSortState *) cnode;
-	GsSharedRuns *sh = (GsSharedRuns *) coordinate;
-
-	node->shared = gs_shared_runs_attach(sh) ? sh : NULL;
-}
-
 /* the participants that may write runs: the leader and the planned workers */
 int
-gs_shared_participants(GpuSortState *node)
+gs_shared_participants(GsSort *node)
 {
 	return node->shared->nslots;
 }
@@ -215,18 +184,18 @@ run_name(char *name, size_t len, int plan_node_id, int slot, int run)
 }
 
 GsRun *
-gs_shared_run_create(GpuSortState *node)
+gs_shared_run_create(GsSort *node)
 {
 	char		name[MAXPGPATH];
 
-	run_name(name, sizeof(name), node->css.ss.ps.plan->plan_node_id,
+	run_name(name, sizeof(name), node->plan_node_id,
 			 my_slot(node->shared), node->nruns);
 	return gs_run_create(node->runcxt, gs_keys_nwords(node->keys),
 						 &node->shared->fileset.fs, name);
 }
 
 void
-gs_shared_publish(GpuSortState *node, int nruns, uint64 rows)
+gs_shared_publish(GsSort *node, int nruns, uint64 rows)
 {
 	GsSharedSlot *slot = &node->shared->slots[my_slot(node->shared)];
 
@@ -244,7 +213,7 @@ gs_shared_publish(GpuSortState *node, int nruns, uint64 rows)
  * hold, sortstore.c): the participants' rows go there too, run by run.
  */
 static void
-feed_tuplesort(GpuSortState *node)
+feed_tuplesort(GsSort *node)
 {
 	uint64		i = 0;
 	int			r;
@@ -268,7 +237,7 @@ feed_tuplesort(GpuSortState *node)
 
 /* opens slot p's runs, named after plan node plan_node_id, as node's next ones */
 static void
-adopt_slot(GpuSortState *node, GsSharedRuns *sh, int plan_node_id, int p,
+adopt_slot(GsSort *node, GsSharedRuns *sh, int plan_node_id, int p,
 		   int nwords)
 {
 	GsSharedSlot *slot = &sh->slots[p];
@@ -296,11 +265,11 @@ adopt_slot(GpuSortState *node, GsSharedRuns *sh, int plan_node_id, int p,
  * their shares outgrew their room (sortpar.c); NULL if none
  */
 static GsSharedRuns *
-runs_source(GpuSortState *node, int *plan_node_id)
+runs_source(GsSort *node, int *plan_node_id)
 {
 	if (node->below)
 	{
-		*plan_node_id = node->below->css.ss.ps.plan->plan_node_id;
+		*plan_node_id = node->below->plan_node_id;
 		return node->below->shared;
 	}
 	if (node->par)
@@ -309,7 +278,7 @@ runs_source(GpuSortState *node, int *plan_node_id)
 }
 
 bool
-gs_shared_adopt(GpuSortState *node)
+gs_shared_adopt(GsSort *node)
 {
 	int			plan_node_id = 0;
 	GsSharedRuns *sh = runs_source(node, &plan_node_id);

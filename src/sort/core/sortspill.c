@@ -101,8 +101,8 @@
 #define GS_MERGE_MIN_THREADS	4
 
 static int	spill_compare(void *arg, const GsRun *a, const GsRun *b);
-static GsMergeCmp merge_compare(GpuSortState *node);
-static GsMerge *begin_merge(GpuSortState *node, MemoryContext cxt,
+static GsMergeCmp merge_compare(GsSort *node);
+static GsMerge *begin_merge(GsSort *node, MemoryContext cxt,
 							GsRun **runs, int nruns);
 
 /*
@@ -112,7 +112,7 @@ static GsMerge *begin_merge(GpuSortState *node, MemoryContext cxt,
  * keeps the runs' files small.
  */
 void
-gs_spill_fix_layout(GpuSortState *node)
+gs_spill_fix_layout(GsSort *node)
 {
 	int			ncols = gs_keys_ncols_observed(node->keys);
 	GsKeyColStats *wide = palloc(sizeof(GsKeyColStats) * Max(ncols, 1));
@@ -136,7 +136,7 @@ gs_spill_fix_layout(GpuSortState *node)
  * run is sorted by those keys.
  */
 bool
-gs_spill_layout_exact(GpuSortState *node)
+gs_spill_layout_exact(GsSort *node)
 {
 	return node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys;
 }
@@ -153,7 +153,7 @@ prefetch_row(MinimalTuple tup)
 
 /* a new run in node->runs, after those there */
 void
-gs_spill_add_run(GpuSortState *node, GsRun *run)
+gs_spill_add_run(GsSort *node, GsRun *run)
 {
 	if (node->nruns == node->maxruns)
 	{
@@ -170,7 +170,7 @@ gs_spill_add_run(GpuSortState *node, GsRun *run)
  * their place.
  */
 static void
-merge_range(GpuSortState *node, int first, int k)
+merge_range(GsSort *node, int first, int k)
 {
 	MemoryContext passcxt = AllocSetContextCreate(node->runcxt, "GpuSort merge pass",
 												  ALLOCSET_DEFAULT_SIZES);
@@ -202,7 +202,7 @@ merge_range(GpuSortState *node, int first, int k)
 
 /* merges runs until GS_SPILL_MAX_WAYS are left at most (above) */
 static void
-reduce_runs(GpuSortState *node)
+reduce_runs(GsSort *node)
 {
 	int			merged = 0;		/* runs[0 .. merged): this level's passes */
 
@@ -228,7 +228,7 @@ run_key(const GsRunKeys *rk, const uint32 *order, uint64 i, int nwords)
 }
 
 uint32 *
-gs_spill_key_positions(GpuSortState *node, const uint32 *rows)
+gs_spill_key_positions(GsSort *node, const uint32 *rows)
 {
 	uint32	   *pos = gs_huge_alloc(node->runcxt,
 									sizeof(uint32) * Max(node->ntuples, 1));
@@ -247,7 +247,7 @@ gs_spill_key_positions(GpuSortState *node, const uint32 *rows)
  * one of the caller's (see sortstate.h).
  */
 void
-gs_spill_write_run(GpuSortState *node, GsRun *run, const GsRunKeys *rk,
+gs_spill_write_run(GsSort *node, GsRun *run, const GsRunKeys *rk,
 				   const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
@@ -282,7 +282,7 @@ gs_spill_write_run(GpuSortState *node, GsRun *run, const GsRunKeys *rk,
  * order: their own array, since the sorter's keys go with the sorter.
  */
 uint64 *
-gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
+gs_spill_run_keys(GsSort *node, const GsRunKeys *rk, const uint32 *order)
 {
 	int			nwords = gs_keys_nwords(node->keys);
 	uint64		n = node->ntuples;
@@ -310,7 +310,7 @@ gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk, const uint32 *order)
  * keys (gs_spill_run_keys), become the last run, read from memory.
  */
 void
-gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
+gs_spill_keep_run(GsSort *node, const uint64 *keys)
 {
 	gs_spill_add_run(node, gs_run_in_memory(node->runcxt, gs_keys_nwords(node->keys),
 								   keys, node->tuples, node->ntuples));
@@ -320,7 +320,7 @@ gs_spill_keep_run(GpuSortState *node, const uint64 *keys)
 static int
 spill_compare(void *arg, const GsRun *a, const GsRun *b)
 {
-	GpuSortState *node = (GpuSortState *) arg;
+	GsSort	   *node = (GsSort *) arg;
 	int			c = gs_key_cmp(a->key, b->key, a->nwords);
 	int			from;
 
@@ -348,7 +348,7 @@ spill_compare(void *arg, const GsRun *a, const GsRun *b)
  * keys inline
  */
 static GsMergeCmp
-merge_compare(GpuSortState *node)
+merge_compare(GsSort *node)
 {
 	if (node->spill_vcol < 0 && gs_keys_first_inexact(node->keys) >= node->nkeys)
 		return NULL;
@@ -366,7 +366,7 @@ merge_compare(GpuSortState *node)
  * most (the last run, in memory, may hold most of it).
  */
 static GsMerge *
-begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
+begin_merge(GsSort *node, MemoryContext cxt, GsRun **runs, int nruns)
 {
 	int			nthreads = gpusort_threads();
 	Size		bufsize;
@@ -384,7 +384,7 @@ begin_merge(GpuSortState *node, MemoryContext cxt, GsRun **runs, int nruns)
 
 /* all runs are written: the merge starts at their first rows */
 void
-gs_spill_start_merge(GpuSortState *node)
+gs_spill_start_merge(GsSort *node)
 {
 	instr_time	start;
 
@@ -398,7 +398,7 @@ gs_spill_start_merge(GpuSortState *node)
 
 /* the next merged row, or NULL; valid until the next call */
 MinimalTuple
-gs_spill_next(GpuSortState *node)
+gs_spill_next(GsSort *node)
 {
 	GsRun	   *run;
 	instr_time	start;
@@ -428,7 +428,7 @@ gs_spill_next(GpuSortState *node)
  * pointer 1 is the mark.
  */
 void
-gs_spill_materialize(GpuSortState *node)
+gs_spill_materialize(GsSort *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	int			eflags = EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK;
@@ -452,14 +452,14 @@ gs_spill_materialize(GpuSortState *node)
 
 /* a rescan: the merge starts over */
 void
-gs_spill_rewind(GpuSortState *node)
+gs_spill_rewind(GsSort *node)
 {
 	gs_merge_rewind(node->merge);
 }
 
 /* closes and deletes the runs' files */
 void
-gs_spill_close(GpuSortState *node)
+gs_spill_close(GsSort *node)
 {
 	int			i;
 

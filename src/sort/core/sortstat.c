@@ -1,20 +1,21 @@
 /*-------------------------------------------------------------------------
  *
  * sortstat.c
- *	  What one GpuSort adds to the gpusort_stat view (src/runtime/stat.c).
+ *	  What one GpuSort adds to the gpusort_stat view (src/runtime/stat.c),
+ *	  and the key's layout in words, for EXPLAIN ANALYZE.
  *
  * A sort is counted once, when its memory context (runcxt) goes: by a
  * reset callback registered when the sort begins.  That context goes at the
  * end of the query, on a rescan that sorts again, and with the query's
  * memory on an ERROR or a cancel, so every sort that began is counted, and
- * the executor's own paths carry no extra call.  At that moment the node's
+ * the executor's own paths carry no extra call.  At that moment the sort's
  * GsRunInfo -- what EXPLAIN ANALYZE shows -- holds everything: the engine,
  * why the GPU or the engines were not used, rows, ties, strcoll checks,
  * GPU transfers and the phases' times.  A sort that ended before its rows
  * were sorted (an ERROR or a cancel while reading or sorting) is counted as
  * cancelled, and nothing else of it.
  *
- * The callback may run while the transaction aborts: it reads the node,
+ * The callback may run while the transaction aborts: it reads the sort,
  * which lives in the query's context and goes after runcxt (a context's
  * children are deleted first), and counts with atomics (stat.c), with no
  * lock but a spinlock and no allocation.
@@ -49,7 +50,7 @@ static const GsStatReason tuplesort_reasons[] = {
 };
 
 static void
-count_tuplesort(GpuSortState *node, GsStatDelta *d)
+count_tuplesort(GsSort *node, GsStatDelta *d)
 {
 	GsRunInfo  *info = &node->info;
 
@@ -66,7 +67,7 @@ count_tuplesort(GpuSortState *node, GsStatDelta *d)
 }
 
 static void
-count_engine(GpuSortState *node, GsStatDelta *d)
+count_engine(GsSort *node, GsStatDelta *d)
 {
 	GsRunInfo  *info = &node->info;
 	const GsSortStats *e = &info->engine;
@@ -97,7 +98,7 @@ count_engine(GpuSortState *node, GsStatDelta *d)
 static void
 count_sort(void *arg)
 {
-	GpuSortState *node = (GpuSortState *) arg;
+	GsSort	   *node = (GsSort *) arg;
 	GsRunInfo  *info = &node->info;
 	GsStatDelta d;
 
@@ -118,7 +119,7 @@ count_sort(void *arg)
 }
 
 void
-gs_sort_stat_watch(GpuSortState *node)
+gs_sort_stat_watch(GsSort *node)
 {
 	MemoryContextCallback *cb;
 
@@ -128,4 +129,23 @@ gs_sort_stat_watch(GpuSortState *node)
 	cb->func = count_sort;
 	cb->arg = node;
 	MemoryContextRegisterResetCallback(node->runcxt, cb);
+}
+
+/*
+ * The key's layout in words, the sort columns named names[]; for a sort
+ * whose runs were sorted by a layout of their own (sortstore.c's
+ * sort_run), the first run's beside the runs' keys.  NULL where tuplesort
+ * sorted or no sort column has an encoder.
+ */
+char *
+gs_sort_describe_keys(GsSort *node, const char **names)
+{
+	if (node->info.used_tuplesort || node->keys == NULL)
+		return NULL;
+	if (node->run_sort_keys &&
+		(node->info.spill_runs > 0 || node->info.runs_shared))
+		return psprintf("%s; runs' key %s",
+						gs_keys_describe(node->run_sort_keys, names),
+						gs_keys_describe(node->keys, names));
+	return gs_keys_describe(node->keys, names);
 }

@@ -1,14 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * sortstate.h
- *	  One sort's state (GpuSortState), shared by the core's files (this
- *	  folder: sortstore.c the input, bounds, runs, the fallback and the run
+ *	  The state of the sort's core (GsSort, opaque to the nodes: they see
+ *	  sortcore.h), shared by the core's files (this folder: sortstore.c
+ *	  the state's setup, the input, bounds, runs, the fallback and the run
  *	  writer; sortorder.c keys, the engine's sort and the output; sortmem.c
  *	  the rows' memory; the ties, sortties.c down to sortcompare.c; the
- *	  strcoll check and repair; spilled and shared runs; statistics) and the
- *	  GpuSort node that embeds it (node/sortnode.c, node/sortexplain.c).
- *	  The nodes above the core see core/sortcore.h; the planner and
- *	  GpuSortStore only the plan format (sortplan.h).
+ *	  strcoll check and repair; spilled and shared runs; sortfetch.c the
+ *	  rows returned; statistics) and read by EXPLAIN (node/sortexplain.c).
+ *	  A GpuSort node (node/sortnode.h's GpuSortState) holds a pointer to
+ *	  one; a GpuSortStore participant's run writer is one outside any node.
+ *	  Nothing here knows the executor's node states: the feeder pulls the
+ *	  rows, and what the core needs of the plan comes in GsSortSpec.
  *
  * The state's invariants are sortstore.c's (see its header comment): all
  * memory of one sort lives in runcxt; tuples[0 .. ntuples) holds the stored
@@ -25,7 +28,6 @@
 
 #include "access/parallel.h"
 #include "executor/tuptable.h"
-#include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
@@ -37,6 +39,8 @@
 #include "intake/prefault.h"
 #include "intake/rowstore.h"
 #include "rowstream.h"
+#include "sortcore.h"
+#include "sortinfo.h"
 #include "keys/sortkey.h"
 #include "sortparread.h"
 #include "sortplan.h"
@@ -47,91 +51,18 @@
 /* rows from which key building and gathering run on threads */
 #define GS_THREADED_MIN_ROWS	((uint64) 1 << 17)
 
-/* What EXPLAIN ANALYZE shows about the last sort */
-typedef struct GsRunInfo
+struct GsSort
 {
-	bool		valid;
-	bool		used_tuplesort;
-	char		fallback[256];	/* why tuplesort ran, or "" */
-	bool		have_engine;
-	GsSortStats engine;			/* of the last engine sort */
-	TuplesortInstrumentation tsstats;
-	uint64		rows_in;		/* rows read from the input (not parallel) */
-	uint64		rows_sorted;	/* rows in the final sort */
-	uint64		rows_dropped;	/* by a bound */
-	int			nprunes;
-	uint64		tie_groups;		/* settled past the key: by the comparators,
-								 * or by later columns' keys (sortlater.c) */
-	uint64		tie_rows;
-	uint64		refine_groups;	/* runs refined from the transform */
-	uint64		refine_rows;
-	uint64		refine_rounds;	/* chunks sorted */
-	uint64		refine_capped_groups;	/* left to the comparators by the
-										 * refinement's cost bound */
-	uint64		refine_capped_rows;
-	uint64		later_groups;	/* of one value, keyed by later columns */
-	uint64		later_rows;
-	uint64		later_left_rows;	/* of them, equal keys to the comparators */
-	uint64		coll_groups;	/* settled by the collation on threads
-								 * (sortcoll.c) */
-	uint64		coll_rows;
-	bool		verified;		/* a libc prefix's order was checked */
-	uint64		verify_pairs;	/* pairs compared with the comparator */
-	uint64		verify_bad;		/* of them out of order */
-	uint64		repair_runs;	/* runs merged to repair them (sortrepair.c) */
-	uint64		repair_compares;	/* comparisons the repair made */
-	bool		verify_resorted;	/* every row was sorted again instead */
-	double		ms_verify;
-	Size		peak_bytes;
-	Size		stored_bytes;	/* as the budget counts them, when sorted */
-	Size		reserved_bytes;	/* most held in the server-wide account */
-	Size		prefaulted;		/* bytes faulted in by prefault.c's thread */
-	Size		reused;			/* row blocks an earlier sort faulted in */
-	uint64		par_rows;		/* rows stored by parallel participants */
-	int			par_parts;		/* participants that stored rows */
-	Size		par_bytes;		/* their shared memory */
-	double		ms_absorb;		/* taking their rows */
-	Size		copied_bytes;	/* rows copied into output order */
-	double		ms_copy;
-	bool		streamed;		/* copied while returned (rowstream.c) */
-	int			stream_threads;
-	double		ms_stream_wait;
-	double		ms_intake;		/* reading the input, taking parallel rows */
-	double		ms_keys;
-	double		ms_sort;
-	double		ms_ties;
-	double		ms_emit;
-	int			spill_runs;		/* runs written to temp files (sortspill.c) */
-	uint64		spill_bytes;	/* their bytes */
-	int			merge_ways;		/* runs merged at once */
-	double		ms_spill;		/* writing the runs */
-	double		ms_merge;		/* merging them, as rows are returned */
-	int			merge_passes;	/* runs merged into longer runs meanwhile */
-	int			merge_threads;	/* the batched merge's threads (spillbatch.c) */
-	uint64		merge_batches;	/* its batches */
-	uint64		merge_ranges;	/* and key ranges merged, over all batches */
-	double		ms_merge_waited;	/* its backend waiting for a batch */
-	bool		spill_stored;	/* merged into a tuplestore (random access) */
-	bool		runs_shared;	/* the runs went to the shared files */
-	uint64		rows_passed;	/* a participant's few rows, passed on */
-	int			shared_runs;	/* runs of participants merged here */
-	int			shared_parts;	/* participants that wrote them */
-	uint64		shared_bytes;	/* their bytes */
-	double		ms_shared;		/* the longest time one took to write its */
-} GsRunInfo;
-
-typedef struct GpuSortState
-{
-	CustomScanState css;
-
 	/* from the plan */
 	int			nkeys;
 	AttrNumber *attnos;
 	Oid		   *sortops;
 	Oid		   *collations;
 	bool	   *nulls_first;
-	ExprState  *offset_expr;	/* of the Limit above, or NULL */
-	ExprState  *count_expr;
+	TupleDesc	tupdesc;		/* of the rows put */
+	double		est_rows;		/* the planner's estimate of them */
+	int			plan_node_id;	/* names a participant's shared runs */
+	MemoryContext querycxt;		/* where gs_sort_begin ran: runcxt's parent */
 	bool		random_access;	/* rewind, backward scan or mark needed */
 	bool		forward_only;	/* no backward scan, no mark */
 	bool		as_array;		/* a GpuWindow or GpuAgg reads the rows as an
@@ -145,10 +76,9 @@ typedef struct GpuSortState
 									 * (DSM), or NULL */
 	bool		writer;			/* a parallel intake's run writer (sortpar.c):
 								 * writes every row to the shared runs */
-	instr_time	writer_start;	/* when the writer's share began */
-	struct GpuSortState *below; /* the participants' GpuSort under the
-								 * Gather below, whose runs this node merges,
-								 * or NULL */
+	struct GsSort *below;		/* the sort of the participants' GpuSort
+								 * under the Gather below, whose runs this
+								 * one merges, or NULL */
 
 	GsKeySpec  *keys;			/* NULL: no sort column has an encoder */
 	GsKeySpec  *run_sort_keys;	/* the layout the first run was sorted by,
@@ -199,22 +129,16 @@ typedef struct GpuSortState
 	Tuplestorestate *store;		/* the merged rows, for backward scans and
 								 * marks, or NULL */
 
+	instr_time	intake_start;	/* when the sort's first row was awaited */
+	Size		budget;			/* gpusort_memory_budget() for this sort */
+
 	GsRunInfo	info;
-} GpuSortState;
+};
 
 /* ---- sortstore.c: the input, bounds, runs and the fallback --------------------- */
 
 /* The sort columns of custom_private, their comparators and key spec */
-extern void gs_sort_init_columns(GpuSortState *node, List *custom_private);
-
-/* The rows the Limit above will take (offset + count); false: all */
-extern bool gs_sort_eval_bound(GpuSortState *node, int64 *bound);
-
-/* Reads the input and sorts it */
-extern void gs_sort_run(GpuSortState *node);
-
-/* Frees the current sort */
-extern void gs_sort_reset(GpuSortState *node);
+extern void gs_sort_init_columns(GsSort *node, List *custom_private);
 
 /* ---- sortorder.c: keys, the engine's sort, ties, the output ------------------- */
 
@@ -222,50 +146,50 @@ extern void gs_sort_reset(GpuSortState *node);
  * Step 2: lays out the key and builds every stored row's key into a new
  * sorter (run_layout: the runs' layout, fixed by the caller)
  */
-extern GsSorter *gs_sort_build_keys(GpuSortState *node, bool run_layout,
+extern GsSorter *gs_sort_build_keys(GsSort *node, bool run_layout,
 									int flags);
 
 /*
  * Steps 3 and 4: the row numbers in output order; *settled_out is the
  * array of runcxt that holds them, or NULL when that is the sorter's own
  */
-extern const uint32 *gs_sort_order_rows(GpuSortState *node, GsSorter *sorter,
+extern const uint32 *gs_sort_order_rows(GsSort *node, GsSorter *sorter,
 										uint32 **settled_out);
 
 /* The rows in output order (step 5's array) */
-extern void gs_sort_gather_output(GpuSortState *node, const uint32 *order,
+extern void gs_sort_gather_output(GsSort *node, const uint32 *order,
 								  bool keep_raw);
 
 /* Steps 2 to 5 over the rows stored since the run began */
-extern void gs_sort_stored(GpuSortState *node, bool keep_raw);
+extern void gs_sort_stored(GsSort *node, bool keep_raw);
 
 /* May the rows be copied into output order (room for them twice)? */
-extern bool gs_sort_copy_rows_for_array(GpuSortState *node);
+extern bool gs_sort_copy_rows_for_array(GsSort *node);
 
 /* ---- sortmem.c: the stored rows' memory ----------------------------------------- */
 
-extern Size gs_sort_stored_bytes(GpuSortState *node);
+extern Size gs_sort_stored_bytes(GsSort *node);
 extern void gs_sort_budget_reason(char *why, size_t len, Size budget);
-extern bool gs_sort_reserve_stored(GpuSortState *node, Size need, char *why,
+extern bool gs_sort_reserve_stored(GsSort *node, Size need, char *why,
 								   size_t len);
-extern bool gs_sort_stored_rows_fit(GpuSortState *node, Size budget, char *why,
+extern bool gs_sort_stored_rows_fit(GsSort *node, Size budget, char *why,
 									Size whylen);
-extern void gs_sort_note_peak_memory(GpuSortState *node);
+extern void gs_sort_note_peak_memory(GsSort *node);
 
 /* ---- sortcompare.c: PostgreSQL's comparators ---------------------------------- */
 
 /* Looks up the comparators (ssup) on the first sort; a no-op afterwards */
-extern void gs_sort_prepare_support(GpuSortState *node);
+extern void gs_sort_prepare_support(GsSort *node);
 
 /*
  * Sorts order[0 .. len), rows of equal keys, by the sort columns from
  * firstkey on, in tiecxt (reset afterwards)
  */
-extern void gs_sort_settle_run(GpuSortState *node, uint32 *order, uint64 len,
+extern void gs_sort_settle_run(GsSort *node, uint32 *order, uint64 len,
 							   int firstkey, MemoryContext tiecxt);
 
 /* Sorts order[0 .. len) by the sort columns from firstkey on */
-extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
+extern void gs_sort_settle_range(GsSort *node, uint32 *order,
 								 uint64 len, int firstkey);
 
 /* ---- sortties.c: the runs of equal keys ---------------------------------------- */
@@ -280,7 +204,7 @@ extern void gs_sort_settle_range(GpuSortState *node, uint32 *order,
  * row costs more to fault in than the scan).  Counts the runs in
  * node->info.
  */
-extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
+extern uint32 *gs_sort_settle_ties(GsSort *node, const uint32 *order,
 								   const uint64 *sorted_keys, int nwords,
 								   uint64 n, int first_inexact);
 
@@ -294,7 +218,7 @@ extern uint32 *gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
  * that may be changed, or NULL; returns the array that holds the final
  * order, or NULL when that is order itself.  Counts in node->info.
  */
-extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
+extern uint32 *gs_sort_verify(GsSort *node, const uint32 *order,
 							  uint32 *writable, const uint64 *sorted_keys,
 							  int nwords, uint64 n, int col);
 
@@ -306,7 +230,7 @@ extern uint32 *gs_sort_verify(GpuSortState *node, const uint32 *order,
  * comparators only where whole values are equal (for the later columns);
  * marks in node->refined, when set, the pairs the transform ordered.
  */
-extern void gs_sort_refine_runs(GpuSortState *node, uint32 *order,
+extern void gs_sort_refine_runs(GsSort *node, uint32 *order,
 								const uint64 *starts, const uint64 *lens,
 								uint64 nruns, int c,
 								MemoryContext refinecxt, MemoryContext tiecxt);
@@ -369,10 +293,10 @@ gs_ranges_free(GsRanges *r)
  */
 typedef struct GsLater GsLater;
 
-extern GsLater *gs_later_begin(GpuSortState *node, int c, MemoryContext cxt);
-extern void gs_later_add(GpuSortState *node, GsLater *later, uint32 *order,
+extern GsLater *gs_later_begin(GsSort *node, int c, MemoryContext cxt);
+extern void gs_later_add(GsSort *node, GsLater *later, uint32 *order,
 						 uint64 lo, uint64 len, MemoryContext tiecxt);
-extern void gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
+extern void gs_later_settle(GsSort *node, GsLater *later, uint32 *order,
 							MemoryContext tiecxt);
 
 /* ---- sortcoll.c: ties settled by strcoll on threads ------------------------ */
@@ -387,10 +311,10 @@ extern void gs_later_settle(GpuSortState *node, GsLater *later, uint32 *order,
  */
 typedef struct GsColl GsColl;
 
-extern GsColl *gs_coll_begin(GpuSortState *node, int c, GsLater *later,
+extern GsColl *gs_coll_begin(GsSort *node, int c, GsLater *later,
 							 MemoryContext cxt);
 extern void gs_coll_add(GsColl *coll, uint64 lo, uint64 len);
-extern void gs_coll_settle(GpuSortState *node, GsColl *coll, uint32 *order,
+extern void gs_coll_settle(GsSort *node, GsColl *coll, uint32 *order,
 						   MemoryContext tiecxt);
 
 /* ---- sortdict.c: dictionary ranks ------------------------------------------------ */
@@ -400,9 +324,9 @@ extern void gs_coll_settle(GpuSortState *node, GsColl *coll, uint32 *order,
  * values by their ranks (gs_keys_set_ranks); after the keys are built:
  * frees the ranks.
  */
-extern void gs_sort_rank_columns(GpuSortState *node);
-extern bool gs_sort_ranks_promising(GpuSortState *node);
-extern void gs_sort_release_ranks(GpuSortState *node);
+extern void gs_sort_rank_columns(GsSort *node);
+extern bool gs_sort_ranks_promising(GsSort *node);
+extern void gs_sort_release_ranks(GsSort *node);
 
 /* ---- sortrepair.c: merging the runs the check found ------------------------------ */
 
@@ -411,7 +335,7 @@ extern void gs_sort_release_ranks(GpuSortState *node);
  * adjacent pairs at positions bad[0 .. nbad) (ascending; the array has room
  * for nbad + 2 and is overwritten) are out of order.
  */
-extern void gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n,
+extern void gs_sort_repair(GsSort *node, uint32 *order, uint64 n,
 						   uint64 *bad, uint64 nbad);
 
 /*
@@ -419,7 +343,7 @@ extern void gs_sort_repair(GpuSortState *node, uint32 *order, uint64 n,
  * (the bounded sort's cutoff test, once per input row: so inline here).
  */
 static inline int
-gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
+gs_sort_compare_slots(GsSort *node, TupleTableSlot *a,
 					  TupleTableSlot *b, int firstkey)
 {
 	int			k;
@@ -445,9 +369,9 @@ gs_sort_compare_slots(GpuSortState *node, TupleTableSlot *a,
 #define GS_SPILL_PREFETCH_LINES	3
 
 /* the one key layout of every run of the sort */
-extern void gs_spill_fix_layout(GpuSortState *node);
+extern void gs_spill_fix_layout(GsSort *node);
 /* does that layout decide every comparison (no comparator, no strcoll)? */
-extern bool gs_spill_layout_exact(GpuSortState *node);
+extern bool gs_spill_layout_exact(GsSort *node);
 
 /*
  * The keys a run's rows are written with (sort_run in sortstore.c): the
@@ -464,46 +388,37 @@ typedef struct GsRunKeys
 } GsRunKeys;
 
 /* pos for GsRunKeys: each row's place in rows[0 .. ntuples), in runcxt */
-extern uint32 *gs_spill_key_positions(GpuSortState *node, const uint32 *rows);
+extern uint32 *gs_spill_key_positions(GsSort *node, const uint32 *rows);
 /*
  * writes the stored rows in output order, order[0 .. ntuples), as run (new:
  * a temp file's, or the shared files' for a participant, the caller's choice)
  */
-extern void gs_spill_write_run(GpuSortState *node, GsRun *run,
+extern void gs_spill_write_run(GsSort *node, GsRun *run,
 							   const GsRunKeys *rk, const uint32 *order);
 /* the keys of those rows, in output order, in a new array of runcxt */
-extern uint64 *gs_spill_run_keys(GpuSortState *node, const GsRunKeys *rk,
+extern uint64 *gs_spill_run_keys(GsSort *node, const GsRunKeys *rk,
 								 const uint32 *order);
-extern void gs_spill_keep_run(GpuSortState *node, const uint64 *keys);
-extern void gs_spill_add_run(GpuSortState *node, GsRun *run);
-extern void gs_spill_start_merge(GpuSortState *node);
-extern void gs_spill_materialize(GpuSortState *node);
-extern MinimalTuple gs_spill_next(GpuSortState *node);
-extern void gs_spill_rewind(GpuSortState *node);
-extern void gs_spill_close(GpuSortState *node);
+extern void gs_spill_keep_run(GsSort *node, const uint64 *keys);
+extern void gs_spill_add_run(GsSort *node, GsRun *run);
+extern void gs_spill_start_merge(GsSort *node);
+extern void gs_spill_materialize(GsSort *node);
+extern MinimalTuple gs_spill_next(GsSort *node);
+extern void gs_spill_rewind(GsSort *node);
+extern void gs_spill_close(GsSort *node);
 
 /* ---- sortshared.c: the participants' runs in shared files ---------------------- */
 
-/* parallel executor callbacks of a GS_SORT_SHARED_RUNS GpuSort */
-extern Size gs_shared_estimate(CustomScanState *cnode, ParallelContext *pcxt);
-extern void gs_shared_init_dsm(CustomScanState *cnode, ParallelContext *pcxt,
-							   void *coordinate);
-extern void gs_shared_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt,
-								 void *coordinate);
-extern void gs_shared_init_worker(CustomScanState *cnode, shm_toc *toc,
-								  void *coordinate);
-
 /* the participants: the leader's slot and the planned workers' */
-extern int	gs_shared_participants(GpuSortState *node);
+extern int	gs_shared_participants(GsSort *node);
 
 /* a participant's next run, in the shared files */
-extern GsRun *gs_shared_run_create(GpuSortState *node);
+extern GsRun *gs_shared_run_create(GsSort *node);
 
 /* a participant's runs are all written and closed: the merger may read them */
-extern void gs_shared_publish(GpuSortState *node, int nruns, uint64 rows);
+extern void gs_shared_publish(GsSort *node, int nruns, uint64 rows);
 
 /* the merger: adds the participants' runs to its own; false if none */
-extern bool gs_shared_adopt(GpuSortState *node);
+extern bool gs_shared_adopt(GsSort *node);
 
 /* ---- sortstat.c: the gpusort_stat view's counts ------------------------------- */
 
@@ -511,15 +426,6 @@ extern bool gs_shared_adopt(GpuSortState *node);
  * Counts the sort that node->runcxt (just made) holds in gpusort_stat, once,
  * when runcxt goes; a no-op unless gpusort is preloaded.
  */
-extern void gs_sort_stat_watch(GpuSortState *node);
-
-/* ---- sortexplain.c ----------------------------------------------------------- */
-
-/* the row stream's figures so far into node->info, for EXPLAIN */
-extern void gs_sort_stream_note(GpuSortState *node);
-
-/* the node's ExplainCustomScan */
-extern void gs_sort_explain(CustomScanState *node, List *ancestors,
-							ExplainState *es);
+extern void gs_sort_stat_watch(GsSort *node);
 
 #endif							/* GPUSORT_SORTSTATE_H */

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * sortstore.c
- *	  One GpuSort's sort: its steps, and the first of them here: every row
- *	  stored with its raw key, the bounded sort's pruning, runs written as
- *	  the memory fills, the fallback to tuplesort, and a parallel intake's
- *	  run writer.
+ *	  One GpuSort's sort: its steps, and the first of them here: the sort's
+ *	  state set up (gs_sort_begin), every row put stored with its raw key,
+ *	  the bounded sort's pruning, runs written as the memory fills, the
+ *	  fallback to tuplesort, and a parallel intake's run writer.
  *
  * One sort goes through these steps:
  *
@@ -61,14 +61,14 @@
  * gpusort.max_total_memory), or there are more than 2^32 - 1 of them, the
  * stored rows go through steps 2 to 4 as usual and are then written, in
  * order and with their keys, as a sorted run to a temp file (spill_stored,
- * sortspill.c); the node frees them and reads on.  The last rows stay in
+ * sortspill.c); the sort frees them and reads on.  The last rows stay in
  * memory as the last run (keep_last_run), and step 5 returns rows from a
  * merge of the runs, or from a tuplestore filled by it where backward
  * scans or marks are asked for.  Parallel participants' rows that cannot
  * stay in shared memory are copied in as if read here (absorb_shared); a
  * participant whose share outgrows its room writes it as runs through a
- * run writer (gs_writer_create: this node's steps outside the plan tree,
- * for sortpar.c), and this node merges them as it merges a Gather Merge's
+ * run writer (gs_writer_create: these steps outside any GpuSort node, for
+ * sortpar.c), and the sort above merges them as it merges a Gather Merge's
  * participants' runs.
  * A participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) writes
  * every run, its last one too, to the query's shared files and returns no
@@ -83,11 +83,15 @@
  * the stock plan (planner.c), as for a bounded sort estimated past the
  * budget.
  *
- * The node never knows which engine ran: that is gs_sorter_begin's choice.
- * All memory of one sort lives in runcxt, a child of the query context, so
- * an ERROR or a cancel frees it with the query.
+ * The core's callers never know which engine ran: that is
+ * gs_sorter_begin's choice.  All memory of one sort lives in runcxt, a
+ * child of the query context, so an ERROR or a cancel frees it with the
+ * query.
  *
- * This file, step 1 and the sort's end: a row is stored (store_row) into
+ * This file, the state's setup (gs_sort_begin), step 1 and the sort's end:
+ * the feeder (the GpuSort node, node/sortnode.c, which pulls its child's
+ * rows) starts a sort (gs_sort_start), puts every row (gs_sort_put) and
+ * asks for the sort (gs_sort_perform).  A row is stored (store_row) into
  * the run's row store with its raw key while it is still deformed; under
  * a bound, rows that cannot beat the cutoff are dropped first
  * (row_after_cutoff) and the store is cut to the first N when it reaches
@@ -97,12 +101,14 @@
  * unless too few to be worth it or bounded, when everything goes to
  * tuplesort (switch_to_tuplesort).  At the end the last rows become the
  * last run or the whole sort (finish_run); a participant's GpuSort
- * publishes its runs instead (finish_shared_runs).
+ * publishes its runs instead (finish_shared_runs).  The rows are returned
+ * by sortfetch.c (gs_sort_gettuple), or taken as one array by a GpuWindow
+ * or GpuAgg (gs_sort_rows_array).
  *
  * The run writer (gs_writer_create) is this file's steps for a
  * GpuSortStore participant (sortpar.c) whose share outgrew its room: a
- * GpuSortState outside the plan tree, fed row by row, writing runs to the
- * shared files.  It has no executor methods: nothing executes it.
+ * GsSort of no GpuSort node, fed row by row, writing runs to the shared
+ * files.
  *
  * All of one sort's memory lives in runcxt (gs_sort_reset frees it).
  *
@@ -167,12 +173,12 @@
 #define GS_BOUND_FIRST_SLACK	256
 #define GS_BOUND_SLACK		8192
 
-static void store_row(GpuSortState *node, TupleTableSlot *slot, Size budget);
+static void store_row(GsSort *node, TupleTableSlot *slot, Size budget);
 static void put_shared_row(void *arg, MinimalTuple tup);
 
 /* the sort columns of custom_private, their comparators and key spec */
 void
-gs_sort_init_columns(GpuSortState *node, List *custom_private)
+gs_sort_init_columns(GsSort *node, List *custom_private)
 {
 	GsSortColumns cols;
 	int			i;
@@ -201,33 +207,54 @@ gs_sort_init_columns(GpuSortState *node, List *custom_private)
 }
 
 /*
- * The number of rows the Limit above will take (offset + count), or false
- * when it may take them all.  Limit computes the same from the same
- * expressions (recompute_limits); it complains about bad values itself.
+ * A sort's state for a node's life (or a run writer's), in
+ * CurrentMemoryContext, the query's: its sorts' memory is a child of it.
+ * Its slots (deforming stored rows, holding a bounded sort's cutoff) join
+ * the executor's tuple table, which drops them at the query's end.
  */
-bool
-gs_sort_eval_bound(GpuSortState *node, int64 *bound)
+GsSort *
+gs_sort_begin(const GsSortSpec *spec)
 {
-	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
-	Datum		d;
-	bool		isnull;
-	int64		count;
-	int64		offset = 0;
+	GsSort	   *node = palloc0(sizeof(GsSort));
 
-	if (node->count_expr == NULL)
-		return false;
-	d = ExecEvalExprSwitchContext(node->count_expr, econtext, &isnull);
-	if (isnull)
-		return false;
-	count = DatumGetInt64(d);
-	d = ExecEvalExprSwitchContext(node->offset_expr, econtext, &isnull);
-	if (!isnull)
-		offset = DatumGetInt64(d);
-	if (count <= 0 || offset < 0 || pg_add_s64_overflow(count, offset, bound))
-		return false;
-	return true;
+	node->tupdesc = spec->tupdesc;
+	node->est_rows = spec->est_rows;
+	node->plan_node_id = spec->plan_node_id;
+	node->mode = spec->mode;
+	node->random_access = spec->random_access;
+	node->forward_only = spec->forward_only;
+	node->par = spec->par;
+	node->below = spec->below;
+	node->querycxt = CurrentMemoryContext;
+	node->row_slot = ExecAllocTableSlot(spec->tuple_table, spec->tupdesc,
+										&TTSOpsMinimalTuple);
+	node->cmp_slot = ExecAllocTableSlot(spec->tuple_table, spec->tupdesc,
+										&TTSOpsMinimalTuple);
+	gs_sort_init_columns(node, spec->columns);
+	return node;
 }
 
+/* a participant's shared runs, once the Gather's segment is set up */
+void
+gs_sort_set_shared(GsSort *node, struct GsSharedRuns *runs)
+{
+	node->shared = runs;
+}
+
+/* sorted since the last reset? */
+bool
+gs_sort_is_sorted(GsSort *node)
+{
+	return node->sort_done;
+}
+
+/* the current sort's bound (a Limit's), false when unbounded */
+bool
+gs_sort_bounded(GsSort *node, int64 *bound)
+{
+	*bound = node->bound;
+	return node->bounded;
+}
 
 /*
  * An empty row store, whose blocks stay a small part of the budget: the
@@ -236,7 +263,7 @@ gs_sort_eval_bound(GpuSortState *node, int64 *bound)
 #define GS_ROWS_BLOCKS_PER_BUDGET	16
 
 static void
-init_rows(GpuSortState *node)
+init_rows(GsSort *node)
 {
 	gs_rows_init(&node->rows, node->runcxt, node->prefault);
 	gs_rows_limit_blocks(&node->rows,
@@ -245,7 +272,7 @@ init_rows(GpuSortState *node)
 
 /* the number of stored rows at which a bounded sort prunes next */
 static uint64
-bound_prune_at(GpuSortState *node)
+bound_prune_at(GsSort *node)
 {
 	uint64		slack = GS_BOUND_SLACK;
 
@@ -259,7 +286,7 @@ bound_prune_at(GpuSortState *node)
  * the last of them the cutoff.
  */
 static void
-prune_to_bound(GpuSortState *node)
+prune_to_bound(GsSort *node)
 {
 	GsRowStore	oldrows;
 	MinimalTuple *kept;
@@ -312,7 +339,7 @@ prune_to_bound(GpuSortState *node)
  * *pos; *settled as for gs_sort_order_rows.
  */
 static const uint32 *
-sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
+sort_run(GsSort *node, GsSorter **sorter, GsSorter **run,
 		 uint32 **settled, GsRunKeys *rk)
 {
 	const uint32 *order;
@@ -344,7 +371,7 @@ sort_run(GpuSortState *node, GsSorter **sorter, GsSorter **run,
 	if (node->run_sort_keys == NULL)
 	{
 		MemoryContext oldcxt =
-			MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+			MemoryContextSwitchTo(node->querycxt);
 
 		node->run_sort_keys = gs_keys_snapshot(node->keys);
 		MemoryContextSwitchTo(oldcxt);
@@ -375,7 +402,7 @@ end_run_sort(GsSorter *sorter, GsSorter *run, uint32 *settled, GsRunKeys *rk)
  * reservation stay for the next run, which fills them again.
  */
 static void
-spill_stored(GpuSortState *node)
+spill_stored(GsSort *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	GsSorter   *sorter;
@@ -414,7 +441,7 @@ spill_stored(GpuSortState *node)
  * tuplesort.
  */
 static bool
-spill_allowed(GpuSortState *node, Size budget)
+spill_allowed(GsSort *node, Size budget)
 {
 	return !node->bounded && node->shared_bytes == 0 &&
 		(node->ntuples >= GS_SPILL_MIN_ROWS ||
@@ -423,7 +450,7 @@ spill_allowed(GpuSortState *node, Size budget)
 
 /* the row pointers and raw keys, once their rows went elsewhere */
 static void
-free_row_arrays(GpuSortState *node)
+free_row_arrays(GsSort *node)
 {
 	if (node->tuples)
 		pfree(node->tuples);
@@ -438,16 +465,15 @@ free_row_arrays(GpuSortState *node)
  * to a tuplesort that runs as a Sort node's would.
  */
 static void
-switch_to_tuplesort(GpuSortState *node, const char *why)
+switch_to_tuplesort(GsSort *node, const char *why)
 {
-	PlanState  *outer = outerPlanState(node);
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	uint64		i;
 
 	strlcpy(node->info.fallback, why, sizeof(node->info.fallback));
 	node->info.used_tuplesort = true;
 	/* a bound may only be set on a tuplesort begun to allow one */
-	node->tuplesort = tuplesort_begin_heap(ExecGetResultType(outer),
+	node->tuplesort = tuplesort_begin_heap(node->tupdesc,
 										   node->nkeys, node->attnos,
 										   node->sortops, node->collations,
 										   node->nulls_first, work_mem, NULL,
@@ -492,9 +518,9 @@ switch_to_tuplesort(GpuSortState *node, const char *why)
  * space.  A wild estimate is capped; beyond the cap the arrays double.
  */
 static uint64
-initial_capacity(GpuSortState *node)
+initial_capacity(GsSort *node)
 {
-	double		rows = node->css.ss.ps.plan->plan_rows * GS_CAPACITY_SLACK;
+	double		rows = node->est_rows * GS_CAPACITY_SLACK;
 	uint64		capacity = GS_MIN_CAPACITY;
 
 	/* parallel participants store the rows, or write runs; few arrive here */
@@ -513,7 +539,7 @@ initial_capacity(GpuSortState *node)
  * the one being filled is faulted in while this one fills.
  */
 static void
-prefault_arrays(GpuSortState *node)
+prefault_arrays(GsSort *node)
 {
 	uint64		from = node->ntuples + GS_PREFAULT_WINDOW;
 	uint64		to = Min(from + GS_PREFAULT_WINDOW, node->maxtuples);
@@ -536,7 +562,7 @@ prefault_arrays(GpuSortState *node)
  * account could give them (sortpar.c)
  */
 static void
-overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
+overflow_reason(GsSort *node, char *why, size_t len, Size budget)
 {
 	Size		limit = gs_par_limit(node->par);
 
@@ -562,7 +588,7 @@ overflow_reason(GpuSortState *node, char *why, size_t len, Size budget)
  * rest is reserved here.
  */
 static bool
-shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
+shared_rows_fit(GsSort *node, uint64 n, uint64 total, Size budget)
 {
 	Size		need = gs_sort_stored_bytes(node) + n * gs_sort_row_bytes(node->raw_bytes);
 	char		why[128];
@@ -575,7 +601,7 @@ shared_rows_fit(GpuSortState *node, uint64 n, uint64 total, Size budget)
 
 typedef struct StoreSharedArg
 {
-	GpuSortState *node;
+	GsSort	   *node;
 	Size		budget;
 } StoreSharedArg;
 
@@ -584,7 +610,7 @@ static void
 store_shared_row(void *arg, MinimalTuple tup)
 {
 	StoreSharedArg *a = (StoreSharedArg *) arg;
-	GpuSortState *node = a->node;
+	GsSort	   *node = a->node;
 
 	if (node->tuplesort)
 		put_shared_row(node, tup);
@@ -598,7 +624,7 @@ store_shared_row(void *arg, MinimalTuple tup)
 static void
 put_shared_row(void *arg, MinimalTuple tup)
 {
-	GpuSortState *node = (GpuSortState *) arg;
+	GsSort	   *node = (GsSort *) arg;
 
 	ExecStoreMinimalTuple(tup, node->row_slot, false);
 	tuplesort_puttupleslot(node->tuplesort, node->row_slot);
@@ -607,11 +633,11 @@ put_shared_row(void *arg, MinimalTuple tup)
 /*
  * Takes the rows that parallel participants stored in shared memory (see
  * sortpar.c) after those that came through the Gather: their raw keys and
- * addresses join the node's arrays, their key statistics its spec, as if
- * the node had read them itself.  The rows stay where they are.
+ * addresses join the sort's arrays, their key statistics its spec, as if
+ * the sort had read them itself.  The rows stay where they are.
  */
 static void
-absorb_shared(GpuSortState *node, Size budget)
+absorb_shared(GsSort *node, Size budget)
 {
 	GsParInput *par = node->par;
 	uint64		n = gs_par_nrows(par);
@@ -669,19 +695,19 @@ absorb_shared(GpuSortState *node, Size budget)
 
 /* the run's memory, keys and arrays, before the first row */
 static void
-start_run(GpuSortState *node)
+start_run(GsSort *node, int64 bound, bool timed)
 {
 	gs_sort_prepare_support(node);
 	memset(&node->info, 0, sizeof(GsRunInfo));
 	node->info.valid = true;
-	/* instrumentation is set up after BeginCustomScan */
-	node->time_emit = (node->css.ss.ps.instrument != NULL &&
-					   node->css.ss.ps.instrument->need_timer);
-	node->bounded = gs_sort_eval_bound(node, &node->bound);
+	node->time_emit = timed;
+	node->bounded = bound > 0;
+	node->bound = bound;
+	node->info.bound = bound;
 	/* a bounded sort keeps its first rows: the participants pass theirs on */
 	if (node->par)
 		gs_par_allow_runs(node->par, !node->bounded);
-	node->runcxt = AllocSetContextCreate(CurrentMemoryContext, "GpuSort",
+	node->runcxt = AllocSetContextCreate(node->querycxt, "GpuSort",
 										 ALLOCSET_DEFAULT_SIZES);
 	node->prefault = gs_prefaulter_create(node->runcxt);
 	node->reservation = gs_reservation_create(node->runcxt);
@@ -711,7 +737,7 @@ start_run(GpuSortState *node)
 
 /* room for one more row; false when the rows outgrow 32-bit row numbers */
 static bool
-grow_arrays(GpuSortState *node)
+grow_arrays(GsSort *node)
 {
 	uint64		newmax;
 
@@ -740,7 +766,7 @@ grow_arrays(GpuSortState *node)
  * it lies.
  */
 static inline void
-observe_and_store(GpuSortState *node, TupleTableSlot *slot)
+observe_and_store(GsSort *node, TupleTableSlot *slot)
 {
 	uint8	   *raw = node->raw ? node->raw + node->ntuples * node->raw_bytes : NULL;
 	MinimalTuple mt;
@@ -762,7 +788,7 @@ observe_and_store(GpuSortState *node, TupleTableSlot *slot)
  * is stored goes to a run (or everything to the tuplesort).
  */
 static void
-store_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+store_row(GsSort *node, TupleTableSlot *slot, Size budget)
 {
 	char		why[128];
 
@@ -801,7 +827,7 @@ store_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
  * (ApplySortComparator), so the answer is the Sort's.
  */
 static bool
-row_after_cutoff(GpuSortState *node, TupleTableSlot *slot)
+row_after_cutoff(GsSort *node, TupleTableSlot *slot)
 {
 	HeapTuple	tuple;
 	int			k;
@@ -827,7 +853,7 @@ row_after_cutoff(GpuSortState *node, TupleTableSlot *slot)
 
 /* one input row: stored with its key, or handed to the tuplesort */
 static void
-take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
+take_row(GsSort *node, TupleTableSlot *slot, Size budget)
 {
 	char		why[128];
 
@@ -862,7 +888,7 @@ take_row(GpuSortState *node, TupleTableSlot *slot, Size budget)
  * writing and reading them.  Their memory is held until the sort ends.
  */
 static void
-keep_last_run(GpuSortState *node)
+keep_last_run(GsSort *node)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->runcxt);
 	GsSorter   *sorter;
@@ -889,7 +915,7 @@ keep_last_run(GpuSortState *node)
  * run, and the merge starts.
  */
 static void
-finish_runs(GpuSortState *node)
+finish_runs(GsSort *node)
 {
 	if (node->ntuples > 0)
 		keep_last_run(node);
@@ -902,11 +928,11 @@ finish_runs(GpuSortState *node)
 /*
  * A participant's share is read (sortshared.c): the rows still stored
  * become its last run, and its runs, all closed, are published for the
- * GpuSort above the Gather; the node returns no row.  Rows that went to a
+ * GpuSort above the Gather; it returns no row.  Rows that went to a
  * tuplesort (the fallback) are returned as usual, to be sorted above.
  */
 static void
-finish_shared_runs(GpuSortState *node, Size budget)
+finish_shared_runs(GsSort *node, Size budget)
 {
 	int			nruns;
 
@@ -941,17 +967,17 @@ finish_shared_runs(GpuSortState *node, Size budget)
 }
 
 /*
- * The input is read (since intake_start): sort what was stored, or let the
- * tuplesort sort
+ * The input is read (since node->intake_start): sort what was stored, or
+ * let the tuplesort sort
  */
 static void
-finish_run(GpuSortState *node, Size budget, instr_time intake_start)
+finish_run(GsSort *node, Size budget)
 {
 	node->info.prefaulted = gs_prefault_finish(node->prefault);
 	node->info.reused += node->rows.reused;
 	if (node->par)
 		absorb_shared(node, budget);
-	node->info.ms_intake = gs_elapsed_ms(intake_start);
+	node->info.ms_intake = gs_elapsed_ms(node->intake_start);
 	if (node->shared)
 		finish_shared_runs(node, budget);
 	else if (node->below || node->par)
@@ -981,34 +1007,39 @@ finish_run(GpuSortState *node, Size budget, instr_time intake_start)
 	node->sort_done = true;
 }
 
-/* reads the input and sorts it */
+/*
+ * A new sort (the last one reset): bound > 0 keeps only the first bound
+ * rows; timed counts the time spent returning rows.  The intake's time
+ * runs from here to gs_sort_perform, the input's own time included, as
+ * EXPLAIN ANALYZE has always shown it.
+ */
 void
-gs_sort_run(GpuSortState *node)
+gs_sort_start(GsSort *node, int64 bound, bool timed)
 {
-	PlanState  *outer = outerPlanState(node);
-	Size		budget = gpusort_memory_budget();
-	instr_time	intake_start;
+	Assert(node->runcxt == NULL && !node->sort_done);
+	node->budget = gpusort_memory_budget();
+	start_run(node, bound, timed);
+	INSTR_TIME_SET_CURRENT(node->intake_start);
+}
 
-	start_run(node);
-	INSTR_TIME_SET_CURRENT(intake_start);
-	for (;;)
-	{
-		TupleTableSlot *slot = ExecProcNode(outer);
+/* one input row: stored with its key, or handed to the tuplesort */
+void
+gs_sort_put(GsSort *node, TupleTableSlot *slot)
+{
+	take_row(node, slot, node->budget);
+}
 
-		if (TupIsNull(slot))
-			break;
-		take_row(node, slot, budget);
-	}
-	finish_run(node, budget, intake_start);
+/* the input is read: sort it */
+void
+gs_sort_perform(GsSort *node)
+{
+	finish_run(node, node->budget);
 }
 
 /* frees the current sort */
 void
-gs_sort_reset(GpuSortState *node)
+gs_sort_reset(GsSort *node)
 {
-	/* a run writer (below) has no result slot */
-	if (node->css.ss.ps.ps_ResultTupleSlot)
-		ExecClearTuple(node->css.ss.ps.ps_ResultTupleSlot);
 	ExecClearTuple(node->row_slot);
 	ExecClearTuple(node->cmp_slot);
 	if (node->tuplesort)
@@ -1036,48 +1067,44 @@ gs_sort_reset(GpuSortState *node)
 	node->sort_done = false;
 }
 
+/* the sort state ends with the node: its current sort's memory goes */
+void
+gs_sort_end(GsSort *node)
+{
+	gs_sort_reset(node);
+	pfree(node);
+}
+
 /*
- * The sorted rows of the GpuSort ps, as an array in output order, for a
- * GpuWindow or GpuAgg above it that reads them all at once instead of one
- * ExecProcNode at a time; false when the rows are not held in memory (a
- * tuplesort, or runs in temp files), whose rows only come one at a time
- * (ExecProcNode still returns them all).  The
- * rows stay the node's until it is rescanned or ended.
- *
- * copy: the caller reads every row more than once, column by column, and
- * the rows are to be copied into output order where the memory allows
- * (gs_sort_copy_rows_for_array); otherwise the pointers lead to the rows where
- * they were stored, and the caller prefetches ahead as it reads them.
+ * A GpuWindow or GpuAgg above reads the rows all at once instead of one
+ * ExecProcNode at a time (gs_sort_rows_array).  copy: the caller reads
+ * every row more than once, column by column, and the rows are to be
+ * copied into output order where the memory allows
+ * (gs_sort_copy_rows_for_array); otherwise the pointers lead to the rows
+ * where they were stored, and the caller prefetches ahead as it reads them.
+ */
+void
+gs_sort_as_array(GsSort *node, bool copy)
+{
+	node->as_array = true;
+	node->array_copy = copy;
+}
+
+/*
+ * The sorted rows as an array in output order; false when they are not
+ * held in memory (a tuplesort, or runs in temp files), whose rows only
+ * come one at a time (gs_sort_gettuple still returns them all).
  */
 bool
-gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
+gs_sort_rows_array(GsSort *node, MinimalTuple **rows, uint64 *n)
 {
-	GpuSortState *node = (GpuSortState *) ps;
 	bool		ok;
 
-	Assert(IsA(ps, CustomScanState) &&
-		   strcmp(((CustomScanState *) ps)->methods->CustomName,
-				  GPUSORT_NODE_NAME) == 0);
-	/* what ExecProcNode would do first */
-	if (ps->chgParam != NULL)
-		ExecReScan(ps);
-	if (ps->instrument)
-		InstrStartNode(ps->instrument);
-	if (!node->sort_done)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(ps->state->es_query_cxt);
-
-		node->as_array = true;
-		node->array_copy = copy;
-		gs_sort_run(node);
-		MemoryContextSwitchTo(oldcxt);
-	}
+	Assert(node->sort_done);
 	ok = node->tuplesort == NULL && node->stream == NULL &&
 		node->merge == NULL && node->store == NULL;
 	*rows = ok ? node->tuples : NULL;
 	*n = ok ? node->nout : 0;
-	if (ps->instrument)
-		InstrStopNode(ps->instrument, (double) *n);
 	return ok;
 }
 
@@ -1088,55 +1115,37 @@ gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
  * share outgrew its room gives it the rest of its share, row by row, and
  * it sorts them run by run and writes every run to the shared files runs,
  * as a participant's GS_SORT_SHARED_RUNS GpuSort does (sortshared.c).
- * owner is that GpuSortStore: its custom_private holds the sort columns as
- * a GpuSort's does, its plan node id names the runs, and its input is the
- * writer's outer plan, for the rows' descriptor only (the writer never
- * pulls a row from it, nor ends or rescans it).  In the query's memory.
+ * spec is that GpuSortStore's: its custom_private holds the sort columns
+ * as a GpuSort's does, its plan node id names the runs, and its input's
+ * descriptor is the rows'.  In the query's memory.
  */
-GpuSortState *
-gs_writer_create(CustomScanState *owner, struct GsSharedRuns *runs)
+GsSort *
+gs_writer_create(const GsSortSpec *spec, struct GsSharedRuns *runs)
 {
-	EState	   *estate = owner->ss.ps.state;
-	CustomScan *cscan = (CustomScan *) owner->ss.ps.plan;
-	PlanState  *outer = outerPlanState(owner);
-	TupleDesc	indesc = ExecGetResultType(outer);
-	MemoryContext oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
-	GpuSortState *node = palloc0(sizeof(GpuSortState));
+	GsSort	   *node = gs_sort_begin(spec);
 
-	/* no executor methods: nothing executes a writer */
-	NodeSetTag(node, T_CustomScanState);
-	node->css.flags = cscan->flags;
-	node->css.ss.ps.plan = &cscan->scan.plan;
-	node->css.ss.ps.state = estate;
-	outerPlanState(node) = outer;
 	node->forward_only = true;
 	node->mode = GS_SORT_SHARED_RUNS;
 	node->shared = runs;
 	node->writer = true;
-	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
-										&TTSOpsMinimalTuple);
-	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
-										&TTSOpsMinimalTuple);
-	gs_sort_init_columns(node, cscan->custom_private);
-	MemoryContextSwitchTo(oldcxt);
 	return node;
 }
 
 /* a new share: the last one's memory goes */
 void
-gs_writer_start(GpuSortState *node)
+gs_writer_start(GsSort *node)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->querycxt);
 
 	gs_sort_reset(node);
-	start_run(node);
-	INSTR_TIME_SET_CURRENT(node->writer_start);
+	start_run(node, 0, false);
+	INSTR_TIME_SET_CURRENT(node->intake_start);
 	MemoryContextSwitchTo(oldcxt);
 }
 
 /* one row of the share: stored, and written in a run when the memory fills */
 void
-gs_writer_put(GpuSortState *node, TupleTableSlot *slot)
+gs_writer_put(GsSort *node, TupleTableSlot *slot)
 {
 	take_row(node, slot, gpusort_memory_budget());
 }
@@ -1147,11 +1156,11 @@ gs_writer_put(GpuSortState *node, TupleTableSlot *slot)
  * goes, but for the rows a fallback to tuplesort holds (gs_writer_next).
  */
 void
-gs_writer_finish(GpuSortState *node)
+gs_writer_finish(GsSort *node)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->querycxt);
 
-	finish_run(node, gpusort_memory_budget(), node->writer_start);
+	finish_run(node, gpusort_memory_budget());
 	if (node->tuplesort == NULL)
 		gs_sort_reset(node);
 	MemoryContextSwitchTo(oldcxt);
@@ -1163,7 +1172,7 @@ gs_writer_finish(GpuSortState *node)
  * the Gather; NULL at the end, and always for a writer that wrote runs
  */
 TupleTableSlot *
-gs_writer_next(GpuSortState *node)
+gs_writer_next(GsSort *node)
 {
 	if (node->tuplesort &&
 		tuplesort_gettupleslot(node->tuplesort, true, false, node->row_slot, NULL))
@@ -1173,7 +1182,7 @@ gs_writer_next(GpuSortState *node)
 
 /* what the writer wrote, for EXPLAIN (valid after gs_writer_finish) */
 void
-gs_writer_counts(GpuSortState *node, int *nruns, uint64 *rows, uint64 *bytes)
+gs_writer_counts(GsSort *node, int *nruns, uint64 *rows, uint64 *bytes)
 {
 	*nruns = node->info.spill_runs;
 	*rows = node->info.rows_sorted;
@@ -1182,7 +1191,7 @@ gs_writer_counts(GpuSortState *node, int *nruns, uint64 *rows, uint64 *bytes)
 
 /* frees everything the writer holds (the node ends or rescans) */
 void
-gs_writer_end(GpuSortState *node)
+gs_writer_end(GsSort *node)
 {
 	gs_sort_reset(node);
 }

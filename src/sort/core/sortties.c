@@ -101,7 +101,7 @@ typedef struct SettleCtx
  * sortrefine.c.
  */
 static void
-settle_one(GpuSortState *node, SettleCtx *sc, uint32 *order, uint64 r,
+settle_one(GsSort *node, SettleCtx *sc, uint32 *order, uint64 r,
 		   uint64 len)
 {
 	if (sc->refinecxt && (r + len <= node->nout || node->nout == node->ntuples))
@@ -217,7 +217,7 @@ copy_order_slice(void *p, uint64 lo, uint64 hi)
  * sort is small or has too many runs for the slices' arrays.
  */
 static bool
-find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
+find_runs_threaded(GsSort *node, const uint64 *keys, int nwords,
 				   uint64 n, const uint32 *order, uint32 **settled,
 				   SettleCtx *sc)
 {
@@ -272,7 +272,7 @@ find_runs_threaded(GpuSortState *node, const uint64 *keys, int nwords,
  * order is strxfrm's, which the check verifies (sortverify.c)
  */
 static void
-settle_begin(GpuSortState *node, SettleCtx *sc, uint64 n, int first_inexact)
+settle_begin(GsSort *node, SettleCtx *sc, uint64 n, int first_inexact)
 {
 	sc->first_inexact = first_inexact;
 	sc->tiecxt = AllocSetContextCreate(node->runcxt, "GpuSort ties",
@@ -303,7 +303,7 @@ settle_begin(GpuSortState *node, SettleCtx *sc, uint64 n, int first_inexact)
  * when the sort is large (find_runs_threaded), else in one pass here.
  */
 uint32 *
-gs_sort_settle_ties(GpuSortState *node, const uint32 *order,
+gs_sort_settle_ties(GsSort *node, const uint32 *order,
 					const uint64 *sorted_keys, int nwords, uint64 n,
 					int first_inexact)
 {

@@ -486,7 +486,7 @@ note_bad(VerifyArg *a, uint64 j)
  * noting the positions out of order that the thread found (all before).
  */
 static void
-verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
+verify_rest(GsSort *node, VerifyArg *a, uint64 t)
 {
 	TupleTableSlot *sa = a->slots[2 * t];
 	TupleTableSlot *sb = a->slots[2 * t + 1];
@@ -522,7 +522,7 @@ verify_rest(GpuSortState *node, VerifyArg *a, uint64 t)
 
 /* rows at positions p and q of order are in order under the comparators */
 static bool
-rows_in_order(GpuSortState *node, VerifyArg *a, TupleTableSlot **slots,
+rows_in_order(GsSort *node, VerifyArg *a, TupleTableSlot **slots,
 			  const uint32 *order, uint64 p, uint64 q)
 {
 	TupleTableSlot *sa = slots[0];
@@ -548,7 +548,7 @@ rows_in_order(GpuSortState *node, VerifyArg *a, TupleTableSlot **slots,
  * real sort (the comparators ordered them) -- a scramble no sort can give.
  */
 static void
-scramble(GpuSortState *node, VerifyArg *a, uint32 *order)
+scramble(GsSort *node, VerifyArg *a, uint32 *order)
 {
 	TupleDesc	desc = node->row_slot->tts_tupleDescriptor;
 	TupleTableSlot *slots[2];
@@ -576,7 +576,7 @@ scramble(GpuSortState *node, VerifyArg *a, uint32 *order)
 }
 
 static uint32 *
-writable_copy(GpuSortState *node, const uint32 *order, uint64 n)
+writable_copy(GsSort *node, const uint32 *order, uint64 n)
 {
 	uint32	   *copy = MemoryContextAllocHuge(node->runcxt, sizeof(uint32) * n);
 
@@ -623,7 +623,7 @@ verify_free(VerifyArg *a)
 
 /* runs the tasks on threads, or marks them all left to the backend */
 static void
-verify_run_tasks(GpuSortState *node, VerifyArg *a, int nthreads)
+verify_run_tasks(GsSort *node, VerifyArg *a, int nthreads)
 {
 	uint64		t,
 				hi;
@@ -641,7 +641,7 @@ verify_run_tasks(GpuSortState *node, VerifyArg *a, int nthreads)
 }
 
 uint32 *
-gs_sort_verify(GpuSortState *node, const uint32 *order, uint32 *writable,
+gs_sort_verify(GsSort *node, const uint32 *order, uint32 *writable,
 			   const uint64 *sorted_keys, int nwords, uint64 n, int col)
 {
 	VerifyArg	a;

@@ -9,9 +9,11 @@
  * columns' COLLATE, DESC, USING and NULLS options exactly as explain.c
  * prints a Sort's, so that plans read the same with GpuSort on; the text
  * format prints one line per topic, the other formats one property per
- * value.  Everything shown comes from the node's GsRunInfo (sortstate.h),
- * which sortnode.c fills while it sorts (the row stream's figures, which
- * grow while rows are returned, are taken when EXPLAIN asks for them).
+ * value.  Everything shown comes from the sort's public part: its
+ * GsRunInfo (core/sortinfo.h), which the core fills while it sorts (the
+ * row stream's figures, which grow while rows are returned, are taken when
+ * EXPLAIN asks for them: gs_sort_info), and the key layout in words
+ * (gs_sort_describe_keys); the sort columns come from the plan.
  *
  * Split from sortnode.c: it changes when EXPLAIN's output changes, not
  * when the sort does.
@@ -28,9 +30,9 @@
 #include "utils/typcache.h"
 
 #include "base/compat.h"
-#include "core/rowstream.h"
-#include "keys/sortkey.h"
-#include "core/sortstate.h"
+#include "sortnode.h"
+#include "core/sortcore.h"
+#include "core/sortplan.h"
 
 /* COLLATE, DESC, USING, NULLS FIRST/LAST as explain.c prints them */
 static void
@@ -73,10 +75,9 @@ show_sortorder_options(StringInfo buf, Node *sortexpr, Oid sortop,
 
 /* the sort key expressions, deparsed as EXPLAIN does for a Sort */
 static List *
-sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
-			   bool with_options)
+sort_key_names(const GsSortColumns *cols, Plan *plan, List *ancestors,
+			   ExplainState *es, bool with_options)
 {
-	Plan	   *plan = node->css.ss.ps.plan;
 	List	   *context;
 	bool		useprefix;
 	List	   *result = NIL;
@@ -84,20 +85,20 @@ sort_key_names(GpuSortState *node, List *ancestors, ExplainState *es,
 
 	context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
 	useprefix = (gs_explain_rtable_size(es) > 1 || es->verbose);
-	for (k = 0; k < node->nkeys; k++)
+	for (k = 0; k < cols->n; k++)
 	{
-		TargetEntry *tle = get_tle_by_resno(plan->targetlist, node->attnos[k]);
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, cols->attnos[k]);
 		StringInfoData buf;
 
 		if (tle == NULL)
-			elog(ERROR, "no tlist entry for key %d", node->attnos[k]);
+			elog(ERROR, "no tlist entry for key %d", cols->attnos[k]);
 		initStringInfo(&buf);
 		appendStringInfoString(&buf,
 							   deparse_expression((Node *) tle->expr, context,
 												  useprefix, true));
 		if (with_options)
-			show_sortorder_options(&buf, (Node *) tle->expr, node->sortops[k],
-								   node->collations[k], node->nulls_first[k]);
+			show_sortorder_options(&buf, (Node *) tle->expr, cols->sortops[k],
+								   cols->collations[k], cols->nulls_first[k]);
 		result = lappend(result, buf.data);
 	}
 	return result;
@@ -126,33 +127,17 @@ explain_line(ExplainState *es, const char *fmt,...)
 	appendStringInfoChar(es->str, '\n');
 }
 
-/*
- * The row stream's figures so far into node->info: sortnode.c notes them
- * when the last row is out, EXPLAIN while rows may still be streaming.
- */
-void
-gs_sort_stream_note(GpuSortState *node)
-{
-	const GsRowStreamStats *st = gs_rowstream_stats(node->stream);
-
-	node->info.streamed = true;
-	node->info.copied_bytes = st->bytes;
-	node->info.stream_threads = st->threads;
-	node->info.ms_stream_wait = st->ms_waited;
-}
-
 /* the text format's line of rows, ties and memory */
 static void
-explain_text_rows(GpuSortState *node, ExplainState *es)
+explain_text_rows(const GsRunInfo *info, ExplainState *es)
 {
-	GsRunInfo  *info = &node->info;
 	StringInfoData buf;
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "Rows: " UINT64_FORMAT " sorted", info->rows_sorted);
-	if (node->bounded)
+	if (info->bound > 0)
 		appendStringInfo(&buf, " (top " INT64_FORMAT ", " UINT64_FORMAT
-						 " dropped early)", node->bound,
+						 " dropped early)", info->bound,
 						 info->rows_dropped);
 	appendStringInfo(&buf, "  Ties: " UINT64_FORMAT " groups, " UINT64_FORMAT
 					 " rows  Memory: %zukB", info->tie_groups,
@@ -171,7 +156,7 @@ explain_text_rows(GpuSortState *node, ExplainState *es)
 
 /* the text format's lines of the ties' refinement and the strcoll check */
 static void
-explain_text_keys(GsRunInfo *info, ExplainState *es)
+explain_text_keys(const GsRunInfo *info, ExplainState *es)
 {
 	if (info->refine_capped_groups > 0 && info->refine_groups == 0)
 		explain_line(es, "Refined: 0 groups; " UINT64_FORMAT " groups, " UINT64_FORMAT " rows left to the comparators, which cost less",
@@ -209,7 +194,7 @@ explain_text_keys(GsRunInfo *info, ExplainState *es)
 
 /* the text format's line of the parallel intake */
 static void
-explain_text_intake(GsRunInfo *info, ExplainState *es)
+explain_text_intake(const GsRunInfo *info, ExplainState *es)
 {
 	if (es->timing && info->streamed)
 		explain_line(es, "Parallel Intake: " UINT64_FORMAT " rows stored by %d participants in shared memory (%zukB), taken in %.3f ms, %zukB copied in output order while returned (threads: %d, waited %.3f ms)",
@@ -229,7 +214,7 @@ explain_text_intake(GsRunInfo *info, ExplainState *es)
 
 /* the text format's line of the runs in temp files (sortspill.c) */
 static void
-explain_text_spill(GsRunInfo *info, ExplainState *es)
+explain_text_spill(const GsRunInfo *info, ExplainState *es)
 {
 	const char *into = info->spill_stored ?
 		" into a tuplestore for backward scans and marks" : "";
@@ -287,7 +272,7 @@ explain_text_spill(GsRunInfo *info, ExplainState *es)
 
 /* the text format's lines of times and of the GPU's work */
 static void
-explain_text_times(GsRunInfo *info, ExplainState *es)
+explain_text_times(const GsRunInfo *info, ExplainState *es)
 {
 	if (es->timing && info->used_tuplesort)
 		explain_line(es, "Sort Times: sort %.3f ms", info->ms_sort);
@@ -312,11 +297,9 @@ explain_text_times(GsRunInfo *info, ExplainState *es)
 }
 
 static void
-explain_text(GpuSortState *node, ExplainState *es, const char *engine,
+explain_text(const GsRunInfo *info, ExplainState *es, const char *engine,
 			 const char *keydesc)
 {
-	GsRunInfo  *info = &node->info;
-
 	if (info->used_tuplesort)
 	{
 		explain_line(es, "GpuSort: tuplesort (%s)", info->fallback);
@@ -330,7 +313,7 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 		explain_line(es, "GpuSort: %s, key %s", engine, keydesc);
 		if (info->engine.fallback[0])
 			explain_line(es, "GPU Not Used: %s", info->engine.fallback);
-		explain_text_rows(node, es);
+		explain_text_rows(info, es);
 		explain_text_keys(info, es);
 		if (info->par_rows > 0)
 			explain_text_intake(info, es);
@@ -342,7 +325,7 @@ explain_text(GpuSortState *node, ExplainState *es, const char *engine,
 
 /* the other formats' properties of the ties' refinement and the strcoll check */
 static void
-explain_structured_refine(GsRunInfo *info, ExplainState *es)
+explain_structured_refine(const GsRunInfo *info, ExplainState *es)
 {
 	if (info->refine_groups > 0 || info->refine_capped_groups > 0)
 	{
@@ -383,7 +366,7 @@ explain_structured_refine(GsRunInfo *info, ExplainState *es)
 
 /* the other formats' properties of memory */
 static void
-explain_structured_memory(GsRunInfo *info, ExplainState *es)
+explain_structured_memory(const GsRunInfo *info, ExplainState *es)
 {
 	ExplainPropertyUInteger("Memory Used", "kB",
 							(info->peak_bytes + 1023) / 1024, es);
@@ -399,7 +382,7 @@ explain_structured_memory(GsRunInfo *info, ExplainState *es)
 
 /* the other formats' properties of the parallel intake */
 static void
-explain_structured_intake(GsRunInfo *info, ExplainState *es)
+explain_structured_intake(const GsRunInfo *info, ExplainState *es)
 {
 	ExplainPropertyUInteger("Parallel Rows", NULL, info->par_rows, es);
 	ExplainPropertyInteger("Parallel Participants", NULL, info->par_parts, es);
@@ -412,7 +395,7 @@ explain_structured_intake(GsRunInfo *info, ExplainState *es)
 
 /* the other formats' properties of the runs in temp files (sortspill.c) */
 static void
-explain_structured_spill(GsRunInfo *info, ExplainState *es)
+explain_structured_spill(const GsRunInfo *info, ExplainState *es)
 {
 	ExplainPropertyInteger("Spill Runs", NULL, info->spill_runs, es);
 	ExplainPropertyBool("Runs To Shared Files", info->runs_shared, es);
@@ -439,18 +422,16 @@ explain_structured_spill(GsRunInfo *info, ExplainState *es)
 
 /* the other formats' properties of a sort by keys */
 static void
-explain_structured_keys(GpuSortState *node, ExplainState *es,
+explain_structured_keys(const GsRunInfo *info, ExplainState *es,
 						const char *keydesc)
 {
-	GsRunInfo  *info = &node->info;
-
 	if (info->engine.fallback[0])
 		ExplainPropertyText("GPU Not Used", info->engine.fallback, es);
 	ExplainPropertyText("GpuSort Key", keydesc, es);
 	ExplainPropertyUInteger("Sorted Rows", NULL, info->rows_sorted, es);
-	if (node->bounded)
+	if (info->bound > 0)
 	{
-		ExplainPropertyInteger("Bound", NULL, node->bound, es);
+		ExplainPropertyInteger("Bound", NULL, info->bound, es);
 		ExplainPropertyUInteger("Dropped Rows", NULL, info->rows_dropped, es);
 		ExplainPropertyInteger("Bound Prunes", NULL, info->nprunes, es);
 	}
@@ -472,7 +453,7 @@ explain_structured_keys(GpuSortState *node, ExplainState *es,
 
 /* the other formats' times */
 static void
-explain_structured_times(GsRunInfo *info, ExplainState *es)
+explain_structured_times(const GsRunInfo *info, ExplainState *es)
 {
 	ExplainPropertyFloat("Time Building Keys", "ms", info->ms_keys, 3, es);
 	ExplainPropertyFloat("Time Sorting", "ms", info->ms_sort, 3, es);
@@ -489,11 +470,9 @@ explain_structured_times(GsRunInfo *info, ExplainState *es)
 }
 
 static void
-explain_structured(GpuSortState *node, ExplainState *es, const char *engine,
-				   const char *keydesc)
+explain_structured(const GsRunInfo *info, ExplainState *es,
+				   const char *engine, const char *keydesc)
 {
-	GsRunInfo  *info = &node->info;
-
 	ExplainPropertyText("GpuSort Engine", engine, es);
 	if (info->used_tuplesort)
 	{
@@ -505,54 +484,53 @@ explain_structured(GpuSortState *node, ExplainState *es, const char *engine,
 							tuplesort_space_type_name(info->tsstats.spaceType), es);
 	}
 	else
-		explain_structured_keys(node, es, keydesc);
+		explain_structured_keys(info, es, keydesc);
 	if (es->timing)
 		explain_structured_times(info, es);
 }
 
-/* the key layout in words, with the sort columns' names */
+/* the key layout in words, with the sort columns' names, or NULL */
 static char *
-describe_keys(GpuSortState *node, List *ancestors, ExplainState *es)
+describe_keys(GsSort *sort, const GsSortColumns *cols, Plan *plan,
+			  List *ancestors, ExplainState *es)
 {
-	List	   *names = sort_key_names(node, ancestors, es, false);
-	const char **arr = palloc(sizeof(char *) * node->nkeys);
+	List	   *names = sort_key_names(cols, plan, ancestors, es, false);
+	const char **arr = palloc(sizeof(char *) * cols->n);
 	int			k = 0;
 	ListCell   *lc;
 
 	foreach(lc, names)
 		arr[k++] = lfirst(lc);
-	/* runs sorted by a layout of their own, written with the runs' keys */
-	if (node->run_sort_keys &&
-		(node->info.spill_runs > 0 || node->info.runs_shared))
-		return psprintf("%s; runs' key %s",
-						gs_keys_describe(node->run_sort_keys, arr),
-						gs_keys_describe(node->keys, arr));
-	return gs_keys_describe(node->keys, arr);
+	return gs_sort_describe_keys(sort, arr);
 }
 
 void
 gs_sort_explain(CustomScanState *cnode, List *ancestors, ExplainState *es)
 {
-	GpuSortState *node = (GpuSortState *) cnode;
-	GsRunInfo  *info = &node->info;
+	GsSort	   *sort = ((GpuSortState *) cnode)->sort;
+	Plan	   *plan = cnode->ss.ps.plan;
+	const GsRunInfo *info;
+	GsSortColumns cols;
 	const char *engine;
 	char	   *keydesc = NULL;
 
-	ExplainPropertyList("Sort Key", sort_key_names(node, ancestors, es, true), es);
+	gs_sort_columns(((CustomScan *) plan)->custom_private, &cols);
+	ExplainPropertyList("Sort Key",
+						sort_key_names(&cols, plan, ancestors, es, true), es);
 
+	/* the row stream's figures grow while rows are returned: taken now */
+	info = gs_sort_info(sort);
 	if (!es->analyze || !info->valid)
 		return;
-	if (node->stream)
-		gs_sort_stream_note(node);
 
 	engine = info->used_tuplesort ? "tuplesort" :
 		(info->have_engine && info->engine.engine) ? info->engine.engine :
 		info->shared_runs > 0 ? "merge of the participants' runs" :
 		info->rows_passed > 0 ? "none, the rows passed on unsorted to the GpuSort above" : "?";
-	if (!info->used_tuplesort && node->keys)
-		keydesc = describe_keys(node, ancestors, es);
+	if (!info->used_tuplesort)
+		keydesc = describe_keys(sort, &cols, plan, ancestors, es);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
-		explain_text(node, es, engine, keydesc);
+		explain_text(info, es, engine, keydesc);
 	else
-		explain_structured(node, es, engine, keydesc);
+		explain_structured(info, es, engine, keydesc);
 }

@@ -3,43 +3,38 @@
  * sortnode.c
  *	  Executor of the GpuSort CustomScan: a Sort that sorts fixed-width keys.
  *
- * The node is executor glue over the sort's core (src/sort/core/, whose
- * steps, invariants, memory and fallbacks sortstore.c's header gives): it
- * sets the sort up from its plan (the columns, a Limit's bound, a parallel
- * intake below its Gather), runs it on the first fetch, returns its rows
- * forwards or backwards, and rescans, marks and restores as a Sort does.
+ * The node is executor glue over the sort's core (src/sort/core/,
+ * sortcore.h, whose steps, invariants, memory and fallbacks sortstore.c's
+ * header gives), as nodeSort.c is over tuplesort.c: it sets a sort state
+ * (GsSort) up from its plan (the columns, the input's descriptor and
+ * estimate, a parallel intake below its Gather, the participants' sort
+ * below one), and on the first fetch evaluates the Limit's bound, pulls
+ * every row of its child into the sort and has it sorted; it returns the
+ * sort's rows forwards or backwards, and rescans, marks and restores as a
+ * Sort does.  A rescan reads the rows again unless the input's parameters
+ * or the bound changed or the sort cannot read them again
+ * (gs_sort_rewind); then the sort goes and the next fetch sorts anew.
  *
- * Files: the sort is the core's (src/sort/core/, state in sortstate.h,
- * the steps numbered as in sortstore.c's header): sortstore.c
- * reads and stores the input (step 1), bounds it, writes runs and falls
- * back to tuplesort, and runs a parallel intake's run writer; sortorder.c
- * builds the keys, sorts them and gathers the output (steps 2, 3 and 5's
- * array); sortmem.c reserves the rows' memory; sortties.c and the files
- * below it settle ties (step 4); sortspill.c and sortshared.c hold runs and
- * their merge; sortstat.c counts for gpusort_stat; EXPLAIN is
- * sortexplain.c's, beside this file.
+ * GpuWindow and GpuAgg take a GpuSort child's rows as one array
+ * (gs_sort_sorted_rows, here: the node sorts as its first fetch would).  A
+ * participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) sets up the
+ * shared runs in the Gather's segment (the DSM callbacks below).  EXPLAIN
+ * is sortexplain.c's, beside this file.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
+#include "access/parallel.h"
 #include "common/int.h"
 #include "executor/executor.h"
+#include "executor/instrument.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
-#include "optimizer/optimizer.h"
-#include "portability/instr_time.h"
-#include "utils/memutils.h"
-#include "utils/sortsupport.h"
-#include "utils/tuplesort.h"
 
-#include "base/timing.h"
 #include "sortnode.h"
-#include "core/sortstate.h"
-
-/* how far ahead of the row being returned to prefetch */
-#define GS_PREFETCH_AHEAD	16
+#include "sortpar.h"
+#include "core/sortcore.h"
+#include "engine/engine.h"
 
 
 static Node *gpusort_create_state(CustomScan *cscan);
@@ -49,6 +44,13 @@ static void gpusort_end(CustomScanState *node);
 static void gpusort_rescan(CustomScanState *node);
 static void gpusort_markpos(CustomScanState *node);
 static void gpusort_restrpos(CustomScanState *node);
+static Size gpusort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void gpusort_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void gpusort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+							   void *coordinate);
+static void gpusort_init_worker(CustomScanState *node, shm_toc *toc,
+								void *coordinate);
 
 const CustomScanMethods gpusort_plan_methods = {
 	.CustomName = GPUSORT_NODE_NAME,
@@ -64,10 +66,10 @@ static const CustomExecMethods gpusort_exec_methods = {
 	.MarkPosCustomScan = gpusort_markpos,
 	.RestrPosCustomScan = gpusort_restrpos,
 	/* only for a participant's GpuSort, the one parallel aware (sortshared.c) */
-	.EstimateDSMCustomScan = gs_shared_estimate,
-	.InitializeDSMCustomScan = gs_shared_init_dsm,
-	.ReInitializeDSMCustomScan = gs_shared_reinit_dsm,
-	.InitializeWorkerCustomScan = gs_shared_init_worker,
+	.EstimateDSMCustomScan = gpusort_estimate_dsm,
+	.InitializeDSMCustomScan = gpusort_init_dsm,
+	.ReInitializeDSMCustomScan = gpusort_reinit_dsm,
+	.InitializeWorkerCustomScan = gpusort_init_worker,
 	.ExplainCustomScan = gs_sort_explain,
 };
 
@@ -107,22 +109,29 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	CustomScan *cscan = (CustomScan *) cnode->ss.ps.plan;
-	TupleDesc	indesc;
+	GpuSortState *below;
+	GsSortSpec	spec = {0};
 
 	/* like a Sort, we store the input, so the input never rewinds */
-	node->random_access = (eflags & (EXEC_FLAG_REWIND |
-									 EXEC_FLAG_BACKWARD |
-									 EXEC_FLAG_MARK)) != 0;
-	node->forward_only = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) == 0;
+	spec.random_access = (eflags & (EXEC_FLAG_REWIND |
+									EXEC_FLAG_BACKWARD |
+									EXEC_FLAG_MARK)) != 0;
+	spec.forward_only = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) == 0;
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
 										eflags & ~(EXEC_FLAG_REWIND |
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
-	indesc = ExecGetResultType(outerPlanState(node));
 	node->mode = gs_plan_sort_mode(cscan->custom_private);
+	spec.columns = cscan->custom_private;
+	spec.tupdesc = ExecGetResultType(outerPlanState(node));
+	spec.est_rows = cscan->scan.plan.plan_rows;
+	spec.plan_node_id = cscan->scan.plan.plan_node_id;
+	spec.mode = node->mode;
 	if (node->mode == GS_SORT_PARALLEL)
-		node->par = gs_par_input(outerPlanState(node));
-	node->below = shared_runs_below(outerPlanState(node));
+		spec.par = gs_par_input(outerPlanState(node));
+	below = shared_runs_below(outerPlanState(node));
+	spec.below = below ? below->sort : NULL;
+	spec.tuple_table = &estate->es_tupleTable;
 
 	/*
 	 * Return the stored rows themselves, in a MinimalTuple slot as a Sort
@@ -130,12 +139,7 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 	 */
 	ExecInitResultTupleSlotTL(&cnode->ss.ps, &TTSOpsMinimalTuple);
 	cnode->ss.ps.ps_ProjInfo = NULL;
-	node->row_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
-										&TTSOpsMinimalTuple);
-	node->cmp_slot = ExecAllocTableSlot(&estate->es_tupleTable, indesc,
-										&TTSOpsMinimalTuple);
-
-	gs_sort_init_columns(node, cscan->custom_private);
+	node->sort = gs_sort_begin(&spec);
 
 	if (cscan->custom_exprs != NIL)
 	{
@@ -154,59 +158,62 @@ gpusort_begin(CustomScanState *cnode, EState *estate, int eflags)
 		gs_sorter_expect((uint64) Max(cscan->scan.plan.plan_rows, 0.0));
 }
 
-/* the last row is out: the helpers stop (a rescan restarts them) */
-static void
-stream_done(GpuSortState *node)
+/* ---- the sort --------------------------------------------------------------- */
+
+/*
+ * The number of rows the Limit above will take (offset + count), or 0
+ * when it may take them all.  Limit computes the same from the same
+ * expressions (recompute_limits); it complains about bad values itself.
+ */
+static int64
+eval_bound(GpuSortState *node)
 {
-	gs_rowstream_finish(node->stream);
-	gs_sort_stream_note(node);
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	Datum		d;
+	bool		isnull;
+	int64		count;
+	int64		offset = 0;
+	int64		bound;
+
+	if (node->count_expr == NULL)
+		return 0;
+	d = ExecEvalExprSwitchContext(node->count_expr, econtext, &isnull);
+	if (isnull)
+		return 0;
+	count = DatumGetInt64(d);
+	d = ExecEvalExprSwitchContext(node->offset_expr, econtext, &isnull);
+	if (!isnull)
+		offset = DatumGetInt64(d);
+	if (count <= 0 || offset < 0 || pg_add_s64_overflow(count, offset, &bound))
+		return 0;
+	return bound;
 }
 
 /*
- * The next row in the given direction, with tuplesort's semantics for an
- * in-memory sort: after running off the end forwards, a backward fetch
- * returns the last row.
+ * Reads the input into the core's sort and sorts it, in the query's memory
+ * (the sort's own is a child of it)
  */
-static MinimalTuple
-next_row(GpuSortState *node, bool forward)
+static void
+sort_input(GpuSortState *node)
 {
-	if (forward)
-	{
-		if (node->stream)
-		{
-			MinimalTuple tup = gs_rowstream_get(node->stream, node->current);
+	PlanState  *outer = outerPlanState(node);
+	Instrumentation *instr = node->css.ss.ps.instrument;
+	MemoryContext oldcxt =
+		MemoryContextSwitchTo(node->css.ss.ps.state->es_query_cxt);
 
-			if (tup)
-			{
-				node->current++;
-				return tup;
-			}
-			stream_done(node);
-			node->eof_reached = true;
-			return NULL;
-		}
-		if (node->current < node->nout)
-		{
-			if (node->current + GS_PREFETCH_AHEAD < node->nout)
-				gs_prefetch(node->tuples[node->current + GS_PREFETCH_AHEAD]);
-			return node->tuples[node->current++];
-		}
-		node->eof_reached = true;
-		return NULL;
-	}
-	if (node->current == 0)
-		return NULL;
-	if (node->eof_reached)
-		node->eof_reached = false;
-	else
+	/* instrumentation is set up after BeginCustomScan */
+	gs_sort_start(node->sort, eval_bound(node),
+				  instr != NULL && instr->need_timer);
+	for (;;)
 	{
-		node->current--;		/* the row returned last */
-		if (node->current == 0)
-			return NULL;
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		gs_sort_put(node->sort, slot);
 	}
-	if (node->current > GS_PREFETCH_AHEAD)
-		gs_prefetch(node->tuples[node->current - 1 - GS_PREFETCH_AHEAD]);
-	return node->tuples[node->current - 1];
+	gs_sort_perform(node->sort);
+	MemoryContextSwitchTo(oldcxt);
 }
 
 static TupleTableSlot *
@@ -214,141 +221,133 @@ gpusort_exec(CustomScanState *cnode)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	TupleTableSlot *slot = cnode->ss.ps.ps_ResultTupleSlot;
-	bool		forward = ScanDirectionIsForward(cnode->ss.ps.state->es_direction);
-	MinimalTuple tup;
-	instr_time	start;
 
 	CHECK_FOR_INTERRUPTS();
-	if (!node->sort_done)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(cnode->ss.ps.state->es_query_cxt);
-
-		gs_sort_run(node);
-		MemoryContextSwitchTo(oldcxt);
-	}
-
-	if (node->tuplesort)
-	{
-		(void) tuplesort_gettupleslot(node->tuplesort, forward, false, slot, NULL);
-		return slot;
-	}
-
-	if (node->store)
-	{
-		if (!tuplestore_gettupleslot(node->store, forward, false, slot))
-			ExecClearTuple(slot);
-		return slot;
-	}
-	if (node->merge)
-	{
-		if (!forward)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("GpuSort cannot scan its merged runs backward")));
-		tup = gs_spill_next(node);
-		if (tup)
-			return ExecStoreMinimalTuple(tup, slot, false);
-		return ExecClearTuple(slot);
-	}
-
-	if (node->time_emit)
-		INSTR_TIME_SET_CURRENT(start);
-	tup = next_row(node, forward);
-	if (tup)
-		ExecStoreMinimalTuple(tup, slot, false);
-	else
-		ExecClearTuple(slot);
-	if (node->time_emit)
-		node->info.ms_emit += gs_elapsed_ms(start);
+	if (!gs_sort_is_sorted(node->sort))
+		sort_input(node);
+	(void) gs_sort_gettuple(node->sort,
+							ScanDirectionIsForward(cnode->ss.ps.state->es_direction),
+							slot);
 	return slot;
 }
 
+/*
+ * The sorted rows of the GpuSort ps, as an array in output order, for a
+ * GpuWindow or GpuAgg above it that reads them all at once instead of one
+ * ExecProcNode at a time; false when the rows are not held in memory
+ * (gs_sort_rows_array), whose rows only come one at a time (ExecProcNode
+ * still returns them all).  The rows stay the node's until it is
+ * rescanned or ended.
+ */
+bool
+gs_sort_sorted_rows(PlanState *ps, MinimalTuple **rows, uint64 *n, bool copy)
+{
+	GpuSortState *node = (GpuSortState *) ps;
+	bool		ok;
+
+	Assert(IsA(ps, CustomScanState) &&
+		   ((CustomScanState *) ps)->methods == &gpusort_exec_methods);
+	/* what ExecProcNode would do first */
+	if (ps->chgParam != NULL)
+		ExecReScan(ps);
+	if (ps->instrument)
+		InstrStartNode(ps->instrument);
+	if (!gs_sort_is_sorted(node->sort))
+	{
+		gs_sort_as_array(node->sort, copy);
+		sort_input(node);
+	}
+	ok = gs_sort_rows_array(node->sort, rows, n);
+	if (ps->instrument)
+		InstrStopNode(ps->instrument, (double) *n);
+	return ok;
+}
+
+/* ---- end, rescan, mark ---------------------------------------------------------- */
 static void
 gpusort_end(CustomScanState *cnode)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 
-	gs_sort_reset(node);
+	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
+	gs_sort_end(node->sort);
+	node->sort = NULL;
 	ExecEndNode(outerPlanState(node));
 }
 
+/*
+ * The rows are read again where nothing changed: the input's parameters,
+ * the Limit's bound, and the rows can be read again (gs_sort_rewind);
+ * otherwise the sort goes and the next fetch sorts again
+ */
 static void
 gpusort_rescan(CustomScanState *cnode)
 {
 	GpuSortState *node = (GpuSortState *) cnode;
 	PlanState  *outer = outerPlanState(node);
 	int64		bound = 0;
+	int64		old_bound;
 	bool		bounded;
 
 	/* not sorted yet: the input rescans itself if its parameters changed */
-	if (!node->sort_done)
+	if (!gs_sort_is_sorted(node->sort))
 		return;
 
 	ExecClearTuple(cnode->ss.ps.ps_ResultTupleSlot);
-	bounded = gs_sort_eval_bound(node, &bound);
-	/*
-	 * A participant's runs: the Gather's rescan deletes them, so sort
-	 * again; and the merger of participants' runs reads them again, which
-	 * may be gone once the Gather has shut down (a Limit shuts its input
-	 * down when done): it runs the Gather again
-	 */
-	if (node->mode == GS_SORT_SHARED_RUNS ||
-		(node->merge && node->info.shared_runs > 0) ||
-		outer->chgParam != NULL ||
-		bounded != node->bounded || (bounded && bound != node->bound) ||
-		(node->tuplesort && !node->random_access))
+	bound = eval_bound(node);
+	bounded = gs_sort_bounded(node->sort, &old_bound);
+	if (outer->chgParam != NULL ||
+		(bound > 0) != bounded || (bounded && bound != old_bound) ||
+		!gs_sort_rewind(node->sort))
 	{
-		gs_sort_reset(node);
+		gs_sort_reset(node->sort);
 		if (outer->chgParam == NULL)
 			ExecReScan(outer);
-	}
-	else if (node->tuplesort)
-		tuplesort_rescan(node->tuplesort);
-	else if (node->store)
-		tuplestore_rescan(node->store);
-	else if (node->merge)
-		gs_spill_rewind(node);
-	else
-	{
-		node->current = 0;
-		node->eof_reached = false;
-		node->markpos = 0;
-		node->mark_eof = false;
 	}
 }
 
 static void
 gpusort_markpos(CustomScanState *cnode)
 {
-	GpuSortState *node = (GpuSortState *) cnode;
-
-	if (!node->sort_done)
-		return;
-	if (node->tuplesort)
-		tuplesort_markpos(node->tuplesort);
-	else if (node->store)
-		tuplestore_copy_read_pointer(node->store, 0, 1);
-	else
-	{
-		node->markpos = node->current;
-		node->mark_eof = node->eof_reached;
-	}
+	gs_sort_markpos(((GpuSortState *) cnode)->sort);
 }
 
 static void
 gpusort_restrpos(CustomScanState *cnode)
 {
-	GpuSortState *node = (GpuSortState *) cnode;
+	gs_sort_restorepos(((GpuSortState *) cnode)->sort);
+}
 
-	if (!node->sort_done)
-		return;
-	if (node->tuplesort)
-		tuplesort_restorepos(node->tuplesort);
-	else if (node->store)
-		tuplestore_copy_read_pointer(node->store, 1, 0);
-	else
-	{
-		node->current = node->markpos;
-		node->eof_reached = node->mark_eof;
-	}
+/* ---- a participant's GpuSort under a Gather (GS_SORT_SHARED_RUNS) ------------ */
+
+/* participants are the leader and the workers parallel.c planned */
+static Size
+gpusort_estimate_dsm(CustomScanState *cnode, ParallelContext *pcxt)
+{
+	return gs_shared_runs_size(pcxt->nworkers + 1);
+}
+
+static void
+gpusort_init_dsm(CustomScanState *cnode, ParallelContext *pcxt, void *coordinate)
+{
+	struct GsSharedRuns *sh = (struct GsSharedRuns *) coordinate;
+
+	gs_sort_set_shared(((GpuSortState *) cnode)->sort,
+					   gs_shared_runs_init(sh, pcxt) ? sh : NULL);
+}
+
+static void
+gpusort_reinit_dsm(CustomScanState *cnode, ParallelContext *pcxt,
+				   void *coordinate)
+{
+	(void) gs_shared_runs_reinit((struct GsSharedRuns *) coordinate);
+}
+
+static void
+gpusort_init_worker(CustomScanState *cnode, shm_toc *toc, void *coordinate)
+{
+	struct GsSharedRuns *sh = (struct GsSharedRuns *) coordinate;
+
+	gs_sort_set_shared(((GpuSortState *) cnode)->sort,
+					   gs_shared_runs_attach(sh) ? sh : NULL);
 }

@@ -130,6 +130,23 @@
 #include "core/sortplan.h"
 #include "sortpar.h"
 
+/*
+ * The node's state: the executor's part around the store, which the core
+ * reads (GsStoreState, core/sortparstate.h) and which knows no executor
+ * state
+ */
+typedef struct GpuSortStoreState
+{
+	CustomScanState css;
+	GsStoreState st;
+} GpuSortStoreState;
+
+static inline GsStoreState *
+store_of(CustomScanState *node)
+{
+	return &((GpuSortStoreState *) node)->st;
+}
+
 #define GS_PAR_FIRST_CHUNK	((Size) 4 * 1024 * 1024)
 /*
  * Chunks grow to 32MB and no further: each participant leaves at most one
@@ -212,25 +229,29 @@ shared_size(int nparts, int ncols)
 static Node *
 store_create_state(CustomScan *cscan)
 {
-	GsStoreState *st = palloc0(sizeof(GsStoreState));
+	GpuSortStoreState *node = palloc0(sizeof(GpuSortStoreState));
 
-	NodeSetTag(st, T_CustomScanState);
-	st->css.flags = cscan->flags;
-	st->css.methods = &store_exec_methods;
-	return (Node *) st;
+	NodeSetTag(node, T_CustomScanState);
+	node->css.flags = cscan->flags;
+	node->css.methods = &store_exec_methods;
+	return (Node *) node;
 }
 
 static void
 store_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	GsSortColumns cols;
 	char	   *reason;
 
-	outerPlanState(st) = ExecInitNode(outerPlan(cscan), estate, eflags);
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate, eflags);
 	/* rows are returned as the input made them, when they are passed on */
 	node->ss.ps.ps_ProjInfo = NULL;
+	st->plan = &cscan->scan.plan;
+	st->indesc = ExecGetResultType(outerPlanState(node));
+	st->querycxt = estate->es_query_cxt;
+	st->tuple_table = &estate->es_tupleTable;
 
 	gs_sort_columns(cscan->custom_private, &cols);
 	/* the same columns as the GpuSort above: the same spec, decided alike */
@@ -242,14 +263,30 @@ store_begin(CustomScanState *node, EState *estate, int eflags)
 		st->raw_bytes = gs_keys_raw_bytes(st->keys);
 		st->entry_bytes = TYPEALIGN(sizeof(uint32), sizeof(uint32) + st->raw_bytes);
 		gs_keys_reset(st->keys);
-		st->feed_slot = ExecAllocTableSlot(&estate->es_tupleTable,
-										   ExecGetResultType(outerPlanState(st)),
+		st->feed_slot = ExecAllocTableSlot(&estate->es_tupleTable, st->indesc,
 										   &TTSOpsMinimalTuple);
-		st->key_slot = ExecAllocTableSlot(&estate->es_tupleTable,
-										  ExecGetResultType(outerPlanState(st)),
+		st->key_slot = ExecAllocTableSlot(&estate->es_tupleTable, st->indesc,
 										  &TTSOpsMinimalTuple);
 	}
 	st->next_size = GS_PAR_FIRST_CHUNK;
+}
+
+/*
+ * The store under gather for the GpuSort above it (sortnode.c), or NULL;
+ * the store's state is all the GpuSort's sort reads (sortparread.c)
+ */
+GsParInput *
+gs_par_input(PlanState *gather)
+{
+	PlanState  *child;
+
+	if (gather == NULL || !IsA(gather, GatherState))
+		return NULL;
+	child = outerPlanState(gather);
+	if (child == NULL || !IsA(child, CustomScanState) ||
+		((CustomScanState *) child)->methods != &store_exec_methods)
+		return NULL;
+	return store_of((CustomScanState *) child);
 }
 
 /* ---- storing ------------------------------------------------------------------- */
@@ -532,6 +569,32 @@ next_written(GsStoreState *st)
 }
 
 /*
+ * The run writer, in the query's memory: a sort set up as a GpuSort's from
+ * this node's plan (its custom_private holds the sort columns as a
+ * GpuSort's does, its plan node id names the runs) over its input's rows;
+ * the writer never pulls a row from that input, nor ends or rescans it
+ */
+static GsSort *
+create_writer(GsStoreState *st)
+{
+	CustomScan *cscan = (CustomScan *) st->plan;
+	GsSortSpec	spec = {0};
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->querycxt);
+	GsSort	   *writer;
+
+	spec.columns = cscan->custom_private;
+	spec.tupdesc = st->indesc;
+	spec.est_rows = cscan->scan.plan.plan_rows;
+	spec.plan_node_id = cscan->scan.plan.plan_node_id;
+	spec.mode = GS_SORT_SHARED_RUNS;
+	spec.forward_only = true;
+	spec.tuple_table = st->tuple_table;
+	writer = gs_writer_create(&spec, part_runs(st->shared));
+	MemoryContextSwitchTo(oldcxt);
+	return writer;
+}
+
+/*
  * The share outgrew its room: the rows stored so far, and the rest as they
  * come, go to the writer, which sorts them run by run and writes the runs
  * to the shared files (sortstore.c); the chunks go back to the area.  The
@@ -548,7 +611,7 @@ start_writing(GsStoreState *st)
 	if (!st->runs_ok)
 		return false;
 	if (st->writer == NULL)
-		st->writer = gs_writer_create(&st->css, part_runs(st->shared));
+		st->writer = create_writer(st);
 	gs_writer_start(st->writer);
 	st->writing = true;
 	drop_ahead(st);
@@ -603,8 +666,8 @@ finish_share(GsStoreState *st, instr_time start)
 static TupleTableSlot *
 store_exec(CustomScanState *node)
 {
-	GsStoreState *st = (GsStoreState *) node;
-	PlanState  *outer = outerPlanState(st);
+	GsStoreState *st = store_of(node);
+	PlanState  *outer = outerPlanState(node);
 	instr_time	start;
 
 	if (st->passing || st->shared == NULL || !st->shared->enabled ||
@@ -615,7 +678,7 @@ store_exec(CustomScanState *node)
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (st->prefault == NULL)
-		st->prefault = gs_prefaulter_create(st->css.ss.ps.state->es_query_cxt);
+		st->prefault = gs_prefaulter_create(st->querycxt);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -693,7 +756,7 @@ note_chunks(GsStoreState *st)
 	forget_chunks(st);
 	if (!sh->enabled)
 		return;
-	st->spans = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+	st->spans = MemoryContextAlloc(st->querycxt,
 								   sizeof(GsChunkSpan) * cap);
 	st->nspans = 0;
 	st->span_bytes = 0;
@@ -822,19 +885,19 @@ detach_areas(GsStoreState *st)
 static void
 store_end(CustomScanState *node)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 
 	if (st->writer)
 		gs_writer_end(st->writer);
 	detach_areas(st);
-	ExecEndNode(outerPlanState(st));
+	ExecEndNode(outerPlanState(node));
 }
 
 static void
 store_rescan(CustomScanState *node)
 {
-	GsStoreState *st = (GsStoreState *) node;
-	PlanState  *outer = outerPlanState(st);
+	GsStoreState *st = store_of(node);
+	PlanState  *outer = outerPlanState(node);
 
 	reset_share(st);
 	if (outer->chgParam == NULL)
@@ -846,7 +909,7 @@ store_rescan(CustomScanState *node)
 static Size
 store_estimate(CustomScanState *node, ParallelContext *pcxt)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 
 	return shared_size(pcxt->nworkers + 1, st->ncols);
 }
@@ -917,7 +980,7 @@ headroom(int nparts)
 static Size
 shared_limit(GsStoreState *st, int nparts)
 {
-	Plan	   *plan = st->css.ss.ps.plan;
+	Plan	   *plan = st->plan;
 	Size		budget = gpusort_memory_budget();
 	double		row = MAXALIGN(plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) +
 		st->entry_bytes;
@@ -930,7 +993,7 @@ shared_limit(GsStoreState *st, int nparts)
 	if (need * GS_PAR_ESTIMATE_SLACK > (double) budget)
 		return 0;
 	if (st->reservation == NULL)
-		st->reservation = gs_reservation_create(st->css.ss.ps.state->es_query_cxt);
+		st->reservation = gs_reservation_create(st->querycxt);
 	least = Max(need * GS_PAR_ESTIMATE_SLACK, (double) nparts * GS_PAR_MIN_CHUNK);
 	room = Max(need * GS_PAR_ESTIMATE_ROOM, (double) nparts * GS_PAR_FIRST_CHUNK);
 	head = headroom(nparts) / 2;	/* not in Max(): it reads the accounts */
@@ -951,7 +1014,7 @@ shared_limit(GsStoreState *st, int nparts)
 static void
 setup_shared(GsStoreState *st, GsParShared *sh, int nparts, bool runs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->querycxt);
 	int			i;
 
 	memset(sh, 0, offsetof(GsParShared, parts));
@@ -1004,15 +1067,15 @@ store_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	/* part_runs needs these before setup_shared sets them again */
 	sh->nparts = nparts;
-	sh->ncols = ((GsStoreState *) node)->ncols;
+	sh->ncols = store_of(node)->ncols;
 	runs = gs_shared_runs_init(part_runs(sh), pcxt);
-	setup_shared((GsStoreState *) node, sh, nparts, runs);
+	setup_shared(store_of(node), sh, nparts, runs);
 }
 
 static void
 store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 	GsParShared *sh = coordinate;
 	bool		runs;
 
@@ -1025,9 +1088,9 @@ store_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 static void
 store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 	GsParShared *sh = coordinate;
-	MemoryContext oldcxt = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->querycxt);
 
 	st->shared = sh;
 	st->part = ParallelWorkerNumber + 1;
@@ -1044,7 +1107,7 @@ store_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 static void
 store_shutdown(CustomScanState *node)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 
 	keep_seen(st);
 	note_chunks(st);
@@ -1109,7 +1172,7 @@ explain_part(const char *label, const GsParPart *p, ExplainState *es)
 static void
 store_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	GsStoreState *st = (GsStoreState *) node;
+	GsStoreState *st = store_of(node);
 	int			nran = 0;
 	int			i;
 
