@@ -17,7 +17,7 @@
 
 #include <math.h>
 
-#include "windowfuncs.h"
+#include "wintypes.h"
 #include "winexpr.h"
 #include "winnumeric.h"
 
