@@ -688,37 +688,32 @@ disc_row(double p, uint64 a, uint64 nvalues)
 	return (int64) a + Max(row, 1) - 1;
 }
 
+/*
+ * percentile_cont's rows for fraction p over the N values at rows
+ * [a, a + N), percentile_cont_final's: the first, and the proportion of the
+ * way to the next, or -1 where the percentile falls on the first
+ */
+static inline uint64
+cont_row(double p, uint64 a, uint64 nvalues, double *proportion)
+{
+	int64		n1 = (int64) nvalues - 1;
+	int64		first_row = floor(p * n1);
+	int64		second_row = ceil(p * n1);
+
+	*proportion = first_row == second_row ? -1.0 : (p * n1) - first_row;
+	return a + first_row;
+}
+
 /* percentile_cont of fraction p over the N values at rows [a, a + N) */
 static inline double
 cont_value(const GsAggFunc *f, double p, uint64 a, uint64 nvalues)
 {
-	int64		n1 = (int64) nvalues - 1;
-	int64		first_row = floor(p * n1);
-	int64		second_row = ceil(p * n1);
 	double		proportion;
+	uint64		r = cont_row(p, a, nvalues, &proportion);
 
-	if (first_row == second_row)
-		return value_f8(f, a + first_row);
-	proportion = (p * n1) - first_row;
-	return lerp(value_f8(f, a + first_row), value_f8(f, a + second_row),
-				proportion);
-}
-
-/*
- * The same over a numeric column cast to float8, whose values the threads
- * do not read (numeric_float8 is the backend's): the first row into
- * i64[r], and the proportion into f8[r], or -1 where the percentile falls
- * on that row (cont_numeric_result computes the value from the rows)
- */
-static inline void
-cont_rows(GsAggFunc *f, uint64 r, double p, uint64 a, uint64 nvalues)
-{
-	int64		n1 = (int64) nvalues - 1;
-	int64		first_row = floor(p * n1);
-	int64		second_row = ceil(p * n1);
-
-	f->i64[r] = (int64) a + first_row;
-	f->f8[r] = first_row == second_row ? -1.0 : (p * n1) - first_row;
+	if (proportion < 0)
+		return value_f8(f, r);
+	return lerp(value_f8(f, r), value_f8(f, r + 1), proportion);
 }
 
 /* the row that starts mode()'s run over rows [a, b), mode_final's rule */
@@ -801,7 +796,14 @@ pick_group(GsAggFunc *f, const uint8 *flags, uint64 g, uint64 a, uint64 b)
 		if (f->fn == GSA_PERCENTILE_DISC)
 			f->i64[r] = disc_row(p, a, b - a);
 		else if (f->argtype == NUMERICOID)
-			cont_rows(f, r, p, a, b - a);
+		{
+			/*
+			 * a numeric cast to float8, whose values the threads do not
+			 * read (numeric_float8 is the backend's): the row and the
+			 * proportion, for cont_result
+			 */
+			f->i64[r] = (int64) cont_row(p, a, b - a, &f->f8[r]);
+		}
 		else
 			f->f8[r] = cont_value(f, p, a, b - a);
 	}
@@ -1009,7 +1011,7 @@ row_value(GsAggFunc *f, MinimalTuple *rows, uint64 r, TupleTableSlot *slot,
 /* a percentile's array result for group g, as the multi_final functions */
 /*
  * percentile_cont's result r: the threads' value, or, over a numeric cast to
- * float8, the value of the rows cont_rows picked, cast as the aggregate's
+ * float8, the value of the rows cont_row picked, cast as the aggregate's
  * argument casts them (numeric_float8) and interpolated as float8_lerp does
  */
 static double

@@ -687,6 +687,7 @@ record_why_not(Agg *agg, const CollectContext *collect, bool supported,
 {
 	GsStatCounter kind = GS_STAT_AGG_NU_INPUT;
 	const char *why;
+	const char *sort_why;
 
 	/*
 	 * Aggs with an aggregate that sorts, and sorted groupings over a GpuSort
@@ -729,9 +730,8 @@ record_why_not(Agg *agg, const CollectContext *collect, bool supported,
 		why = plain_why_not(agg, collect);
 	else if (sort == NULL)
 		why = "input is not a Sort by the group columns";
-	else if (input == sort && walker->sort_why(walker->cxt, sort) != NULL)
-		why = psprintf("input is not sorted by a GpuSort: %s",
-					   walker->sort_why(walker->cxt, sort));
+	else if (input == sort && (sort_why = walker->sort_why(walker->cxt, sort)) != NULL)
+		why = psprintf("input is not sorted by a GpuSort: %s", sort_why);
 	else
 		why = "input is not a GpuSort";
 	gs_not_used_record(&agg->plan, kind, why);

@@ -935,6 +935,29 @@ alloc_errrow(GsWinFunc *f, Size rows)
 								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
+uint64 *
+gs_win_task_firsts(const uint64 *starts, uint64 nruns, int nthreads,
+				   uint64 *ntasks)
+{
+	uint64		n = starts[nruns];
+	uint64	   *first;
+	uint64		q = 0,
+				t;
+
+	*ntasks = Min((uint64) nthreads * GSW_TASKS_PER_THREAD, nruns);
+	first = palloc(sizeof(uint64) * (*ntasks + 1));
+	for (t = 0; t < *ntasks; t++)
+	{
+		uint64		from = n * t / *ntasks;
+
+		while (q < nruns && starts[q] < from)
+			q++;
+		first[t] = q;
+	}
+	first[*ntasks] = nruns;
+	return first;
+}
+
 /* the result arrays f needs, for n rows (or groups: wingroups.c) */
 void
 gs_win_alloc_results(GsWinFunc *f, uint64 n)
@@ -994,8 +1017,7 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 	ComputeArg	a;
 	uint64	   *starts;
 	uint64		nparts = 0;
-	uint64		i,
-				t;
+	uint64		i;
 	int			k;
 
 	for (k = 0; k < nfuncs; k++)
@@ -1033,21 +1055,7 @@ gs_win_compute(uint8 *flags, uint64 n, const GsWinFrame *frame,
 	/* tasks of whole partitions, about the same number of rows each */
 	if (n < GSW_THREADED_MIN_ROWS)
 		nthreads = 1;
-	a.ntasks = Min((uint64) nthreads * GSW_TASKS_PER_THREAD, nparts);
-	a.task_first = palloc(sizeof(uint64) * (a.ntasks + 1));
-	{
-		uint64		q = 0;
-
-		for (t = 0; t < a.ntasks; t++)
-		{
-			uint64		from = n * t / a.ntasks;
-
-			while (q < nparts && starts[q] < from)
-				q++;
-			a.task_first[t] = q;
-		}
-		a.task_first[a.ntasks] = nparts;
-	}
+	a.task_first = gs_win_task_firsts(starts, nparts, nthreads, &a.ntasks);
 	a.flags = flags;
 	a.starts = starts;
 	a.nparts = nparts;

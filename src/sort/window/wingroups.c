@@ -86,10 +86,7 @@ gs_win_compute_groups(const uint64 *starts, uint64 ngroups, GsWinFunc *funcs,
 					  int nfuncs, int nthreads)
 {
 	GroupsArg	a;
-	uint64		n = starts[ngroups];
-	uint64		ntasks,
-				q = 0,
-				t;
+	uint64		ntasks;
 	int			k;
 
 	for (k = 0; k < nfuncs; k++)
@@ -98,19 +95,9 @@ gs_win_compute_groups(const uint64 *starts, uint64 ngroups, GsWinFunc *funcs,
 		return true;
 
 	/* tasks of whole groups, about the same number of rows each */
-	if (n < GSW_THREADED_MIN_ROWS)
+	if (starts[ngroups] < GSW_THREADED_MIN_ROWS)
 		nthreads = 1;
-	ntasks = Min((uint64) nthreads * GSW_TASKS_PER_THREAD, ngroups);
-	a.task_first = palloc(sizeof(uint64) * (ntasks + 1));
-	for (t = 0; t < ntasks; t++)
-	{
-		uint64		from = n * t / ntasks;
-
-		while (q < ngroups && starts[q] < from)
-			q++;
-		a.task_first[t] = q;
-	}
-	a.task_first[ntasks] = ngroups;
+	a.task_first = gs_win_task_firsts(starts, ngroups, nthreads, &ntasks);
 	a.starts = starts;
 	a.funcs = funcs;
 	a.nfuncs = nfuncs;
