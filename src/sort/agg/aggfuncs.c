@@ -6,7 +6,10 @@
  *
  * The rows come sorted by (group columns, the aggregates' sorted column).
  * gs_win_boundaries (winboundary.c) has marked each row that starts a
- * group (GSW_NEW_PARTITION) and each row whose sorted column differs from
+ * group (GSW_NEW_PARTITION) and, where an aggregate reads runs of equal
+ * values (mode, DISTINCT: gs_agg_reads_peers; a comparison per row, in the
+ * backend for a type such as numeric, that percentiles and ordered
+ * string_agg do not need), each row whose sorted column differs from
  * the row before it (GSW_NEW_PEERS), with the equality operators'
  * semantics (NaN = NaN, -0 = 0, collations, the operator's own function
  * where plain C cannot tell), and read the aggregates' arguments into
@@ -742,6 +745,13 @@ mode_row(const uint8 *flags, uint64 a, uint64 b)
 		}
 	}
 	return mode;
+}
+
+bool
+gs_agg_reads_peers(const GsAggFunc *f)
+{
+	return f->fn == GSA_MODE || f->fn == GSA_COUNT_DISTINCT ||
+		f->fn == GSA_SUM_DISTINCT || f->fn == GSA_AVG_DISTINCT;
 }
 
 /* a count, sum or avg DISTINCT over the group's non-NULL values [a, b) */

@@ -106,6 +106,14 @@ extern bool gs_agg_func_from_aggref(Aggref *aggref, GsAggFunc *f,
 									const char **why);
 
 /*
+ * Whether f reads the runs of equal values of the sorted column (mode,
+ * the DISTINCT forms): only then must gs_win_boundaries compare that
+ * column (GSW_NEW_PEERS); the percentiles and the ordered string_agg and
+ * array_agg take rows by position.
+ */
+extern bool gs_agg_reads_peers(const GsAggFunc *f);
+
+/*
  * Evaluates f's fraction argument value (a float8 or float8[] Datum) into
  * f->frac, in the current memory context.
  */

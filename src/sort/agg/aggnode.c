@@ -60,7 +60,8 @@ typedef struct GpuAggState
 	GsWinCol   *grp;			/* the group columns */
 	int			ngrp;
 	GsWinCol	sortcol;		/* the aggregates' sorted column */
-	bool		sorts;			/* an aggregate sorts (sortcol is set) */
+	bool		peers;			/* an aggregate reads runs of equal values
+								 * of sortcol (mode, DISTINCT): compare it */
 	bool		backend_args;	/* an argument is an expression */
 	GsAggFunc  *funcs;			/* specs; results while computed */
 	int			nfuncs;
@@ -155,7 +156,7 @@ init_funcs(GpuAggState *node, List *aggrefs)
 			elog(ERROR, "GpuAgg cannot compute its aggregate: %s", why);
 		if (sorts)
 			gs_win_col_init(&node->sortcol, sort.attno, sort.eqop, sort.collation);
-		node->sorts |= sorts;
+		node->peers |= sorts && gs_agg_reads_peers(f);
 		if (f->fraction)
 			node->fractions[k] = ExecInitExpr(f->fraction, &node->css.ss.ps);
 		if (f->fn == GSA_WINDOW && f->w.argexpr != NULL)
@@ -318,7 +319,7 @@ find_boundaries(GpuAggState *node, TupleDesc indesc, uint8 *flags)
 	for (k = 0; k < node->nfuncs; k++)
 		w[k] = node->funcs[k].w;
 	gs_win_boundaries(node->rows, node->nrows, indesc, node->grp, node->ngrp,
-					  &node->sortcol, node->sorts ? 1 : 0, w, node->nfuncs,
+					  &node->sortcol, node->peers ? 1 : 0, w, node->nfuncs,
 					  flags, node->nthreads);
 	for (k = 0; k < node->nfuncs; k++)
 		node->funcs[k].w = w[k];
