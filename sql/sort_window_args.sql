@@ -207,6 +207,18 @@ SELECT * FROM win_args($$SELECT id, numeric_send(s), pg_column_size(s), numeric_
 SELECT * FROM win_args($$SELECT id, m / sum(m) OVER (ORDER BY id), sum(m) OVER (ORDER BY id) / m FROM wa_edge WHERE g = 0 AND id < 7$$);
 SELECT * FROM win_error($$SELECT id, m / sum(m) OVER (PARTITION BY g) FROM (VALUES (1, 1, 1.5), (2, 1, -1.5), (3, 2, 2.0)) x(id, g, m)$$);
 SELECT * FROM win_error($$SELECT id, 1 / (sum(m) OVER (ORDER BY id) - m) FROM (VALUES (1, 0.0), (2, 2.0), (3, 1.0)) x(id, m)$$);
+-- rounded for a report: round(e, s) and numeric(p, s) around such an
+-- expression, on threads (half away from zero, after numeric_div's own
+-- rounding, the result at scale s even where the quotient had fewer
+-- places); a value past numeric(p, s)'s precision raises apply_typmod's
+-- error at stock's row; the cast's typmod types a CTAS's column
+SELECT * FROM win_args($$SELECT id, round(100.0 * price / sum(price) OVER (PARTITION BY acct), 4), round(m / nullif(sum(m) OVER (PARTITION BY acct), 0), 2), round(price - avg(price) OVER (PARTITION BY acct)) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(a), numeric_send(b), numeric_send(c), numeric_send(d) FROM (SELECT id, round(v / sum(v) OVER w, 2) AS a, round(v * sum(v) OVER w, 0) AS b, round(v / sum(v) OVER w, 30) AS c, (v / sum(v) OVER w)::numeric(5, 3) AS d FROM (VALUES (1, 1, 0.125), (2, 1, 0.875), (3, 2, -0.125), (4, 2, -0.875), (5, 3, 0.005), (6, 3, 0.995), (7, 4, 2.5), (8, 4, -1.5), (9, 5, 0), (10, 5, 1)) x(id, g, v) WINDOW w AS (PARTITION BY g)) y ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, (100 * price / sum(price) OVER (PARTITION BY cat))::numeric(7, 3), round(fee * avg(m) OVER (PARTITION BY cat), 1) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_error($$SELECT id, (m / sum(m) OVER (PARTITION BY g))::numeric(3, 2) FROM (VALUES (1, 1, 1.5), (2, 1, 0.5), (3, 2, 250.0), (4, 2, -240.0)) x(id, g, m) ORDER BY id$$);
+CREATE TABLE wa_ctas AS SELECT id, (price / sum(price) OVER (PARTITION BY acct))::numeric(9, 4) AS share, round(price / sum(price) OVER (PARTITION BY acct), 3) AS r FROM wa_money;
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'wa_ctas'::regclass AND attnum > 0 ORDER BY attnum;
+DROP TABLE wa_ctas;
 -- quotients whose operands' first base-10000 digits sit at powers of ten
 -- (select_div_scale's weights)
 SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELECT id, v / sum(v) OVER (PARTITION BY g) AS q, sum(v) OVER (PARTITION BY g) / v AS r FROM (VALUES (1, 1, 9999.99), (2, 1, 10000), (3, 2, 0.0001), (4, 2, 99999999), (5, 3, 100000000), (6, 3, 1), (7, 4, 0.9999), (8, 4, 9999), (9, 5, -1000), (10, 5, 10), (11, 6, 999.5), (12, 6, 0.5)) x(id, g, v)) y ORDER BY id$$);

@@ -411,6 +411,19 @@ round_places(int128 v, int e, const int128 *p10)
 	return q;
 }
 
+bool
+gs_win_numeric_round(int128 *v, int scale, int to_scale, int precision)
+{
+	const int128 *p10 = pow10s;
+
+	if (scale > to_scale)
+		*v = round_places(*v, scale - to_scale, p10);
+	else if (!rescale(v, to_scale - scale, p10))
+		return false;
+	/* apply_typmod's "numeric field overflow" */
+	return precision == 0 || (*v < p10[precision] && -*v < p10[precision]);
+}
+
 /* a column's value; false when the backend must read it */
 static inline bool
 column_value(const GsWxStep *s, const Datum *values, const bool *isnull,
@@ -485,13 +498,10 @@ unary_step(const GsWxStep *s, WxValue *a, const int128 *p10)
 			a->scale = 0;
 			return true;
 		case GSWX_TYPMOD:
-			if (a->scale > s->cscale)
-				a->v = round_places(a->v, a->scale - s->cscale, p10);
-			else if (!rescale(&a->v, s->cscale - a->scale, p10))
+			if (!gs_win_numeric_round(&a->v, a->scale, s->cscale, s->precision))
 				return false;
 			a->scale = s->cscale;
-			/* apply_typmod's "numeric field overflow" */
-			return a->v < p10[s->precision] && -a->v < p10[s->precision];
+			return true;
 		default:
 			return false;
 	}

@@ -97,6 +97,14 @@ extern bool gs_win_numeric_addsub(int128 a, int ascale, int128 b, int bscale,
 								  bool sub, int128 *r, int16 *scale);
 
 /*
+ * *v / 10^scale rounded half away from zero (round_var), or widened, to
+ * to_scale places (0 <= scale, to_scale <= 38), in place: numeric_round's
+ * value, and with precision (1 .. 38; 0: none) apply_typmod's; false past
+ * 128 bits or past the precision (apply_typmod raises).  Threads call it.
+ */
+extern bool gs_win_numeric_round(int128 *v, int scale, int to_scale, int precision);
+
+/*
  * sqrt_var of v / 10^scale (v >= 0) at the same scale, rounded half up:
  * *root / 10^scale; false past 128 bits.  Threads call it.
  */

@@ -13,7 +13,11 @@
  * an expression of the row that winexpr.c computes (a column, price * qty)
  * is computed on the threads instead, after the window functions, into the
  * numeric's bytes (gs_win_numeric_encode); the node's projection reads it
- * as one more column of its scan tuple.
+ * as one more column of its scan tuple.  So is round(e, s) of such an
+ * expression e, 0 <= s <= 32 (100.0 * amount / sum(amount) OVER w rounded
+ * for a report), and a numeric(p, s) cast of it: numeric_round's and
+ * apply_typmod's rounding half away from zero (gs_win_numeric_round), of
+ * the quotient numeric_div gave, as PostgreSQL rounds it.
  *
  * The plan (gs_win_derived_find, gs_win_derived_retarget): each such
  * top-level targetlist entry becomes a column of the scan tuple, after the
@@ -97,18 +101,65 @@ window_operand(Node *node, List *wfuncs, bool *nullif_zero)
 	return (WindowFunc *) linitial(ni->args);
 }
 
+/*
+ * round(e, s) or a numeric(e, typmod) cast around an expression e: e,
+ * with the scale it rounds to and the precision the cast checks (0: none);
+ * else expr itself, *scale -1.  Only the scales the encoded bytes hold.
+ */
+static Node *
+rounded_operand(Node *expr, int *scale, int *precision)
+{
+	FuncExpr   *fe = (FuncExpr *) expr;
+	Const	   *k;
+	int32		v;
+
+	*scale = -1;
+	*precision = 0;
+	if (!IsA(expr, FuncExpr) || list_length(fe->args) != 2 ||
+		(fe->funcid != F_ROUND_NUMERIC_INT4 && fe->funcid != F_NUMERIC_NUMERIC_INT4))
+		return expr;
+	k = (Const *) lsecond(fe->args);
+	if (!IsA(k, Const) || k->consttype != INT4OID || k->constisnull)
+		return expr;
+	v = DatumGetInt32(k->constvalue);
+	if (fe->funcid == F_ROUND_NUMERIC_INT4)
+	{
+		if (v < 0 || v > GSW_NUM_ENCODED_SCALE)
+			return expr;
+		*scale = v;
+		return linitial(fe->args);
+	}
+	/* numeric(e, typmod): as winexpr.c's typmod step reads it */
+	if (v < (int32) VARHDRSZ)
+		return expr;
+	*precision = ((v - VARHDRSZ) >> 16) & 0xffff;
+	*scale = (v - VARHDRSZ) & 0xffff;
+	if (*precision < 1 || *precision > GSW_NUM_MAX_SCALE ||
+		*scale > *precision || *scale > GSW_NUM_ENCODED_SCALE)
+	{
+		*scale = -1;
+		*precision = 0;
+		return expr;
+	}
+	return linitial(fe->args);
+}
+
 /* whether expr is one the threads compute: see the header comment */
 static bool
 derived_candidate(Node *expr, List *wfuncs)
 {
-	OpExpr	   *op = (OpExpr *) expr;
+	OpExpr	   *op;
 	Node	   *a,
 			   *b,
 			   *other;
 	GsWinExpr  *prog;
 	bool		za,
 				zb;
+	int			scale,
+				precision;
 
+	expr = rounded_operand(expr, &scale, &precision);
+	op = (OpExpr *) expr;
 	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
 		return false;
 	set_opfuncid(op);
@@ -170,9 +221,10 @@ derived_retarget(Node *node, DerivedRetarget *cxt)
 		return NULL;
 	foreach(lc, cxt->derived)
 	{
+		/* the expression's typmod: a numeric(p, s) cast's types CTAS's column */
 		if (equal(lfirst(lc), node))
 			return (Node *) makeVar(INDEX_VAR, cxt->first_resno + k,
-									NUMERICOID, -1, InvalidOid, 0);
+									NUMERICOID, exprTypmod(node), InvalidOid, 0);
 		k++;
 	}
 	return expression_tree_mutator(node, derived_retarget, (void *) cxt);
@@ -215,15 +267,21 @@ void
 gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
 					const GsWinFunc *funcs, PlanState *parent)
 {
-	OpExpr	   *op = (OpExpr *) expr;
-	Node	   *a = linitial(op->args);
-	Node	   *b = lsecond(op->args);
+	OpExpr	   *op;
+	Node	   *a;
+	Node	   *b;
 	ListCell   *lc;
 	int			k = 0;
-
+	int			scale,
+				precision;
 	WindowFunc *wf;
 
 	memset(d, 0, sizeof(GsWinDerived));
+	op = (OpExpr *) rounded_operand((Node *) expr, &scale, &precision);
+	d->round_scale = scale;
+	d->round_precision = precision;
+	a = linitial(op->args);
+	b = lsecond(op->args);
 	set_opfuncid(op);
 	d->opfunc = op->opfuncid;
 	wf = window_operand(a, wfuncs, &d->nullif_zero);
@@ -357,6 +415,12 @@ derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
 	if (!(d->func_left ? apply_op(d->opfunc, w, ws, x, xs, div, &r, &rs) :
 		  apply_op(d->opfunc, x, xs, w, ws, div, &r, &rs)))
 		return;
+	if (d->round_scale >= 0)
+	{
+		if (!gs_win_numeric_round(&r, rs, d->round_scale, d->round_precision))
+			return;
+		rs = d->round_scale;
+	}
 	if (gs_win_numeric_encode(r, rs, out) > 0)
 		d->state[i] = GSW_DERIVED_BYTES;
 }

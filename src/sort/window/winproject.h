@@ -36,6 +36,9 @@ typedef struct GsWinDerived
 								 * operand, a column (or -1) */
 	bool		func_left;		/* the function is the left operand */
 	bool		nullif_zero;	/* it is nullif(function, 0) */
+	int16		round_scale;	/* round(e, s) or numeric(p, s) around the
+								 * operation: s; else -1 */
+	int16		round_precision;	/* numeric(p, s): p; else 0 */
 	Oid			opfunc;			/* numeric_div, _mul, _add or _sub */
 	ExprState  *backend;		/* the expression over the scan tuple */
 
