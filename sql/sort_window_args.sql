@@ -219,6 +219,17 @@ SELECT * FROM win_error($$SELECT id, (m / sum(m) OVER (PARTITION BY g))::numeric
 CREATE TABLE wa_ctas AS SELECT id, (price / sum(price) OVER (PARTITION BY acct))::numeric(9, 4) AS share, round(price / sum(price) OVER (PARTITION BY acct), 3) AS r FROM wa_money;
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'wa_ctas'::regclass AND attnum > 0 ORDER BY attnum;
 DROP TABLE wa_ctas;
+-- the change from the row before, amount - lag(amount) OVER w, and other
+-- rows' values (lead, offsets, a default) with the row's: on threads, the
+-- other row read there; NULL past the partition's ends and for NULL
+-- values; a default, NaN, infinities, values past 128 bits and a division
+-- by zero the backend's (at stock's row); lag's own column still returned
+-- where the projection reads it
+SELECT * FROM win_args($$SELECT id, acct, price - lag(price) OVER w, m - lag(m, 2) OVER w, lead(m) OVER w * qty, price + lead(price, 3) OVER w FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day, id) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, lag(m) OVER w, m - lag(m) OVER w, lag(m, 1, 10.5) OVER w - m FROM wa_edge WINDOW w AS (ORDER BY id)$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(d), numeric_send(p) FROM (SELECT id, m - lag(m) OVER w AS d, lead(price, 2) OVER w * fee AS p FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY ts, id)) x ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, m - lag(m, 0) OVER w, m / nullif(lag(m) OVER w, 0), lag(m, 1, NULL) OVER w - m FROM wa_edge WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+SELECT * FROM win_error($$SELECT id, m / lag(m) OVER (ORDER BY id) FROM (VALUES (1, 1.5), (2, 0.0), (3, 2.0), (4, 1.0)) x(id, m)$$);
 -- quotients whose operands' first base-10000 digits sit at powers of ten
 -- (select_div_scale's weights)
 SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELECT id, v / sum(v) OVER (PARTITION BY g) AS q, sum(v) OVER (PARTITION BY g) / v AS r FROM (VALUES (1, 1, 9999.99), (2, 1, 10000), (3, 2, 0.0001), (4, 2, 99999999), (5, 3, 100000000), (6, 3, 1), (7, 4, 0.9999), (8, 4, 9999), (9, 5, -1000), (10, 5, 10), (11, 6, 999.5), (12, 6, 0.5)) x(id, g, v)) y ORDER BY id$$);

@@ -109,6 +109,10 @@ typedef struct GpuWindowState
 	GsWinDerived *derived;		/* [nderived], winproject.h */
 	int			nderived;
 	uint64		derived_backend;	/* rows of them the backend evaluated */
+	bool	   *func_read;		/* [nfuncs]: the projection or the qual reads
+								 * the function's column (else only a derived
+								 * expression's backend evaluation may) */
+	bool		funcs_unread;	/* a function's column is not read */
 
 	/* the current run */
 	bool		computed;
@@ -456,6 +460,57 @@ input_columns_walker(Node *node, int *context)
 	return expression_tree_walker(node, input_columns_walker, (void *) context);
 }
 
+typedef struct FuncColumns
+{
+	int			ninput;
+	int			nfuncs;
+	bool	   *read;
+} FuncColumns;
+
+/* marks the window functions' columns of the scan tuple a Var reads */
+static bool
+function_columns_walker(Node *node, FuncColumns *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		int			attno = ((Var *) node)->varattno;
+
+		if (attno <= 0)
+			memset(cxt->read, true, sizeof(bool) * cxt->nfuncs);
+		else if (attno > cxt->ninput && attno <= cxt->ninput + cxt->nfuncs)
+			cxt->read[attno - cxt->ninput - 1] = true;
+		return false;
+	}
+	return expression_tree_walker(node, function_columns_walker, (void *) cxt);
+}
+
+/*
+ * Which functions' values the projection and the qual read.  A function
+ * that only an expression the threads computed reads (lag in amount -
+ * lag(amount) OVER w) is not made for each row returned: lag's value is a
+ * deform of another row in the backend, the cost the threads saved.
+ */
+static void
+read_function_columns(GpuWindowState *node, CustomScan *cscan)
+{
+	FuncColumns cxt;
+	int			k;
+
+	node->func_read = palloc(sizeof(bool) * Max(node->nfuncs, 1));
+	memset(node->func_read, node->nderived == 0 ||
+		   node->css.ss.ps.ps_ProjInfo == NULL, sizeof(bool) * Max(node->nfuncs, 1));
+	cxt.ninput = node->ninput;
+	cxt.nfuncs = node->nfuncs;
+	cxt.read = node->func_read;
+	(void) function_columns_walker((Node *) cscan->scan.plan.targetlist, &cxt);
+	(void) function_columns_walker((Node *) cscan->scan.plan.qual, &cxt);
+	node->funcs_unread = false;
+	for (k = 0; k < node->nfuncs; k++)
+		node->funcs_unread |= !node->func_read[k];
+}
+
 /*
  * How many of the input columns a row returned must deform: those the
  * projection and the qual read (the window values come after them), all of
@@ -533,6 +588,7 @@ window_begin(CustomScanState *cnode, EState *estate, int eflags)
 	}
 	derived_begin(node, cscan, wfuncs);
 	node->readatts = read_input_columns(node, cscan);
+	read_function_columns(node, cscan);
 }
 
 /* Starts the WindowAgg over the GpuSort's rows, and says why */
@@ -981,6 +1037,29 @@ fill_input_columns(GpuWindowState *node, uint64 i, TupleTableSlot *scan,
 }
 
 /*
+ * Row i's window values in the scan tuple: those the projection or the
+ * qual reads (read), or the others (NULL until a derived expression's
+ * backend evaluation needs them)
+ */
+static void
+fill_functions(GpuWindowState *node, uint64 i, TupleTableSlot *scan, bool read)
+{
+	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
+	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+	{
+		if (node->func_read[k] != read)
+			continue;
+		scan->tts_values[node->ninput + k] =
+			gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
+						 &scan->tts_isnull[node->ninput + k]);
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
  * Row i's output expressions that the threads computed, or, for the rows
  * they left, PostgreSQL's evaluation of the expression over the scan tuple
  * (its columns and window values, already there)
@@ -1002,9 +1081,11 @@ fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 			scan->tts_values[col] = PointerGetDatum(d->bytes + i * GSW_NUM_ENCODED_MAX);
 		else if (state == GSW_DERIVED_BACKEND)
 		{
-			/* the expression reads input columns the projection may not */
+			/* the expression reads columns the projection may not */
 			if (node->readatts < node->ninput)
 				fill_input_columns(node, i, scan, node->ninput);
+			if (node->funcs_unread)
+				fill_functions(node, i, scan, false);
 			econtext->ecxt_scantuple = scan;
 			scan->tts_values[col] = ExecEvalExprSwitchContext(d->backend, econtext,
 															  &scan->tts_isnull[col]);
@@ -1017,18 +1098,17 @@ fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 static void
 fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 {
-	ExprContext *econtext = node->css.ss.ps.ps_ExprContext;
-	MemoryContext oldcxt;
 	int			k;
 
 	ExecClearTuple(scan);
 	fill_input_columns(node, i, scan, node->readatts);
-	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	fill_functions(node, i, scan, true);
 	for (k = 0; k < node->nfuncs; k++)
-		scan->tts_values[node->ninput + k] =
-			gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
-						 &scan->tts_isnull[node->ninput + k]);
-	MemoryContextSwitchTo(oldcxt);
+		if (!node->func_read[k])
+		{
+			scan->tts_values[node->ninput + k] = (Datum) 0;
+			scan->tts_isnull[node->ninput + k] = true;
+		}
 	ExecStoreVirtualTuple(scan);
 	fill_derived(node, i, scan);
 }

@@ -17,7 +17,12 @@
  * expression e, 0 <= s <= 32 (100.0 * amount / sum(amount) OVER w rounded
  * for a report), and a numeric(p, s) cast of it: numeric_round's and
  * apply_typmod's rounding half away from zero (gs_win_numeric_round), of
- * the quotient numeric_div gave, as PostgreSQL rounds it.
+ * the quotient numeric_div gave, as PostgreSQL rounds it.  The function may
+ * also be lag or lead of a numeric column (amount - lag(amount) OVER w, the
+ * change from the row before): the threads read that other row's value
+ * (gs_win_numeric_fixed), and the node then makes the function's own
+ * value for a row only where the projection reads it, or the backend
+ * evaluates the row's expression (windownode.c's read_function_columns).
  *
  * The plan (gs_win_derived_find, gs_win_derived_retarget): each such
  * top-level targetlist entry becomes a column of the scan tuple, after the
@@ -56,13 +61,36 @@
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-/* a numeric sum or avg of the node */
+/*
+ * a numeric sum or avg of the node, or lag or lead of a numeric column:
+ * another row's value, which the threads read from that row
+ */
 static bool
 numeric_window_func(Node *node, List *wfuncs)
 {
-	return IsA(node, WindowFunc) && list_member(wfuncs, node) &&
-		(((WindowFunc *) node)->winfnoid == F_SUM_NUMERIC ||
-		 ((WindowFunc *) node)->winfnoid == F_AVG_NUMERIC);
+	WindowFunc *wf = (WindowFunc *) node;
+	Var		   *var;
+
+	if (!IsA(node, WindowFunc) || !list_member(wfuncs, node))
+		return false;
+	switch (wf->winfnoid)
+	{
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
+			return true;
+		case F_LAG_ANYELEMENT:
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+		case F_LEAD_ANYELEMENT:
+		case F_LEAD_ANYELEMENT_INT4:
+		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			var = (Var *) linitial(wf->args);
+			return wf->wintype == NUMERICOID && IsA(var, Var) &&
+				var->varno == OUTER_VAR && var->varattno > 0 &&
+				var->varlevelsup == 0;
+		default:
+			return false;
+	}
 }
 
 /* a numeric Const equal to 0 */
@@ -303,21 +331,51 @@ gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
 }
 
 #ifdef HAVE_INT128
-/* the window function's value at row i: false when it is NULL or special */
-static inline bool
-function_value(const GsWinFunc *f, uint64 i, int128 *v, int16 *scale)
+/*
+ * lag's or lead's value at row i: the numeric column of the row it reads
+ * (f->i64[i], -1 past the partition's ends: NULL, -2 the default: the
+ * backend's), deformed in nav
+ */
+static inline GsWxResult
+other_row_value(const GsWinFunc *f, MinimalTuple *rows, uint64 i,
+				TupleTableSlot *nav, int128 *v, int16 *scale)
 {
-	int16		sc = f->rscale[i];
+	int64		src = f->i64[i];
 
-	if (f->isnull[i] || sc < 0 || sc > GSW_NUM_MAX_SCALE)
-		return false;
+	if (src == -1)
+		return GSWX_NULL;
+	if (src < 0)
+		return GSWX_BACKEND;
+	gs_thread_slot_store(nav, rows[src], f->argattno);
+	if (nav->tts_isnull[f->argattno - 1])
+		return GSWX_NULL;
+	*scale = gs_win_numeric_fixed((const struct varlena *)
+								  DatumGetPointer(nav->tts_values[f->argattno - 1]), v);
+	return *scale >= 0 ? GSWX_VALUE : GSWX_BACKEND;
+}
+
+/* the window function's value at row i, GSWX_BACKEND where it is special */
+static inline GsWxResult
+function_value(const GsWinFunc *f, MinimalTuple *rows, uint64 i,
+			   TupleTableSlot *nav, int128 *v, int16 *scale)
+{
+	int16		sc;
+
+	if (f->isnull[i])
+		return GSWX_NULL;
+	if (f->fn == GSW_LAG || f->fn == GSW_LEAD)
+		return other_row_value(f, rows, i, nav, v, scale);
+	sc = f->rscale[i];
+	if (sc < 0 || sc > GSW_NUM_MAX_SCALE)
+		return GSWX_BACKEND;
 	if (f->fn == GSW_SUM)
 	{
 		*v = f->wide[i];
 		*scale = sc;
-		return true;
+		return GSWX_VALUE;
 	}
-	return gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, v, scale);
+	return gs_win_numeric_div(f->wide[i], sc, (int128) f->cnt[i], 0, v, scale) ?
+		GSWX_VALUE : GSWX_BACKEND;
 }
 
 /*
@@ -351,6 +409,7 @@ typedef struct DerivedArg
 	uint64		n;
 	uint64		ntasks;
 	TupleTableSlot **slots;		/* [ntasks] */
+	TupleTableSlot **navs;		/* [ntasks]: the rows lag and lead read */
 #ifdef HAVE_INT128
 	GsWinDivisor *divs;			/* [ntasks * nds]: each task's last divisors */
 #endif
@@ -377,11 +436,12 @@ argument_operand(const GsWinFunc *a, uint64 i, int128 *x, int16 *xs)
 
 /*
  * derived expression d at row i, deformed in slot (funcs: the functions;
- * div: d's last divisor)
+ * nav: a slot for the row lag or lead reads; div: d's last divisor)
  */
 static inline void
-derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
-			uint64 i, GsWinDivisor *div)
+derived_row(GsWinDerived *d, const GsWinFunc *funcs, MinimalTuple *rows,
+			TupleTableSlot *slot, TupleTableSlot *nav, uint64 i,
+			GsWinDivisor *div)
 {
 	const GsWinFunc *f = &funcs[d->fidx];
 	char	   *out = d->bytes + i * GSW_NUM_ENCODED_MAX;
@@ -391,21 +451,23 @@ derived_row(GsWinDerived *d, const GsWinFunc *funcs, TupleTableSlot *slot,
 	int16		xs = 0,
 				ws = 0,
 				rs;
-	GsWxResult	res;
+	GsWxResult	res,
+				fres;
 
 	d->state[i] = GSW_DERIVED_BACKEND;
 	res = d->argfidx >= 0 ? argument_operand(&funcs[d->argfidx], i, &x, &xs) :
 		gs_win_expr_eval(d->prog, slot->tts_values, slot->tts_isnull, &x, &xs);
 	if (res == GSWX_BACKEND)
 		return;
+	fres = function_value(f, rows, i, nav, &w, &ws);
+	if (fres == GSWX_BACKEND)
+		return;
 	/* strict: a NULL operand, the other one evaluated without an error */
-	if (res == GSWX_NULL || f->isnull[i])
+	if (res == GSWX_NULL || fres == GSWX_NULL)
 	{
 		d->state[i] = GSW_DERIVED_NULL;
 		return;
 	}
-	if (!function_value(f, i, &w, &ws))
-		return;
 	/* nullif(sum, 0): NULL, and so the strict operator's result */
 	if (d->nullif_zero && w == 0)
 	{
@@ -453,7 +515,8 @@ derived_tasks(void *p, uint64 tlo, uint64 thi)
 			if (a->maxatt > 0)
 				gs_thread_slot_store(slot, a->rows[i], a->maxatt);
 			for (k = 0; k < a->nds; k++)
-				derived_row(&a->ds[k], a->funcs, slot, i, &div[k]);
+				derived_row(&a->ds[k], a->funcs, a->rows, slot, a->navs[t], i,
+							&div[k]);
 		}
 	}
 #endif
@@ -486,8 +549,9 @@ gs_win_derived_compute(GsWinDerived *ds, int nds, GsWinFunc *funcs,
 	a.rows = rows;
 	a.n = n;
 	a.ntasks = (uint64) Max(nthreads, 1) * 4;
-	slots = gs_thread_slots_create(desc, (int) a.ntasks, rows[0]);
+	slots = gs_thread_slots_create(desc, (int) (2 * a.ntasks), rows[0]);
 	a.slots = slots->slots;
+	a.navs = slots->slots + a.ntasks;
 #ifdef HAVE_INT128
 	a.divs = palloc(sizeof(GsWinDivisor) * a.ntasks * nds);
 #endif
