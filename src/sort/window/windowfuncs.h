@@ -143,6 +143,25 @@ extern void gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n,
 								  int nthreads);
 
 /*
+ * Whether f takes another row's column as its value (lag, lead,
+ * first_value, last_value, nth_value of a plain column)
+ */
+#define GSW_READS_VALUES(f) \
+	(((f)->fn == GSW_LAG || (f)->fn == GSW_LEAD || (f)->fn == GSW_FIRST_VALUE || \
+	  (f)->fn == GSW_LAST_VALUE || (f)->fn == GSW_NTH_VALUE) && \
+	 (f)->argexpr == NULL && (f)->argattno > 0)
+
+/*
+ * Reads, for rows [0, n) of desc, on threads, the value each function
+ * GSW_READS_VALUES says takes from the row it reads, of those want says
+ * (into vald and valnull, allocated here): what gs_win_datum then returns
+ * without deforming that row in the backend
+ */
+extern void gs_win_read_values(GsWinFunc *funcs, int nfuncs, const bool *want,
+							   MinimalTuple *rows, uint64 n, TupleDesc desc,
+							   int nthreads);
+
+/*
  * f's argument expression as a program the threads run (winexpr.h), where
  * the aggregate reads its value as an integer or a numeric (or only as NULL
  * or not, count's) and the program's type is the argument's; else NULL,

@@ -921,6 +921,37 @@ derived_compute(GpuWindowState *node, TupleDesc indesc)
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/*
+ * The values lag, lead and the value functions take from other rows, read
+ * on threads when their memory is to be had (else gs_win_datum deforms
+ * the row it reads for each row returned, in the backend); only for the
+ * functions whose values the projection or the qual reads
+ */
+static void
+values_read(GpuWindowState *node, TupleDesc indesc)
+{
+	Size		bytes = 0;
+	MemoryContext oldcxt;
+	bool		any = false;
+	int			k;
+
+	for (k = 0; k < node->nfuncs; k++)
+		if (GSW_READS_VALUES(&node->funcs[k]) && node->func_read[k])
+		{
+			bytes += (sizeof(Datum) + sizeof(bool)) * node->nrows;
+			any = true;
+		}
+	if (!any || node->reserved + bytes > gpusort_memory_budget() ||
+		!gs_reserve(node->reservation, GS_ACCT_MEM, bytes,
+					gpusort_total_memory_limit()))
+		return;
+	node->reserved += bytes;
+	oldcxt = MemoryContextSwitchTo(node->runcxt);
+	gs_win_read_values(node->funcs, node->nfuncs, node->func_read, node->rows,
+					   node->nrows, indesc, node->nthreads);
+	MemoryContextSwitchTo(oldcxt);
+}
+
 /* Sorts (the GpuSort below) and computes every row's window values */
 static void
 window_run(GpuWindowState *node)
@@ -1010,6 +1041,7 @@ window_run(GpuWindowState *node)
 	}
 	encode_results(node, flags, n);
 	derived_compute(node, indesc);
+	values_read(node, indesc);
 	gs_win_free_arguments(node->funcs, node->nfuncs);
 	node->ms_funcs = gs_elapsed_ms(start);
 
@@ -1209,6 +1241,8 @@ window_reset(GpuWindowState *node)
 		node->funcs[k].too_wide = false;
 		node->funcs[k].cachecxt = NULL;	/* in runcxt */
 		node->funcs[k].resbytes = NULL;
+		node->funcs[k].vald = NULL;
+		node->funcs[k].valnull = NULL;
 		node->funcs[k].has_cached = false;
 	}
 	for (k = 0; k < node->nderived; k++)

@@ -131,6 +131,83 @@ gs_win_encode_results(GsWinFunc *funcs, int nfuncs, uint64 n, int nthreads)
 		gs_cpu_for_slices(n, nthreads, encode_slice, &a);
 }
 
+typedef struct ValuesArg
+{
+	GsWinFunc  *funcs;
+	int			nfuncs;
+	MinimalTuple *rows;
+	uint64		n;
+	uint64		ntasks;
+	TupleTableSlot **slots;		/* [ntasks] */
+} ValuesArg;
+
+static void
+values_tasks(void *p, uint64 tlo, uint64 thi)
+{
+	ValuesArg  *a = (ValuesArg *) p;
+	uint64		t;
+
+	for (t = tlo; t < thi; t++)
+	{
+		TupleTableSlot *slot = a->slots[t];
+		uint64		lo,
+					hi,
+					i;
+		int			k;
+
+		gs_team_slice(a->n, a->ntasks, t, &lo, &hi);
+		for (i = lo; i < hi; i++)
+		{
+			if (((i - lo) & (GS_INTERRUPT_EVERY - 1)) == GS_INTERRUPT_EVERY - 1 &&
+				gs_slice_stopped())
+				return;
+			for (k = 0; k < a->nfuncs; k++)
+			{
+				GsWinFunc  *f = &a->funcs[k];
+				int64		src;
+
+				if (f->vald == NULL)
+					continue;
+				src = f->i64[i];
+				f->valnull[i] = true;
+				f->vald[i] = (Datum) 0;
+				if (src < 0 || f->isnull[i])
+					continue;
+				gs_thread_slot_store(slot, a->rows[src], f->argattno);
+				f->vald[i] = slot->tts_values[f->argattno - 1];
+				f->valnull[i] = slot->tts_isnull[f->argattno - 1];
+			}
+		}
+	}
+}
+
+void
+gs_win_read_values(GsWinFunc *funcs, int nfuncs, const bool *want,
+				   MinimalTuple *rows, uint64 n, TupleDesc desc, int nthreads)
+{
+	ValuesArg	a;
+	GsThreadSlots *slots;
+	int			k;
+
+	for (k = 0; k < nfuncs; k++)
+		if (GSW_READS_VALUES(&funcs[k]) && want[k])
+		{
+			funcs[k].vald = palloc_extended(sizeof(Datum) * Max(n, 1), MCXT_ALLOC_HUGE);
+			funcs[k].valnull = palloc_extended(sizeof(bool) * Max(n, 1), MCXT_ALLOC_HUGE);
+		}
+	if (n == 0)
+		return;
+	a.funcs = funcs;
+	a.nfuncs = nfuncs;
+	a.rows = rows;
+	a.n = n;
+	a.ntasks = (uint64) Max(nthreads, 1) * 4;
+	slots = gs_thread_slots_create(desc, (int) a.ntasks, rows[0]);
+	a.slots = slots->slots;
+	gs_cpu_for_tasks(a.ntasks, nthreads, values_tasks, &a);
+	gs_thread_slots_free(slots);
+}
+
 #ifdef HAVE_INT128
 /* an int128 as numeric, as numeric.c's int128_to_numericvar makes it */
 static Datum
@@ -327,6 +404,11 @@ gs_win_datum(GsWinFunc *f, uint64 i, MinimalTuple *rows,
 			{
 				*isnull = f->defnull;
 				return f->defval;
+			}
+			if (f->vald != NULL)
+			{
+				*isnull = f->valnull[i];
+				return f->vald[i];
 			}
 			return argument_at(f, rows[f->i64[i]], nav_slot, isnull);
 		case GSW_SUM:

@@ -156,6 +156,15 @@ typedef struct GsWinFunc
 	 */
 	char	   *resbytes;
 
+	/*
+	 * lag, lead and the value functions of a column: the value of the row
+	 * each row reads (i64[i] >= 0), read on threads (gs_win_read_values)
+	 * as the backend's slot_getattr reads it (a by-reference Datum points
+	 * into that row, which outlives the results); or NULL
+	 */
+	Datum	   *vald;
+	bool	   *valnull;
+
 	/* results for rows [0, n), in the caller's memory */
 	int64	   *i64;			/* ranks, counts, integer sums, row numbers */
 	double	   *f8;				/* fractions, float aggregates */
