@@ -32,6 +32,9 @@
 extern void gs_win_col_init(GsWinCol *col, AttrNumber attno, Oid eqop,
 							Oid collation);
 
+/* GSW_LAG or GSW_LEAD for a lag or lead function's OID, else GSW_ROW_NUMBER */
+extern GsWinFn gs_win_lag_lead(Oid winfnoid);
+
 /*
  * Whether a WindowFunc of a plan can be computed here, and if so fills f
  * (no result arrays yet); why says why not.

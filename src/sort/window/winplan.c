@@ -453,16 +453,31 @@ func_argument(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 	return true;
 }
 
+GsWinFn
+gs_win_lag_lead(Oid winfnoid)
+{
+	switch (winfnoid)
+	{
+		case F_LAG_ANYELEMENT:
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			return GSW_LAG;
+		case F_LEAD_ANYELEMENT:
+		case F_LEAD_ANYELEMENT_INT4:
+		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			return GSW_LEAD;
+		default:
+			return GSW_ROW_NUMBER;
+	}
+}
+
 /* lag and lead: the offset and the default */
 static bool
 lag_lead_params(WindowFunc *wfunc, GsWinFunc *f, const char **why)
 {
 	int			nargs = list_length(wfunc->args);
 
-	f->fn = (wfunc->winfnoid == F_LAG_ANYELEMENT ||
-			 wfunc->winfnoid == F_LAG_ANYELEMENT_INT4 ||
-			 wfunc->winfnoid == F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE) ?
-		GSW_LAG : GSW_LEAD;
+	f->fn = gs_win_lag_lead(wfunc->winfnoid);
 	f->param = 1;
 	if (nargs >= 2 && !int4_const(wfunc, 1, &f->param, &f->param_null))
 	{

@@ -73,24 +73,13 @@ numeric_window_func(Node *node, List *wfuncs)
 
 	if (!IsA(node, WindowFunc) || !list_member(wfuncs, node))
 		return false;
-	switch (wf->winfnoid)
-	{
-		case F_SUM_NUMERIC:
-		case F_AVG_NUMERIC:
-			return true;
-		case F_LAG_ANYELEMENT:
-		case F_LAG_ANYELEMENT_INT4:
-		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-		case F_LEAD_ANYELEMENT:
-		case F_LEAD_ANYELEMENT_INT4:
-		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
-			var = (Var *) linitial(wf->args);
-			return wf->wintype == NUMERICOID && IsA(var, Var) &&
-				var->varno == OUTER_VAR && var->varattno > 0 &&
-				var->varlevelsup == 0;
-		default:
-			return false;
-	}
+	if (wf->winfnoid == F_SUM_NUMERIC || wf->winfnoid == F_AVG_NUMERIC)
+		return true;
+	if (gs_win_lag_lead(wf->winfnoid) == GSW_ROW_NUMBER)
+		return false;
+	var = (Var *) linitial(wf->args);
+	return wf->wintype == NUMERICOID && IsA(var, Var) &&
+		var->varno == OUTER_VAR && var->varattno > 0 && var->varlevelsup == 0;
 }
 
 /* a numeric Const equal to 0 */
