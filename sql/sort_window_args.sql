@@ -230,6 +230,12 @@ SELECT * FROM win_args($$SELECT id, lag(m) OVER w, m - lag(m) OVER w, lag(m, 1, 
 SELECT * FROM win_args($$SELECT id, numeric_send(d), numeric_send(p) FROM (SELECT id, m - lag(m) OVER w AS d, lead(price, 2) OVER w * fee AS p FROM wa_money WINDOW w AS (PARTITION BY cat ORDER BY ts, id)) x ORDER BY id$$);
 SELECT * FROM win_args($$SELECT id, m - lag(m, 0) OVER w, m / nullif(lag(m) OVER w, 0), lag(m, 1, NULL) OVER w - m FROM wa_edge WINDOW w AS (PARTITION BY g ORDER BY id)$$);
 SELECT * FROM win_error($$SELECT id, m / lag(m) OVER (ORDER BY id) FROM (VALUES (1, 1.5), (2, 0.0), (3, 2.0), (4, 1.0)) x(id, m)$$);
+-- coalesce(e, c) around them: the first row's change 0, a NULL share c; a
+-- NULL constant or a second expression stays the backend's
+SELECT * FROM win_args($$SELECT id, coalesce(price - lag(price) OVER w, 0), coalesce(lead(m) OVER w * qty, 0.00) FROM wa_money WINDOW w AS (PARTITION BY acct ORDER BY day, id) ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, coalesce(round(m / nullif(sum(m) OVER (PARTITION BY acct), 0), 3), -1.5) FROM wa_money ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, numeric_send(c) FROM (SELECT id, coalesce(m - lag(m) OVER (ORDER BY id), 0.000) AS c FROM wa_edge) x ORDER BY id$$);
+SELECT * FROM win_args($$SELECT id, coalesce(m - lag(m) OVER w, NULL), coalesce(m - lag(m) OVER w, m) FROM wa_edge WINDOW w AS (PARTITION BY g ORDER BY id)$$);
 -- quotients whose operands' first base-10000 digits sit at powers of ten
 -- (select_div_scale's weights)
 SELECT * FROM win_args($$SELECT id, numeric_send(q), numeric_send(r) FROM (SELECT id, v / sum(v) OVER (PARTITION BY g) AS q, sum(v) OVER (PARTITION BY g) / v AS r FROM (VALUES (1, 1, 9999.99), (2, 1, 10000), (3, 2, 0.0001), (4, 2, 99999999), (5, 3, 100000000), (6, 3, 1), (7, 4, 0.9999), (8, 4, 9999), (9, 5, -1000), (10, 5, 10), (11, 6, 999.5), (12, 6, 0.5)) x(id, g, v)) y ORDER BY id$$);

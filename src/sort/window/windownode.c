@@ -1108,8 +1108,10 @@ fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 		GsWinDerived *d = &node->derived[k];
 		uint8		state = d->state ? d->state[i] : GSW_DERIVED_BACKEND;
 
-		scan->tts_isnull[col] = state == GSW_DERIVED_NULL;
-		if (state == GSW_DERIVED_BYTES)
+		scan->tts_isnull[col] = state == GSW_DERIVED_NULL && !d->has_fill;
+		if (state == GSW_DERIVED_NULL && d->has_fill)
+			scan->tts_values[col] = d->fill;
+		else if (state == GSW_DERIVED_BYTES)
 			scan->tts_values[col] = PointerGetDatum(d->bytes + i * GSW_NUM_ENCODED_MAX);
 		else if (state == GSW_DERIVED_BACKEND)
 		{

@@ -17,7 +17,8 @@
  * expression e, 0 <= s <= 32 (100.0 * amount / sum(amount) OVER w rounded
  * for a report), and a numeric(p, s) cast of it: numeric_round's and
  * apply_typmod's rounding half away from zero (gs_win_numeric_round), of
- * the quotient numeric_div gave, as PostgreSQL rounds it.  The function may
+ * the quotient numeric_div gave, as PostgreSQL rounds it, and so is
+ * coalesce(e, c) of a constant c, a NULL value of e then c.  The function may
  * also be lag or lead of a numeric column (amount - lag(amount) OVER w, the
  * change from the row before): the threads read that other row's value
  * (gs_win_numeric_fixed), and the node then makes the function's own
@@ -51,6 +52,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 
@@ -161,6 +163,27 @@ rounded_operand(Node *expr, int *scale, int *precision)
 	return linitial(fe->args);
 }
 
+/*
+ * coalesce(e, c) around an expression e, c a numeric constant that is not
+ * NULL (amount - lag(amount) OVER w with the first row's change 0): e,
+ * with *fill c; else expr itself, *fill NULL
+ */
+static Node *
+coalesced_operand(Node *expr, Const **fill)
+{
+	CoalesceExpr *ce = (CoalesceExpr *) expr;
+	Const	   *k;
+
+	*fill = NULL;
+	if (!IsA(expr, CoalesceExpr) || list_length(ce->args) != 2)
+		return expr;
+	k = (Const *) lsecond(ce->args);
+	if (!IsA(k, Const) || k->consttype != NUMERICOID || k->constisnull)
+		return expr;
+	*fill = k;
+	return linitial(ce->args);
+}
+
 /* whether expr is one the threads compute: see the header comment */
 static bool
 derived_candidate(Node *expr, List *wfuncs)
@@ -174,8 +197,9 @@ derived_candidate(Node *expr, List *wfuncs)
 				zb;
 	int			scale,
 				precision;
+	Const	   *fill;
 
-	expr = rounded_operand(expr, &scale, &precision);
+	expr = rounded_operand(coalesced_operand(expr, &fill), &scale, &precision);
 	op = (OpExpr *) expr;
 	if (!IsA(expr, OpExpr) || list_length(op->args) != 2)
 		return false;
@@ -291,10 +315,17 @@ gs_win_derived_init(GsWinDerived *d, Expr *expr, Expr *scan_expr, List *wfuncs,
 	int			k = 0;
 	int			scale,
 				precision;
+	Const	   *fill;
 	WindowFunc *wf;
 
 	memset(d, 0, sizeof(GsWinDerived));
-	op = (OpExpr *) rounded_operand((Node *) expr, &scale, &precision);
+	op = (OpExpr *) rounded_operand(coalesced_operand((Node *) expr, &fill),
+									&scale, &precision);
+	if (fill != NULL)
+	{
+		d->has_fill = true;
+		d->fill = datumCopy(fill->constvalue, false, -1);
+	}
 	d->round_scale = scale;
 	d->round_precision = precision;
 	a = linitial(op->args);

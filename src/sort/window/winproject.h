@@ -39,10 +39,12 @@ typedef struct GsWinDerived
 	int16		round_scale;	/* round(e, s) or numeric(p, s) around the
 								 * operation: s; else -1 */
 	int16		round_precision;	/* numeric(p, s): p; else 0 */
+	bool		has_fill;		/* coalesce(e, fill) around it */
+	Datum		fill;
 	Oid			opfunc;			/* numeric_div, _mul, _add or _sub */
 	ExprState  *backend;		/* the expression over the scan tuple */
 
-	/* [n]: 0 the backend evaluates the row, 1 NULL, 2 bytes */
+	/* [n]: 0 the backend evaluates the row, 1 NULL (fill, under coalesce), 2 bytes */
 	uint8	   *state;
 	char	   *bytes;			/* [n * GSW_NUM_ENCODED_MAX] */
 } GsWinDerived;
