@@ -1070,8 +1070,8 @@ fill_input_columns(GpuWindowState *node, uint64 i, TupleTableSlot *scan,
 
 /*
  * Row i's window values in the scan tuple: those the projection or the
- * qual reads (read), or the others (NULL until a derived expression's
- * backend evaluation needs them)
+ * qual reads (read; the others NULL), or the others, once a derived
+ * expression's backend evaluation needs them
  */
 static void
 fill_functions(GpuWindowState *node, uint64 i, TupleTableSlot *scan, bool read)
@@ -1082,11 +1082,17 @@ fill_functions(GpuWindowState *node, uint64 i, TupleTableSlot *scan, bool read)
 
 	for (k = 0; k < node->nfuncs; k++)
 	{
-		if (node->func_read[k] != read)
-			continue;
-		scan->tts_values[node->ninput + k] =
-			gs_win_datum(&node->funcs[k], i, node->rows, node->nav_slots[k],
-						 &scan->tts_isnull[node->ninput + k]);
+		Datum	   *value = &scan->tts_values[node->ninput + k];
+		bool	   *isnull = &scan->tts_isnull[node->ninput + k];
+
+		if (node->func_read[k] == read)
+			*value = gs_win_datum(&node->funcs[k], i, node->rows,
+								  node->nav_slots[k], isnull);
+		else if (read)
+		{
+			*value = (Datum) 0;
+			*isnull = true;
+		}
 	}
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -1132,17 +1138,9 @@ fill_derived(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 static void
 fill_scan_tuple(GpuWindowState *node, uint64 i, TupleTableSlot *scan)
 {
-	int			k;
-
 	ExecClearTuple(scan);
 	fill_input_columns(node, i, scan, node->readatts);
 	fill_functions(node, i, scan, true);
-	for (k = 0; k < node->nfuncs; k++)
-		if (!node->func_read[k])
-		{
-			scan->tts_values[node->ninput + k] = (Datum) 0;
-			scan->tts_isnull[node->ninput + k] = true;
-		}
 	ExecStoreVirtualTuple(scan);
 	fill_derived(node, i, scan);
 }
